@@ -1,0 +1,5 @@
+import type { Command } from 'commander';
+
+export function registerClusterCommands(program: Command): void {
+  void program;
+}

@@ -1,0 +1,42 @@
+// What a node is told to run, as carried on the watch stream (GET /api/v1/nodes/:name/watch).
+
+export interface AssignmentMessage {
+  id: string;
+  jobUid: string;
+  job: string; // namespace/name
+  epoch: number;
+  attempt: number;
+  cpuMillis: number;
+  memoryBytes: number;
+  durationMs: number;
+  state: 'Assigned' | 'Running';
+}
+
+/**
+ * One NDJSON line on the watch stream. A snapshot lists every active assignment of the node,
+ * so a node that reconnects (to any replica) resumes from the first snapshot it gets: the
+ * stream is level-triggered, like everything else. An assignment missing from a snapshot is
+ * no longer active, and the node stops it.
+ */
+export type WatchMessage =
+  | { type: 'snapshot'; assignments: AssignmentMessage[] }
+  | { type: 'keepalive' };
+
+/** POST /api/v1/nodes/register */
+export interface RegisterRequest {
+  name: string;
+  capacity: { cpu: string | number; memory: string | number };
+  labels?: Record<string, string>;
+}
+
+export interface RegisterResponse {
+  name: string;
+  heartbeatIntervalMs: number;
+}
+
+/** POST /api/v1/assignments/:id/finished */
+export interface FinishReport {
+  node: string;
+  outcome: 'Succeeded' | 'Failed';
+  message?: string;
+}

@@ -1,0 +1,16 @@
+// Test-only switches that break one safety guard on purpose, so a test can show that the
+// guard is what keeps the system correct (docs/testing.md lists each and the test that
+// catches it). Set FENCER_BREAK_GUARDS=name,name in a process's environment. Never in production.
+
+export type Guard =
+  | 'fence' // fenced(tx) stops comparing the lease epoch with ours
+  | 'node-epoch-check' // the agent runs assignments from an older epoch
+  | 'node-dedupe' // the agent runs an assignment id it has already seen
+  | 'self-fence' // the agent keeps running jobs when cut off from every replica
+  | 'idle-in-tx-timeout'; // leader sessions may stay idle in a transaction forever
+
+export function guardBroken(guard: Guard, env: NodeJS.ProcessEnv = process.env): boolean {
+  const raw = env.FENCER_BREAK_GUARDS;
+  if (!raw) return false;
+  return raw.split(',').map((s) => s.trim()).includes(guard);
+}
