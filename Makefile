@@ -1,0 +1,41 @@
+# fencer: a fenced, level-triggered cluster job scheduler on PostgreSQL.
+# `make` lists the targets. Everything runs the built binary, node dist/cli/main.js.
+
+FENCER := node dist/cli/main.js
+NODE ?= node-1
+FREEZE_SECONDS ?= 5
+
+.DEFAULT_GOAL := help
+.PHONY: help build cluster-up jobs cluster-status kill-leader freeze-leader kill-worker cluster-down test
+
+help: ## list these targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z-]*:.*## / {printf "  \033[1m%-15s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+build: ## compile TypeScript to dist/
+	@npm run build --silent
+
+cluster-up: build ## start 3 replicas, 5 nodes and PostgreSQL in the background (REPLICAS=, NODES=)
+	@$(FENCER) cluster up --replicas $(or $(REPLICAS),3) --nodes $(or $(NODES),5)
+
+jobs: build ## submit the example jobs in examples/jobs.yaml
+	@$(FENCER) apply -f examples/jobs.yaml
+
+cluster-status: build ## who leads at which epoch; replicas and nodes
+	@$(FENCER) cluster status
+
+kill-leader: build ## SIGKILL the leading replica and watch another take over
+	@$(FENCER) cluster kill leader
+
+freeze-leader: build ## SIGSTOP the leader for FREEZE_SECONDS (default 5), then resume it
+	@$(FENCER) cluster freeze leader
+	@sleep $(FREEZE_SECONDS)
+	@$(FENCER) cluster resume leader
+
+kill-worker: build ## SIGKILL a worker node (NODE=node-1)
+	@$(FENCER) cluster kill $(NODE)
+
+cluster-down: build ## stop the cluster started by cluster-up
+	@$(FENCER) cluster down
+
+test: ## run the tests (npm test)
+	@npm test

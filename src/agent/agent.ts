@@ -1,0 +1,385 @@
+// The worker agent: one simulated node. It registers, heartbeats, keeps one watch stream open on
+// some replica, runs what its snapshots assign (a job "runs" by holding its CPU and memory for
+// its duration), reports start and finish, and writes every start and stop to its run log.
+//
+// Its one hard duty is self-fencing (DESIGN.md, promise 5): a node cut off from the control
+// plane stops its jobs before the control plane may declare it dead and give them to another
+// node, so two runs of a job never overlap. Every local timing decision uses performance.now():
+// wall time can jump, the monotonic clock only moves forward (and keeps moving while frozen).
+
+import type { Logger } from 'pino';
+import type { AssignmentMessage, RegisterRequest, RegisterResponse } from '../domain/assignment.js';
+import type { Timings } from '../config.js';
+import { guardBroken } from '../guards.js';
+import { newAcceptanceMemory, planSnapshot, type AcceptanceOptions } from './acceptance.js';
+import { ReplicaClient, ReplicaUnreachableError, WatchSilentError, type WatchStream } from './replica-client.js';
+import { RunLog, type StopReason } from './run-log.js';
+
+export interface AgentOptions {
+  name: string;
+  cpu: string;
+  memory: string;
+  labels: Record<string, string>;
+  replicas: string[];
+  logFile: string;
+  timings: Timings;
+  logger: Logger;
+  /** Test-only guard switches; default from FENCER_BREAK_GUARDS (src/guards.ts). */
+  guards?: AcceptanceOptions & { selfFenceBroken?: boolean };
+}
+
+export type FenceCause = 'no-contact' | 'no-watch';
+
+/**
+ * The self-fence rule, as a pure function of the local monotonic clock:
+ * - 'no-contact' when the newest successful request to any replica was SENT more than
+ *   selfFenceMs ago (the send time: an answer that lands after a freeze is old news);
+ * - 'no-watch' when no watch stream has been open for more than selfFenceDisconnectedMs
+ *   (`watchClosedAt` is null while a stream is open).
+ * Both thresholds sit below the control plane's dead timeouts, so the node stops first.
+ */
+export function selfFenceCause(
+  now: number,
+  lastContact: number,
+  watchClosedAt: number | null,
+  timings: Pick<Timings, 'selfFenceMs' | 'selfFenceDisconnectedMs'>,
+): FenceCause | null {
+  if (now - lastContact > timings.selfFenceMs) return 'no-contact';
+  if (watchClosedAt !== null && now - watchClosedAt > timings.selfFenceDisconnectedMs) return 'no-watch';
+  return null;
+}
+
+interface RunningJob {
+  assignment: AssignmentMessage;
+  startedAt: number;
+  timer: NodeJS.Timeout;
+  /** Settles once "started" was answered, or given up because the job no longer runs. */
+  startReport: Promise<void>;
+}
+
+const FENCE_CHECK_MS = 100;
+const RETRY_MS = 100; // between rounds when no replica answered
+const REPORT_DRAIN_MS = 2000; // how long stop() lets unanswered finish reports keep trying
+
+export class Agent {
+  private readonly client: ReplicaClient;
+  private readonly log: Logger;
+  private readonly guards: Required<NonNullable<AgentOptions['guards']>>;
+  private readonly lifetime = new AbortController(); // loops, watch, heartbeats
+  private readonly reportsLifetime = new AbortController(); // outlives `lifetime` by the drain
+  private readonly memory = newAcceptanceMemory();
+  private readonly jobs = new Map<string, RunningJob>();
+  private readonly reports = new Set<Promise<void>>();
+  private runLog: RunLog | null = null;
+  private starting: Promise<void> | null = null;
+  private stopping: Promise<void> | null = null;
+  private loops: Promise<void>[] = [];
+  private fenceTimer: NodeJS.Timeout | null = null;
+  private watch: WatchStream | null = null;
+  private lastContact = Number.NEGATIVE_INFINITY;
+  private watchClosedAt: number | null = null;
+  private fenced = false;
+
+  constructor(private readonly options: AgentOptions) {
+    this.log = options.logger;
+    this.guards = {
+      epochCheckBroken: options.guards?.epochCheckBroken ?? guardBroken('node-epoch-check'),
+      dedupeBroken: options.guards?.dedupeBroken ?? guardBroken('node-dedupe'),
+      selfFenceBroken: options.guards?.selfFenceBroken ?? guardBroken('self-fence'),
+    };
+    this.client = new ReplicaClient({
+      replicas: options.replicas,
+      onContact: (sentAt) => {
+        this.lastContact = Math.max(this.lastContact, sentAt);
+      },
+    });
+  }
+
+  /** Ids of the assignments running now. */
+  get running(): string[] {
+    return [...this.jobs.keys()];
+  }
+
+  /** Registers (retrying until some replica answers), then runs until stop(). */
+  start(): Promise<void> {
+    this.starting ??= this.run();
+    return this.starting;
+  }
+
+  /** Stops every job (reason `shutdown`), closes the stream, lets finish reports drain. */
+  stop(): Promise<void> {
+    this.stopping ??= this.shutdown();
+    return this.stopping;
+  }
+
+  private async run(): Promise<void> {
+    if (this.stopping) return;
+    this.runLog = new RunLog(this.options.logFile, this.options.name);
+    const guardsBroken = Object.entries(this.guards).filter(([, broken]) => broken).map(([name]) => name);
+    if (guardsBroken.length > 0) this.log.warn({ guardsBroken }, 'test-only guard switches are on');
+    if (!(await this.register()) || this.lifetime.signal.aborted) return;
+    this.watchClosedAt = performance.now(); // not open yet: the disconnected clock runs from here
+    this.fenceTimer = setInterval(() => this.checkFence(), FENCE_CHECK_MS);
+    this.loops = [this.loop('heartbeat', () => this.heartbeatLoop()), this.loop('watch', () => this.watchLoop())];
+  }
+
+  private async shutdown(): Promise<void> {
+    this.lifetime.abort();
+    this.watch?.close();
+    this.stopAll('shutdown');
+    await this.starting?.catch(() => undefined);
+    if (this.fenceTimer) clearInterval(this.fenceTimer);
+    await Promise.allSettled(this.loops);
+    if (this.reports.size > 0) {
+      const drained = Promise.allSettled([...this.reports]);
+      await Promise.race([drained, sleep(REPORT_DRAIN_MS)]);
+      this.reportsLifetime.abort();
+      await drained;
+    }
+    this.reportsLifetime.abort();
+    this.runLog?.close();
+    this.log.info('agent stopped');
+  }
+
+  /** Registers on the first replica that answers; false when stopped first. */
+  private async register(): Promise<boolean> {
+    const request: RegisterRequest = {
+      name: this.options.name,
+      capacity: { cpu: this.options.cpu, memory: this.options.memory },
+      labels: this.options.labels,
+    };
+    const signal = this.lifetime.signal;
+    for (let round = 0; !signal.aborted; round++) {
+      try {
+        const reply = await this.client.request<RegisterResponse>('POST', '/api/v1/nodes/register', request, signal);
+        if (reply.status >= 300) throw new Error(`registration refused: HTTP ${reply.status} ${errorMessage(reply.body)}`);
+        this.log.info({ replica: reply.replica, heartbeatIntervalMs: reply.body?.heartbeatIntervalMs }, 'registered');
+        return true;
+      } catch (err) {
+        if (signal.aborted) return false;
+        if (!(err instanceof ReplicaUnreachableError)) throw err;
+        if (round % 20 === 0) this.log.warn({ err: err.message }, 'no replica answered the registration; retrying');
+        await sleep(RETRY_MS, signal);
+      }
+    }
+    return false;
+  }
+
+  private async heartbeatLoop(): Promise<void> {
+    const signal = this.lifetime.signal;
+    const path = `/api/v1/nodes/${encodeURIComponent(this.options.name)}/heartbeat`;
+    let next = performance.now() + this.options.timings.heartbeatMs;
+    while (!signal.aborted) {
+      await sleep(next - performance.now(), signal);
+      if (signal.aborted) return;
+      next = performance.now() + this.options.timings.heartbeatMs;
+      this.checkFence();
+      let status: number;
+      try {
+        status = (await this.client.request('POST', path, {}, signal)).status;
+      } catch (err) {
+        if (signal.aborted) return;
+        this.log.warn({ err: (err as Error).message }, 'heartbeat reached no replica');
+        continue;
+      }
+      if (status === 410) {
+        // Declared dead: its jobs are being given to other nodes right now. Stop them first.
+        this.log.warn('control plane declared this node dead; stopping its jobs and registering again');
+        this.stopAll('node-dead');
+        if (!(await this.register())) return;
+      } else if (status === 404) {
+        this.log.warn('control plane does not know this node; registering again');
+        if (!(await this.register())) return;
+      } else if (status >= 300) {
+        this.log.warn({ status }, 'heartbeat refused');
+      }
+    }
+  }
+
+  private async watchLoop(): Promise<void> {
+    const signal = this.lifetime.signal;
+    const path = `/api/v1/nodes/${encodeURIComponent(this.options.name)}/watch`;
+    while (!signal.aborted) {
+      let stream: WatchStream;
+      try {
+        stream = await this.client.openWatch(path, this.options.timings.watchSilenceMs, signal);
+      } catch (err) {
+        if (signal.aborted) return;
+        this.log.debug({ err: (err as Error).message }, 'no replica opened a watch stream; retrying');
+        await sleep(RETRY_MS, signal);
+        continue;
+      }
+      this.watch = stream;
+      this.watchClosedAt = null;
+      this.log.info({ replica: stream.replica }, 'watch stream open');
+      try {
+        for await (const message of stream.messages()) {
+          if (signal.aborted) break;
+          if (message.type === 'snapshot') this.onSnapshot(message.assignments);
+        }
+        if (!signal.aborted) this.log.info({ replica: stream.replica }, 'watch stream ended; moving on');
+      } catch (err) {
+        if (!signal.aborted) {
+          const level = err instanceof WatchSilentError ? 'warn' : 'info';
+          this.log[level]({ replica: stream.replica, err: (err as Error).message }, 'watch stream broken; moving on');
+        }
+      } finally {
+        this.watch = null;
+        this.watchClosedAt = performance.now();
+        this.client.demote(stream.replica);
+      }
+      this.checkFence();
+    }
+  }
+
+  private onSnapshot(assignments: AssignmentMessage[]): void {
+    // Cut off means the control plane may already count this node as gone: a snapshot that
+    // was sitting in the socket during a freeze is not something to act on.
+    if (this.checkFence()) return;
+    const plan = planSnapshot(this.memory, new Set(this.jobs.keys()), assignments, this.guards);
+    for (const id of plan.withdraw) this.stopJob(id, 'withdrawn');
+    for (const assignment of plan.reject) {
+      this.runLog?.reject(assignment, 'stale-epoch');
+      this.log.warn({ assignment: assignment.id, epoch: assignment.epoch, newestEpoch: this.memory.newestEpoch }, 'rejected an assignment from an older epoch');
+    }
+    for (const assignment of plan.start) this.startJob(assignment);
+  }
+
+  private startJob(assignment: AssignmentMessage): void {
+    if (!this.runLog) return;
+    this.runLog.start(assignment); // on disk before anyone hears "started"
+    const job: RunningJob = {
+      assignment,
+      startedAt: performance.now(),
+      timer: setTimeout(() => this.onJobTimer(job), assignment.durationMs),
+      startReport: Promise.resolve(),
+    };
+    this.jobs.set(assignment.id, job);
+    this.log.info({ assignment: assignment.id, job: assignment.job, epoch: assignment.epoch, durationMs: assignment.durationMs }, 'job started');
+    job.startReport = this.track(this.reportStarted(job));
+  }
+
+  private onJobTimer(job: RunningJob): void {
+    if (this.checkFence()) return; // a timer that fires after a freeze must not report success
+    if (this.jobs.get(job.assignment.id) !== job) return;
+    const remaining = job.assignment.durationMs - (performance.now() - job.startedAt);
+    if (remaining > 0) {
+      job.timer = setTimeout(() => this.onJobTimer(job), Math.ceil(remaining));
+      return;
+    }
+    this.stopJob(job.assignment.id, 'completed');
+    this.track(this.reportFinished(job));
+  }
+
+  private stopJob(id: string, reason: StopReason): void {
+    const job = this.jobs.get(id);
+    if (!job) return;
+    this.jobs.delete(id);
+    clearTimeout(job.timer);
+    this.runLog?.stop(job.assignment, reason);
+    this.log.info({ assignment: id, job: job.assignment.job, reason }, 'job stopped');
+  }
+
+  private stopAll(reason: StopReason): void {
+    for (const id of [...this.jobs.keys()]) this.stopJob(id, reason);
+  }
+
+  private async reportStarted(job: RunningJob): Promise<void> {
+    const { id } = job.assignment;
+    const path = `/api/v1/assignments/${encodeURIComponent(id)}/started`;
+    const signal = this.lifetime.signal;
+    while (this.jobs.get(id) === job && !signal.aborted) {
+      try {
+        const reply = await this.client.request('POST', path, { node: this.options.name }, signal);
+        if (reply.status === 409 || reply.status === 404) {
+          // No longer active: it may already be someone else's. Stop at once.
+          this.log.warn({ assignment: id, status: reply.status }, 'control plane says the assignment is stale');
+          this.stopJob(id, 'stale');
+        } else if (reply.status >= 300) {
+          this.log.warn({ assignment: id, status: reply.status, error: errorMessage(reply.body) }, 'start report refused');
+        }
+        return;
+      } catch (err) {
+        if (signal.aborted) return;
+        this.log.debug({ assignment: id, err: (err as Error).message }, 'start report reached no replica; retrying');
+        await sleep(RETRY_MS, signal);
+      }
+    }
+  }
+
+  private async reportFinished(job: RunningJob): Promise<void> {
+    await job.startReport; // the control plane hears "started" before "finished"
+    const { id } = job.assignment;
+    const path = `/api/v1/assignments/${encodeURIComponent(id)}/finished`;
+    const signal = this.reportsLifetime.signal;
+    while (!signal.aborted) {
+      try {
+        const reply = await this.client.request('POST', path, { node: this.options.name, outcome: 'Succeeded' }, signal);
+        if (reply.status === 409) this.log.info({ assignment: id }, 'finish report came too late: assignment no longer active');
+        else if (reply.status >= 300) this.log.warn({ assignment: id, status: reply.status, error: errorMessage(reply.body) }, 'finish report refused');
+        return;
+      } catch (err) {
+        if (signal.aborted) break;
+        this.log.debug({ assignment: id, err: (err as Error).message }, 'finish report reached no replica; retrying');
+        await sleep(RETRY_MS, signal);
+      }
+    }
+    this.log.warn({ assignment: id }, 'gave up reporting a finished job at shutdown');
+  }
+
+  /**
+   * Applies the self-fence rule now; true while the node is cut off (and has stopped its jobs).
+   * Called every FENCE_CHECK_MS and first thing in every other timer and stream callback, so
+   * that after a freeze the node fences itself before it acts on anything else.
+   */
+  private checkFence(): boolean {
+    if (this.guards.selfFenceBroken || this.lifetime.signal.aborted) return false;
+    const cause = selfFenceCause(performance.now(), this.lastContact, this.watchClosedAt, this.options.timings);
+    if (cause === null) {
+      if (this.fenced) this.log.info('control plane reachable again; accepting assignments');
+      this.fenced = false;
+      return false;
+    }
+    const running = this.jobs.size;
+    this.stopAll('self-fence'); // first: every millisecond counts against the dead timeout
+    if (!this.fenced) {
+      this.fenced = true;
+      this.log.warn({ cause, stopped: running }, 'cut off from the control plane: fencing this node');
+      // A fresh stream, opened after this moment, is the only one whose snapshots count.
+      this.watch?.close();
+    }
+    return true;
+  }
+
+  private loop(name: string, body: () => Promise<void>): Promise<void> {
+    return body().catch((err: unknown) => {
+      this.log.error({ err, loop: name }, 'agent loop failed');
+    });
+  }
+
+  private track(report: Promise<void>): Promise<void> {
+    const tracked = report.catch((err: unknown) => this.log.error({ err }, 'report failed'));
+    this.reports.add(tracked);
+    void tracked.finally(() => this.reports.delete(tracked));
+    return tracked;
+  }
+}
+
+/** Resolves after `ms`, or as soon as `signal` aborts (never rejects). */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(0, ms));
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+function errorMessage(body: unknown): string {
+  const message = (body as { error?: { message?: unknown } } | undefined)?.error?.message;
+  return typeof message === 'string' ? message : '';
+}

@@ -1,0 +1,17 @@
+// What every route handler may use. Routes never touch the lease directly: any replica
+// answers them, leader or not.
+import type { Logger } from 'pino';
+import type { Db } from '../store/db.js';
+import type { Timings } from '../config.js';
+import type { WatchHub } from './watch-hub.js';
+import type { Lease } from '../lease/lease.js';
+
+export interface ApiContext {
+  replica: string;
+  url: string;
+  db: Db;
+  timings: Timings;
+  watches: WatchHub;
+  lease: Lease;
+  logger: Logger;
+}

@@ -1,0 +1,66 @@
+// Nodes: register, heartbeat and the watch stream (any replica, also while nobody leads),
+// plus the list users read.
+import type { FastifyInstance } from 'fastify';
+import type { ApiContext } from '../context.js';
+import { jsonObject } from '../body.js';
+import { HttpError } from '../../errors/http-error.js';
+import { ValidationError } from '../../errors/validation-error.js';
+import { heartbeat, listNodes, openWatch, registerNode } from '../../store/nodes.js';
+import { presentNode } from '../present.js';
+import { API_VERSION } from '../../domain/resources.js';
+import { parseCpu, parseMemory } from '../../domain/quantity.js';
+import { isDns1123Label } from '../../domain/names.js';
+import type { RegisterResponse } from '../../domain/assignment.js';
+
+export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  app.post('/api/v1/nodes/register', async (request) => {
+    const body = jsonObject(request.body);
+    const { name, cpuMillis, memoryBytes, labels } = validateRegistration(body);
+    await registerNode(ctx.db, name, cpuMillis, memoryBytes, labels);
+    const answer: RegisterResponse = { name, heartbeatIntervalMs: ctx.timings.heartbeatMs };
+    return answer;
+  });
+
+  app.post<{ Params: { name: string } }>('/api/v1/nodes/:name/heartbeat', async (request) => {
+    const state = await heartbeat(ctx.db, request.params.name);
+    if (state === 'unknown') throw new HttpError(404, `node ${request.params.name} is not registered`);
+    if (state === 'Dead') throw new HttpError(410, `node ${request.params.name} was declared dead: stop every job and register again`);
+    return { ok: true };
+  });
+
+  app.get<{ Params: { name: string } }>('/api/v1/nodes/:name/watch', async (request, reply) => {
+    const { name } = request.params;
+    const stream = ctx.watches.open(name, reply.raw);
+    const state = await openWatch(ctx.db, name, stream.session, ctx.replica);
+    if (state !== 'Ready') {
+      stream.close();
+      if (state === 'unknown') throw new HttpError(404, `node ${name} is not registered`);
+      throw new HttpError(410, `node ${name} was declared dead: stop every job and register again`);
+    }
+    reply.hijack();
+    reply.raw.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
+    stream.refresh();
+  });
+
+  app.get('/api/v1/nodes', async () => {
+    const rows = await listNodes(ctx.db);
+    return { apiVersion: API_VERSION, kind: 'NodeList', items: rows.map(presentNode) };
+  });
+}
+
+function validateRegistration(body: Record<string, unknown>) {
+  const problems: Array<{ path: string; message: string }> = [];
+  const name = body.name;
+  if (typeof name !== 'string' || !isDns1123Label(name)) problems.push({ path: 'name', message: `${JSON.stringify(name)} is not a valid node name` });
+  const capacity = (body.capacity ?? {}) as Record<string, unknown>;
+  const cpuMillis = typeof capacity.cpu === 'string' || typeof capacity.cpu === 'number' ? parseCpu(capacity.cpu) : null;
+  const memoryBytes = typeof capacity.memory === 'string' || typeof capacity.memory === 'number' ? parseMemory(capacity.memory) : null;
+  if (!cpuMillis || cpuMillis <= 0) problems.push({ path: 'capacity.cpu', message: `${JSON.stringify(capacity.cpu)} is not a positive CPU quantity` });
+  if (!memoryBytes || memoryBytes <= 0) problems.push({ path: 'capacity.memory', message: `${JSON.stringify(capacity.memory)} is not a positive memory quantity` });
+  const labels = (body.labels ?? {}) as Record<string, unknown>;
+  for (const [key, value] of Object.entries(labels)) {
+    if (typeof value !== 'string') problems.push({ path: `labels.${key}`, message: 'must be a string' });
+  }
+  if (problems.length > 0) throw new ValidationError(problems);
+  return { name: name as string, cpuMillis: cpuMillis!, memoryBytes: memoryBytes!, labels: labels as Record<string, string> };
+}

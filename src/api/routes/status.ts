@@ -1,0 +1,46 @@
+// Health, readiness, cluster status and metrics: any replica.
+import type { FastifyInstance } from 'fastify';
+import type { ApiContext } from '../context.js';
+import type { ClusterStatus } from '../../domain/resources.js';
+import { readLease } from '../../lease/lease.js';
+import { sql } from '../../store/sql.js';
+import { listNodes } from '../../store/nodes.js';
+import { registry } from '../../metrics/registry.js';
+
+export function statusRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  app.get('/healthz', async () => ({ ok: true, replica: ctx.replica }));
+
+  app.get('/readyz', async (_request, reply) => {
+    try {
+      await ctx.db.query('SELECT 1');
+      return { ok: true, replica: ctx.replica, leader: ctx.lease.isLeader() };
+    } catch (err) {
+      reply.code(503);
+      return { error: { message: `database unreachable: ${(err as Error).message}` } };
+    }
+  });
+
+  app.get('/api/v1/status', async () => {
+    const [lease, replicas, nodes] = await Promise.all([
+      readLease(ctx.db),
+      ctx.db.query<{ name: string; url: string; seen_at: Date; alive: boolean }>(sql('replicas/list'), [3 * ctx.timings.heartbeatMs]),
+      listNodes(ctx.db),
+    ]);
+    const leaseLive = lease.holder !== null && lease.expires_at !== null && lease.expires_at.getTime() > Date.now() - 1;
+    const leader = leaseLive ? lease.holder : null;
+    const status: ClusterStatus = {
+      replica: ctx.replica,
+      leader,
+      epoch: lease.epoch,
+      leaseExpiresAt: lease.expires_at?.toISOString() ?? null,
+      replicas: replicas.rows.map((r) => ({ name: r.name, url: r.url, alive: r.alive, leader: r.name === leader, lastSeen: r.seen_at.toISOString() })),
+      nodes: nodes.map((n) => ({ name: n.name, phase: n.state, connected: n.watch_session !== null && n.disconnected_at === null, jobs: n.jobs ?? 0 })),
+    };
+    return status;
+  });
+
+  app.get('/metrics', async (_request, reply) => {
+    reply.header('content-type', registry.contentType);
+    return registry.metrics();
+  });
+}

@@ -1,0 +1,49 @@
+// The HTTP API every replica serves (fastify). Bodies are read as text, whatever the content
+// type, so YAML and JSON errors can name a line; errors all have one shape (ErrorBody).
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { ApiContext } from './context.js';
+import { ValidationError } from '../errors/validation-error.js';
+import { HttpError } from '../errors/http-error.js';
+import { jobRoutes } from './routes/jobs.js';
+import { nodeRoutes } from './routes/nodes.js';
+import { assignmentRoutes } from './routes/assignments.js';
+import { statusRoutes } from './routes/status.js';
+import type { ErrorBody } from '../domain/resources.js';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export function buildServer(ctx: ApiContext): FastifyInstance {
+  const app = Fastify({ bodyLimit: BODY_LIMIT_BYTES, logger: false, forceCloseConnections: true });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+  app.setErrorHandler((thrown, request, reply) => {
+    const err = thrown instanceof Error ? thrown : new Error(String(thrown));
+    const body: ErrorBody = { error: { message: err.message } };
+    let status = 500;
+    if (err instanceof ValidationError) {
+      status = 400;
+      body.error.details = err.details;
+    } else if (err instanceof HttpError) {
+      status = err.statusCode;
+    } else if (typeof (err as { statusCode?: number }).statusCode === 'number') {
+      status = (err as unknown as { statusCode: number }).statusCode;
+      if ((err as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+        body.error.message = `request body is larger than ${BODY_LIMIT_BYTES} bytes`;
+      }
+    }
+    if (status >= 500) ctx.logger.error({ err: err.message, url: request.url }, 'request failed');
+    reply.code(status).send(body);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const body: ErrorBody = { error: { message: `no route for ${request.method} ${request.url}` } };
+    reply.code(404).send(body);
+  });
+
+  jobRoutes(app, ctx);
+  nodeRoutes(app, ctx);
+  assignmentRoutes(app, ctx);
+  statusRoutes(app, ctx);
+  return app;
+}

@@ -1,0 +1,109 @@
+// The watch streams of the nodes connected to this replica. A stream sends a full snapshot of
+// its node's active assignments whenever they may have changed (NOTIFY), after the LISTEN
+// connection came back, and every second as a safety net; keepalives in between. Snapshots of
+// one stream are computed one at a time, so they reach the node in the order they were read.
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { Db } from '../store/db.js';
+import { activeAssignments } from '../store/assignments.js';
+import { closeWatch } from '../store/nodes.js';
+import type { WatchMessage } from '../domain/assignment.js';
+
+const KEEPALIVE_MS = 500;
+const RESYNC_MS = 1000;
+
+class WatchStream {
+  readonly session = randomUUID();
+  private inFlight: Promise<void> | undefined;
+  private dirty = false;
+  private readonly timers: NodeJS.Timeout[] = [];
+  closed = false;
+
+  constructor(
+    readonly node: string,
+    private readonly res: ServerResponse,
+    private readonly db: Db,
+    private readonly logger: Logger,
+  ) {
+    this.timers.push(setInterval(() => this.write({ type: 'keepalive' }), KEEPALIVE_MS));
+    this.timers.push(setInterval(() => this.refresh(), RESYNC_MS));
+  }
+
+  refresh(): void {
+    if (this.closed) return;
+    if (this.inFlight) {
+      this.dirty = true;
+      return;
+    }
+    this.inFlight = (async () => {
+      do {
+        this.dirty = false;
+        try {
+          const assignments = await activeAssignments(this.db, this.node);
+          this.write({ type: 'snapshot', assignments });
+        } catch (err) {
+          this.logger.warn({ node: this.node, err: (err as Error).message }, 'watch snapshot failed');
+        }
+      } while (this.dirty && !this.closed);
+      this.inFlight = undefined;
+    })();
+  }
+
+  private write(message: WatchMessage): void {
+    if (!this.closed) this.res.write(`${JSON.stringify(message)}\n`);
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const timer of this.timers) clearInterval(timer);
+  }
+}
+
+export class WatchHub {
+  private readonly streams = new Map<string, Set<WatchStream>>();
+  private shuttingDown = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Serves one node's stream on res until either side closes it. Returns its session id. */
+  open(node: string, res: ServerResponse): WatchStream {
+    const stream = new WatchStream(node, res, this.db, this.logger);
+    let set = this.streams.get(node);
+    if (!set) this.streams.set(node, (set = new Set()));
+    set.add(stream);
+    res.on('close', () => {
+      stream.close();
+      set.delete(stream);
+      if (set.size === 0) this.streams.delete(node);
+      // Our own shutdown is not the node's disconnection: it will reconnect elsewhere.
+      if (!this.shuttingDown) {
+        closeWatch(this.db, node, stream.session).catch((err: Error) =>
+          this.logger.warn({ node, err: err.message }, 'could not record watch close'),
+        );
+      }
+    });
+    return stream;
+  }
+
+  changed(node: string): void {
+    for (const stream of this.streams.get(node) ?? []) stream.refresh();
+  }
+
+  refreshAll(): void {
+    for (const set of this.streams.values()) for (const stream of set) stream.refresh();
+  }
+
+  shutdown(): void {
+    this.shuttingDown = true;
+  }
+
+  count(): number {
+    let n = 0;
+    for (const set of this.streams.values()) n += set.size;
+    return n;
+  }
+}

@@ -1,0 +1,163 @@
+// The CLI's HTTP client. Any replica serves the API (DESIGN, promise 4), so a replica that
+// is dead, frozen or partitioned away is simply skipped: the next one answers the same.
+import type { ErrorBody } from '../domain/resources.js';
+import { readClusterState } from '../simulator/state.js';
+import { ApiError, type ErrorDetail } from './errors/api-error.js';
+import { UnreachableError } from './errors/unreachable-error.js';
+
+export const DEFAULT_SERVER = 'http://127.0.0.1:7070';
+
+// A frozen replica (SIGSTOP) still accepts TCP connections through the kernel backlog but
+// never answers, so only a timeout tells it apart from a slow one.
+const DEFAULT_TIMEOUT_MS = 2000;
+
+// These say "not me, not now" (a proxy without a backend, a replica cut off from PostgreSQL):
+// another replica may well succeed, unlike a 4xx, which every replica would repeat.
+const TRY_NEXT_STATUSES = new Set([502, 503, 504]);
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface ApiResponse<T> {
+  status: number;
+  body: T;
+  server: string;
+}
+
+export interface ApiClientOptions {
+  timeoutMs?: number;
+}
+
+export class ApiClient {
+  readonly servers: string[];
+  private readonly timeoutMs: number;
+  // Start where the last request succeeded, so a multi-document apply pays the timeout of a
+  // dead replica once rather than once per document.
+  private preferred = 0;
+
+  constructor(servers: string[], options: ApiClientOptions = {}) {
+    if (servers.length === 0) throw new Error('no fencer server given');
+    this.servers = servers.map(normalizeServer);
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  async request<T>(method: HttpMethod, path: string, body?: string | object, contentType?: string): Promise<T> {
+    return (await this.exchange<T>(method, path, body, contentType)).body;
+  }
+
+  /** Like request, but also says which status the server answered (201 created vs 200 unchanged). */
+  async exchange<T>(
+    method: HttpMethod,
+    path: string,
+    body?: string | object,
+    contentType?: string,
+  ): Promise<ApiResponse<T>> {
+    const init = requestInit(method, body, contentType);
+    let lastCause: string | undefined;
+    let lastRefusal: ApiError | undefined;
+    for (let i = 0; i < this.servers.length; i++) {
+      const index = (this.preferred + i) % this.servers.length;
+      const server = this.servers[index] as string;
+      let response: Response;
+      let text: string;
+      try {
+        response = await fetch(server + path, { ...init, signal: AbortSignal.timeout(this.timeoutMs) });
+        text = await response.text();
+      } catch (err) {
+        lastCause = describeFetchFailure(err);
+        continue;
+      }
+      if (response.ok) {
+        this.preferred = index;
+        return { status: response.status, body: parseBody<T>(text), server };
+      }
+      const refusal = toApiError(response, text, server);
+      if (!TRY_NEXT_STATUSES.has(response.status)) throw refusal;
+      lastRefusal = refusal;
+    }
+    if (lastRefusal) throw lastRefusal;
+    throw new UnreachableError(this.servers, lastCause);
+  }
+}
+
+/**
+ * Which replicas to talk to: `--server URL[,URL]`, else $FENCER_SERVER, else the replicas of
+ * the simulated cluster started from this directory, else the default port on localhost.
+ */
+export function resolveServers(
+  opt?: string,
+  env: NodeJS.ProcessEnv = process.env,
+  clusterReplicas: () => string[] = localClusterReplicas,
+): string[] {
+  for (const candidate of [opt, env.FENCER_SERVER]) {
+    const servers = splitServers(candidate);
+    if (servers.length > 0) return servers;
+  }
+  const replicas = clusterReplicas().map(normalizeServer);
+  return replicas.length > 0 ? replicas : [DEFAULT_SERVER];
+}
+
+function localClusterReplicas(): string[] {
+  try {
+    return readClusterState()?.replicas.map((r) => r.url) ?? [];
+  } catch {
+    // A half-written or stale state file must not stop a command that names no server:
+    // the default still has a chance to answer.
+    return [];
+  }
+}
+
+function splitServers(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0)
+    .map(normalizeServer);
+}
+
+function normalizeServer(server: string): string {
+  const withScheme = /^https?:\/\//.test(server) ? server : `http://${server}`;
+  return withScheme.replace(/\/+$/, '');
+}
+
+function requestInit(method: HttpMethod, body: string | object | undefined, contentType?: string): RequestInit {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body === undefined) return { method, headers };
+  if (typeof body === 'string') {
+    // Manifests are the only text bodies; JSON text is valid YAML too.
+    headers['content-type'] = contentType ?? 'application/yaml';
+    return { method, headers, body };
+  }
+  headers['content-type'] = contentType ?? 'application/json';
+  return { method, headers, body: JSON.stringify(body) };
+}
+
+function parseBody<T>(text: string): T {
+  if (text.length === 0) return undefined as T;
+  return JSON.parse(text) as T;
+}
+
+function toApiError(response: Response, text: string, server: string): ApiError {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  const error = (parsed as Partial<ErrorBody> | undefined)?.error;
+  if (error && typeof error.message === 'string') {
+    const details: ErrorDetail[] = Array.isArray(error.details) ? error.details : [];
+    return new ApiError(response.status, error.message, details, server);
+  }
+  // Not a fencer answer (a proxy page, a plain-text 502): say what we got.
+  const summary = text.trim().slice(0, 200) || response.statusText || 'no body';
+  return new ApiError(response.status, `HTTP ${response.status} from ${server}: ${summary}`, [], server);
+}
+
+function describeFetchFailure(err: unknown): string {
+  if (err instanceof Error) {
+    if (err.name === 'TimeoutError' || err.name === 'AbortError') return 'timed out';
+    const cause = (err as Error & { cause?: { code?: string; message?: string } }).cause;
+    return cause?.code ?? cause?.message ?? err.message;
+  }
+  return String(err);
+}

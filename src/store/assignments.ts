@@ -1,0 +1,91 @@
+// Assignments: what nodes report (any replica), and ending assignments (shared by reports,
+// user actions and the leader's controllers). The guard for reports is the row condition:
+// only an active assignment of that node changes; anything else is a 409 for the node.
+import type { Db, Tx } from './db.js';
+import { transaction } from './db.js';
+import { sql } from './sql.js';
+import type { EndedAssignment, JobRow } from './rows.js';
+import type { AssignmentMessage } from '../domain/assignment.js';
+
+export type EndState = 'Succeeded' | 'Failed' | 'Lost' | 'Unconfirmed' | 'Cancelled';
+
+/**
+ * Ends the given assignments if still active (on `node`, when given), gives their resources back
+ * to their nodes and tells those nodes. Callers lock the jobs first. Returns what ended.
+ */
+export async function endAssignments(tx: Tx, ids: string[], endState: EndState, node: string | null): Promise<EndedAssignment[]> {
+  const ended = (await tx.query<EndedAssignment>(sql('assignments/end'), [ids, endState, node])).rows;
+  if (ended.length === 0) return ended;
+  await tx.query(sql('nodes/release'), [
+    ended.map((a) => a.node),
+    ended.map((a) => a.cpu_millis),
+    ended.map((a) => a.memory_bytes),
+  ]);
+  await tx.query(sql('nodes/notify'), [ended.map((a) => a.node)]);
+  return ended;
+}
+
+export type ReportResult = { outcome: 'ok'; job: JobRow | undefined } | { outcome: 'not-active' };
+
+async function lockJobOf(tx: Tx, assignmentId: string): Promise<string | undefined> {
+  const assignment = (await tx.query<{ job_uid: string }>(sql('assignments/get'), [assignmentId])).rows[0];
+  if (!assignment) return undefined;
+  await tx.query(sql('jobs/lock'), [[assignment.job_uid]]);
+  return assignment.job_uid;
+}
+
+export async function reportStarted(db: Db, assignmentId: string, node: string): Promise<ReportResult> {
+  return transaction(db, async (tx) => {
+    const jobUid = await lockJobOf(tx, assignmentId);
+    if (!jobUid) return { outcome: 'not-active' };
+    const started = await tx.query(sql('assignments/start'), [assignmentId, node]);
+    if (started.rowCount === 0) return { outcome: 'not-active' };
+    const job = (await tx.query<JobRow>(sql('jobs/set_phase'), [jobUid, assignmentId, 'Running', null, null])).rows[0];
+    return { outcome: 'ok', job };
+  });
+}
+
+export async function reportFinished(
+  db: Db,
+  assignmentId: string,
+  node: string,
+  outcome: 'Succeeded' | 'Failed',
+  message: string | null,
+): Promise<ReportResult> {
+  return transaction(db, async (tx) => {
+    const jobUid = await lockJobOf(tx, assignmentId);
+    if (!jobUid) return { outcome: 'not-active' };
+    const ended = await endAssignments(tx, [assignmentId], outcome, node);
+    if (ended.length === 0) return { outcome: 'not-active' };
+    const reason = outcome === 'Succeeded' ? 'Completed' : 'Error';
+    const job = (await tx.query<JobRow>(sql('jobs/set_phase'), [jobUid, assignmentId, outcome, reason, message])).rows[0];
+    return { outcome: 'ok', job };
+  });
+}
+
+interface ActiveRow {
+  id: string;
+  job_uid: string;
+  job: string;
+  epoch: number;
+  attempt: number;
+  cpu_millis: number;
+  memory_bytes: number;
+  duration_ms: number;
+  state: 'Assigned' | 'Running';
+}
+
+export async function activeAssignments(db: Db, node: string): Promise<AssignmentMessage[]> {
+  const rows = (await db.query<ActiveRow>(sql('assignments/active_on_node'), [node])).rows;
+  return rows.map((r) => ({
+    id: r.id,
+    jobUid: r.job_uid,
+    job: r.job,
+    epoch: r.epoch,
+    attempt: r.attempt,
+    cpuMillis: r.cpu_millis,
+    memoryBytes: r.memory_bytes,
+    durationMs: r.duration_ms,
+    state: r.state,
+  }));
+}

@@ -1,0 +1,73 @@
+// Connection pools. Every session says which replica it belongs to (fencer.replica), so the
+// history triggers can record who made each change.
+import pg from 'pg';
+
+export type Db = pg.Pool;
+export type Tx = pg.PoolClient;
+
+// bigint (int8) columns hold millicores, bytes and epochs, all far below 2^53.
+pg.types.setTypeParser(20, (value) => Number(value));
+
+export interface PoolOptions {
+  databaseUrl: string;
+  replica: string;
+  max?: number;
+  /** Leader sessions end when idle inside a transaction longer than this. */
+  idleInTxTimeoutMs?: number;
+}
+
+function sessionOptions(replica: string, idleInTxTimeoutMs?: number): string {
+  const settings = [`-c fencer.replica=${replica}`];
+  if (idleInTxTimeoutMs !== undefined) settings.push(`-c idle_in_transaction_session_timeout=${idleInTxTimeoutMs}`);
+  return settings.join(' ');
+}
+
+export function createPool(opts: PoolOptions): Db {
+  const pool = new pg.Pool({
+    connectionString: opts.databaseUrl,
+    max: opts.max ?? 10,
+    options: sessionOptions(opts.replica, opts.idleInTxTimeoutMs),
+    connectionTimeoutMillis: 5000,
+    idleTimeoutMillis: 30000,
+  });
+  // A terminated backend (pg_terminate_backend, a restarted PostgreSQL) surfaces here for idle
+  // clients; the pool drops them and the next query opens a new connection.
+  pool.on('error', () => {});
+  return pool;
+}
+
+export function createClient(opts: PoolOptions): pg.Client {
+  const client = new pg.Client({
+    connectionString: opts.databaseUrl,
+    options: sessionOptions(opts.replica, opts.idleInTxTimeoutMs),
+    connectionTimeoutMillis: 5000,
+  });
+  return client;
+}
+
+// PostgreSQL errors worth retrying the whole transaction for.
+const RETRYABLE = new Set(['40001', '40P01', '55P03']);
+
+export function isRetryable(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && RETRYABLE.has((err as { code?: string }).code ?? '');
+}
+
+/** Runs fn in a transaction, retrying on serialization failures and deadlocks. */
+export async function transaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const tx = await db.connect();
+    let broken = false;
+    try {
+      await tx.query('BEGIN');
+      const result = await fn(tx);
+      await tx.query('COMMIT');
+      return result;
+    } catch (err) {
+      broken = await tx.query('ROLLBACK').then(() => false, () => true);
+      if (attempt >= attempts || !isRetryable(err)) throw err;
+      await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * attempt));
+    } finally {
+      tx.release(broken);
+    }
+  }
+}

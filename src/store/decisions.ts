@@ -1,0 +1,111 @@
+// The leader's writes. Each runs inside a fenced transaction (the caller's `tx`), re-checks the
+// row conditions it depends on, and locks in the order job, assignment, node.
+import { randomUUID } from 'node:crypto';
+import type { Db, Tx } from './db.js';
+import { sql } from './sql.js';
+import { endAssignments } from './assignments.js';
+import type { NodeCapacity, PendingJob, Placement, Unschedulable } from '../scheduling/best-fit.js';
+
+interface PendingRow {
+  uid: string;
+  cpu_millis: number;
+  memory_bytes: number;
+  node_selector: Record<string, string>;
+}
+
+interface CapacityRow {
+  name: string;
+  cpu_millis: number;
+  memory_bytes: number;
+  allocated_cpu_millis: number;
+  allocated_memory_bytes: number;
+  labels: Record<string, string>;
+}
+
+export async function readPlacementInput(db: Db, limit: number): Promise<{ jobs: PendingJob[]; nodes: NodeCapacity[] }> {
+  const [jobs, nodes] = await Promise.all([
+    db.query<PendingRow>(sql('placement/pending'), [limit]),
+    db.query<CapacityRow>(sql('placement/nodes')),
+  ]);
+  return {
+    jobs: jobs.rows.map((r) => ({ uid: r.uid, cpuMillis: r.cpu_millis, memoryBytes: r.memory_bytes, nodeSelector: r.node_selector })),
+    nodes: nodes.rows.map((r) => ({
+      name: r.name,
+      cpuMillis: r.cpu_millis,
+      memoryBytes: r.memory_bytes,
+      allocatedCpuMillis: r.allocated_cpu_millis,
+      allocatedMemoryBytes: r.allocated_memory_bytes,
+      labels: r.labels,
+    })),
+  };
+}
+
+export class NodeGoneError extends Error {
+  constructor() {
+    super('a chosen node is no longer Ready; the round is rolled back and planned again');
+    this.name = 'NodeGoneError';
+  }
+}
+
+/** Commits one round of placements; returns how many jobs were placed. */
+export async function commitPlacements(tx: Tx, epoch: number, placements: Placement[], confirmTimeoutMs: number): Promise<number> {
+  if (placements.length === 0) return 0;
+  const result = await tx.query<{ placed: number; nodes_allocated: number; nodes_wanted: number; nodes: string[] }>(
+    sql('placement/place'),
+    [placements.map((p) => p.jobUid), placements.map((p) => p.node), placements.map(() => randomUUID()), epoch, confirmTimeoutMs],
+  );
+  const row = result.rows[0]!;
+  if (row.nodes_allocated !== row.nodes_wanted) throw new NodeGoneError();
+  await tx.query(sql('nodes/notify'), [row.nodes]);
+  return row.placed;
+}
+
+export async function markUnschedulable(tx: Tx, jobs: Unschedulable[]): Promise<void> {
+  if (jobs.length === 0) return;
+  await tx.query(sql('placement/mark_unschedulable'), [jobs.map((j) => j.jobUid), jobs.map((j) => j.message)]);
+}
+
+export async function deadNodeCandidates(db: Db, silentMs: number, disconnectedMs: number): Promise<Array<{ name: string; reason: string }>> {
+  return (await db.query<{ name: string; reason: string }>(sql('nodes/dead_candidates'), [silentMs, disconnectedMs])).rows;
+}
+
+/**
+ * Declares a node dead if it still looks dead, and gives its jobs back: each is retried (using
+ * an attempt) or fails when out of attempts. Returns the number of jobs given back, or null
+ * when the node turned out alive.
+ */
+export async function declareNodeDead(
+  tx: Tx,
+  node: string,
+  silentMs: number,
+  disconnectedMs: number,
+  reason: string,
+): Promise<number | null> {
+  const held = (await tx.query<{ job_uid: string; id: string }>(sql('assignments/active_job_uids_on_node'), [node])).rows;
+  await tx.query(sql('jobs/lock'), [held.map((h) => h.job_uid)]);
+  const declared = await tx.query(sql('nodes/declare_dead'), [node, silentMs, disconnectedMs, reason]);
+  if (declared.rowCount === 0) return null;
+  const lost = await endAssignments(tx, held.map((h) => h.id), 'Lost', node);
+  await requeue(tx, lost, 'NodeDied', `node ${node} died: ${reason}`, true);
+  await tx.query(sql('nodes/notify'), [[node]]);
+  return lost.length;
+}
+
+export async function unconfirmedAssignments(db: Db, limit: number): Promise<Array<{ id: string; job_uid: string }>> {
+  return (await db.query<{ id: string; job_uid: string }>(sql('assignments/unconfirmed'), [limit])).rows;
+}
+
+/** Gives back placements their node never confirmed; this uses no attempt. */
+export async function returnUnconfirmed(tx: Tx, assignments: Array<{ id: string; job_uid: string }>, confirmTimeoutMs: number): Promise<number> {
+  if (assignments.length === 0) return 0;
+  await tx.query(sql('jobs/lock'), [assignments.map((a) => a.job_uid)]);
+  const ended = await endAssignments(tx, assignments.map((a) => a.id), 'Unconfirmed', null);
+  await requeue(tx, ended, 'NotConfirmed', `the node did not confirm the placement within ${confirmTimeoutMs} ms`, false);
+  return ended.length;
+}
+
+async function requeue(tx: Tx, ended: Array<{ id: string; job_uid: string }>, reason: string, message: string, usesAttempt: boolean): Promise<void> {
+  if (ended.length === 0) return;
+  await tx.query(sql('jobs/requeue'), [ended.map((a) => a.job_uid), ended.map((a) => a.id), reason, message, usesAttempt]);
+  await tx.query(sql('jobs/notify_pending'));
+}

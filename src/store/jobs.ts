@@ -1,0 +1,76 @@
+// Jobs as users see them: submit, read, cancel, delete (any replica, no lease needed).
+import { randomUUID } from 'node:crypto';
+import type { Db, Tx } from './db.js';
+import { transaction } from './db.js';
+import { sql } from './sql.js';
+import type { JobRow } from './rows.js';
+import type { JobRequest } from '../domain/resources.js';
+import { TERMINAL_PHASES } from '../domain/resources.js';
+import { endAssignments } from './assignments.js';
+
+export type SubmitResult = { outcome: 'created' | 'unchanged'; job: JobRow } | { outcome: 'conflict'; job: JobRow };
+
+export async function submitJob(db: Db, job: JobRequest): Promise<SubmitResult> {
+  return transaction(db, async (tx) => {
+    const inserted = await tx.query<JobRow>(sql('jobs/insert'), [
+      randomUUID(),
+      job.namespace,
+      job.name,
+      job.labels,
+      job.spec,
+      job.cpuMillis,
+      job.memoryBytes,
+      job.durationMs,
+      job.nodeSelector,
+      job.maxAttempts,
+    ]);
+    if (inserted.rows[0]) {
+      await tx.query(sql('jobs/notify_pending'));
+      return { outcome: 'created', job: inserted.rows[0] };
+    }
+    const existing = (await tx.query<JobRow>(sql('jobs/get'), [job.namespace, job.name])).rows[0]!;
+    const same = JSON.stringify(existing.spec) === JSON.stringify(job.spec)
+      && JSON.stringify(existing.labels) === JSON.stringify(job.labels);
+    return { outcome: same ? 'unchanged' : 'conflict', job: existing };
+  });
+}
+
+export async function getJob(db: Db, namespace: string, name: string): Promise<JobRow | undefined> {
+  return (await db.query<JobRow>(sql('jobs/get'), [namespace, name])).rows[0];
+}
+
+export async function listJobs(db: Db, namespace: string | null): Promise<JobRow[]> {
+  return (await db.query<JobRow>(sql('jobs/list'), [namespace])).rows;
+}
+
+export type UserActionResult = { outcome: 'done'; job: JobRow } | { outcome: 'not-found' } | { outcome: 'finished'; job: JobRow };
+
+/** Cancels a job that has not finished; its node is told through its watch stream. */
+export async function cancelJob(db: Db, namespace: string, name: string): Promise<UserActionResult> {
+  return transaction(db, async (tx) => {
+    const locked = (await tx.query<JobRow>(sql('jobs/lock_by_name'), [namespace, name])).rows[0];
+    if (!locked) return { outcome: 'not-found' };
+    if (TERMINAL_PHASES.includes(locked.phase)) {
+      return { outcome: 'finished', job: (await tx.query<JobRow>(sql('jobs/get'), [namespace, name])).rows[0]! };
+    }
+    await withdrawAssignment(tx, locked.assignment_id, 'Cancelled');
+    const job = (await tx.query<JobRow>(sql('jobs/cancel'), [locked.uid])).rows[0]!;
+    return { outcome: 'done', job };
+  });
+}
+
+/** Deletes a job (cancelling it first if it runs). Its history stays. */
+export async function deleteJob(db: Db, namespace: string, name: string): Promise<UserActionResult> {
+  return transaction(db, async (tx) => {
+    const locked = (await tx.query<JobRow>(sql('jobs/lock_by_name'), [namespace, name])).rows[0];
+    if (!locked) return { outcome: 'not-found' };
+    if (!TERMINAL_PHASES.includes(locked.phase)) await withdrawAssignment(tx, locked.assignment_id, 'Cancelled');
+    const job = (await tx.query<JobRow>(sql('jobs/delete'), [locked.uid])).rows[0]!;
+    return { outcome: 'done', job };
+  });
+}
+
+async function withdrawAssignment(tx: Tx, assignmentId: string | null, endState: 'Cancelled'): Promise<void> {
+  if (!assignmentId) return;
+  await endAssignments(tx, [assignmentId], endState, null);
+}

@@ -1,0 +1,71 @@
+// One LISTEN connection per replica. NOTIFY on submit wakes placement; NOTIFY on an
+// assignment change wakes the watch streams of that node. After a reconnect it says so, since
+// notifications sent meanwhile are lost and everything must be looked at again.
+import { EventEmitter } from 'node:events';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import { createClient } from './db.js';
+import { delay } from '../lifecycle.js';
+
+export interface ListenerEvents {
+  jobs: [];
+  assignments: [node: string];
+  reconnected: [];
+}
+
+export class Listener extends EventEmitter<ListenerEvents> {
+  private client: pg.Client | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private lost: (() => void) | undefined;
+
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly replica: string,
+    private readonly logger: Logger,
+  ) {
+    super();
+  }
+
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.lost?.();
+    await this.client?.end().catch(() => {});
+    await this.running;
+  }
+
+  private async loop(): Promise<void> {
+    let first = true;
+    while (!this.stopped) {
+      try {
+        const client = createClient({ databaseUrl: this.databaseUrl, replica: this.replica });
+        const closed = new Promise<void>((resolve) => {
+          this.lost = resolve;
+          client.on('error', () => resolve());
+          client.on('end', () => resolve());
+        });
+        client.on('notification', (n) => {
+          if (n.channel === 'fencer_jobs') this.emit('jobs');
+          else if (n.channel === 'fencer_assignments' && n.payload) this.emit('assignments', n.payload);
+        });
+        await client.connect();
+        await client.query('LISTEN fencer_jobs');
+        await client.query('LISTEN fencer_assignments');
+        this.client = client;
+        if (!first) this.emit('reconnected');
+        first = false;
+        await closed;
+        this.client = undefined;
+        client.end().catch(() => {});
+        if (!this.stopped) this.logger.warn('LISTEN connection lost; reconnecting');
+      } catch (err) {
+        this.logger.warn({ err: (err as Error).message }, 'LISTEN connection failed');
+      }
+      if (!this.stopped) await delay(200);
+    }
+  }
+}

@@ -1,0 +1,15 @@
+// Runtime code never builds SQL: every query lives in a .sql file under src/store/sql/,
+// named by what it does, with a header comment giving its parameters.
+import { readFileSync } from 'node:fs';
+
+const cache = new Map<string, string>();
+
+/** The text of src/store/sql/<name>.sql (dist/store/sql/ after a build). */
+export function sql(name: string): string {
+  let text = cache.get(name);
+  if (text === undefined) {
+    text = readFileSync(new URL(`./sql/${name}.sql`, import.meta.url), 'utf8');
+    cache.set(name, text);
+  }
+  return text;
+}

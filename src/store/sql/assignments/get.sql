@@ -1,0 +1,2 @@
+-- assignments/get: one assignment. $1 id.
+SELECT * FROM assignments WHERE id = $1

@@ -1,0 +1,2 @@
+-- jobs/list: jobs of one namespace, or of all when $1 is NULL, oldest first. $1 namespace.
+SELECT * FROM jobs WHERE $1::text IS NULL OR namespace = $1 ORDER BY created_at, name

@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    globalSetup: ['test/helpers/global-setup.ts'],
+    // Integration tests start whole clusters of real processes on a 2-core machine: one file
+    // at a time keeps their timing honest.
+    fileParallelism: false,
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
+    reporters: ['default'],
+  },
+});
