@@ -6,7 +6,7 @@
 // SIGINT/SIGTERM in whatever process loads it (every replica and agent runs this binary too).
 import type { Command } from 'commander';
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClusterStatus, Job, List } from '../domain/resources.js';
 import { projectRoot } from '../paths.js';
@@ -100,17 +100,19 @@ async function up(opts: UpOptions): Promise<void> {
   const running = liveSupervisor(home);
   if (running) fail(`a cluster is already running in ${home} (supervisor pid ${running}); \`fencer cluster down\` stops it`);
   rmSync(statePath(home), { force: true }); // left by a supervisor that died
-  if (opts.foreground) {
-    await runCluster(opts);
-    process.exit(0);
-  }
+  positive(opts.replicas, '--replicas');
+  positive(opts.nodes, '--nodes', true);
 
+  // Even in the foreground the cluster runs in a supervisor of its own session: PostgreSQL is
+  // a child of whichever process starts it, and in this terminal's process group Ctrl-C would
+  // stop the database before the replicas and nodes. Here Ctrl-C becomes one SIGTERM to the
+  // supervisor, which stops them in order, the database last.
   const logFile = join(home, 'logs', 'supervisor.log');
   mkdirSync(join(home, 'logs'), { recursive: true });
+  const logStart = existsSync(logFile) ? statSync(logFile).size : 0;
   const log = openSync(logFile, 'a');
   const args = ['cluster', 'supervise', '--replicas', opts.replicas, '--nodes', opts.nodes];
   args.push('--node-cpu', opts.nodeCpu, '--node-memory', opts.nodeMemory);
-  // Its own session: the supervisor outlives this command and this terminal's Ctrl-C.
   const child = spawn(process.execPath, [binary(), ...args], {
     detached: true,
     stdio: ['ignore', log, log],
@@ -121,27 +123,70 @@ async function up(opts: UpOptions): Promise<void> {
   if (pid === undefined) fail('could not start the supervisor');
   writeFileSync(supervisorPidFile(home), String(pid));
   let exited = false;
-  child.on('exit', () => (exited = true));
-  child.unref();
+  const supervisorExit = new Promise<void>((resolve) =>
+    child.on('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
+
+  const stopRequested = new AbortController();
+  let signals = 0;
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => {
+      // The supervisor's second signal kills what is left, so a second Ctrl-C does too.
+      if (signals++ === 0) process.stdout.write('\nstopping the cluster …\n');
+      stopRequested.abort();
+      if (!exited) process.kill(pid, 'SIGTERM');
+    });
+  }
+  const following = opts.foreground ? followLog(logFile, logStart, supervisorExit) : undefined;
 
   process.stdout.write(`starting a cluster in ${home} (supervisor pid ${pid}, log ${logFile}) …\n`);
   const deadline = Date.now() + UP_TIMEOUT_MS;
-  for (;;) {
-    const state = readClusterState(home);
-    if (state?.supervisorPid === pid) {
-      printReady(state, home);
-      if (opts.demo) await runDemo(state.replicas.map((r) => r.url));
-      return;
-    }
+  let state = readClusterState(home);
+  while (state?.supervisorPid !== pid) {
     if (exited || procState(pid) === 'dead') {
+      if (stopRequested.signal.aborted) process.exit(130);
       fail(`the supervisor exited before the cluster was ready; ${logFile} ends:\n${logTail(logFile, 30)}`);
     }
     if (Date.now() > deadline) fail(`the cluster was not ready after ${UP_TIMEOUT_MS / 1000} s; see ${logFile}`);
     await sleep(200);
+    state = readClusterState(home);
+  }
+  printReady(state, home);
+  if (opts.demo) await runDemo(state.replicas.map((r) => r.url), stopRequested.signal);
+  if (!opts.foreground) {
+    child.unref();
+    process.exit(0);
+  }
+  if (!stopRequested.signal.aborted) process.stdout.write('\nthe cluster runs until Ctrl-C\n');
+  await supervisorExit;
+  await following;
+  process.exit(stopRequested.signal.aborted ? 0 : 1);
+}
+
+/** Prints what the supervisor logs from offset on, until it exited and its last lines are out. */
+async function followLog(file: string, offset: number, exited: Promise<void>): Promise<void> {
+  let done = false;
+  void exited.then(() => (done = true));
+  for (;;) {
+    const last = done;
+    const size = existsSync(file) ? statSync(file).size : 0;
+    if (size > offset) {
+      const fd = openSync(file, 'r');
+      const buffer = Buffer.alloc(size - offset);
+      readSync(fd, buffer, 0, buffer.length, offset);
+      closeSync(fd);
+      process.stdout.write(buffer);
+      offset = size;
+    }
+    if (last) return;
+    await sleep(200);
   }
 }
 
-/** Runs the Cluster in this process until SIGINT/SIGTERM (foreground, or as the supervisor). */
+/** The supervisor: runs the Cluster in this process until SIGINT/SIGTERM. */
 async function runCluster(opts: UpOptions): Promise<void> {
   const { Cluster } = await import('../simulator/cluster.js');
   const home = fencerHome();
@@ -178,10 +223,7 @@ async function runCluster(opts: UpOptions): Promise<void> {
     throw err;
   }
   rmSync(supervisorPidFile(home), { force: true }); // the state file names the supervisor now
-  const state = readClusterState(home);
-  if (opts.foreground && state) printReady(state, home);
-  else say(`ready: ${cluster.replicaUrls.join(' ')}`);
-  if (opts.demo && !stopRequested.signal.aborted) await runDemo(cluster.replicaUrls, stopRequested.signal);
+  say(`ready: ${cluster.replicaUrls.join(' ')}`);
   if (!stopRequested.signal.aborted) {
     await new Promise((resolve) => stopRequested.signal.addEventListener('abort', resolve, { once: true }));
   }

@@ -56,6 +56,11 @@ export function isRetryable(err: unknown): boolean {
 export async function transaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, attempts = 5): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const tx = await db.connect();
+    // While checked out, a client's errors (its session ended under it, e.g. by
+    // idle_in_transaction_session_timeout) reach us as a failed query; without a listener the
+    // same error would also crash the process as an unhandled 'error' event.
+    const swallow = () => {};
+    tx.on('error', swallow);
     let broken = false;
     try {
       await tx.query('BEGIN');
@@ -67,6 +72,7 @@ export async function transaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, attempt
       if (attempt >= attempts || !isRetryable(err)) throw err;
       await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * attempt));
     } finally {
+      tx.off('error', swallow);
       tx.release(broken);
     }
   }

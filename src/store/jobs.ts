@@ -1,5 +1,6 @@
 // Jobs as users see them: submit, read, cancel, delete (any replica, no lease needed).
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { Db, Tx } from './db.js';
 import { transaction } from './db.js';
 import { sql } from './sql.js';
@@ -29,8 +30,8 @@ export async function submitJob(db: Db, job: JobRequest): Promise<SubmitResult> 
       return { outcome: 'created', job: inserted.rows[0] };
     }
     const existing = (await tx.query<JobRow>(sql('jobs/get'), [job.namespace, job.name])).rows[0]!;
-    const same = JSON.stringify(existing.spec) === JSON.stringify(job.spec)
-      && JSON.stringify(existing.labels) === JSON.stringify(job.labels);
+    // jsonb reorders keys, so compare values, not text.
+    const same = isDeepStrictEqual(existing.spec, job.spec) && isDeepStrictEqual(existing.labels, job.labels);
     return { outcome: same ? 'unchanged' : 'conflict', job: existing };
   });
 }

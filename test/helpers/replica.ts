@@ -1,0 +1,18 @@
+// A real replica in this process, on a free port, for API tests.
+import pino from 'pino';
+import { Replica } from '../../src/replica.js';
+import { DEFAULT_TIMINGS, type Timings } from '../../src/config.js';
+import { freePort } from '../../src/net/free-port.js';
+
+export async function startReplica(databaseUrl: string, name = 'replica-t', timings: Partial<Timings> = {}): Promise<Replica> {
+  const replica = new Replica({
+    name,
+    host: '127.0.0.1',
+    port: await freePort(),
+    databaseUrl,
+    timings: { ...DEFAULT_TIMINGS, ...timings },
+    logger: pino({ level: 'silent' }),
+  });
+  await replica.start();
+  return replica;
+}

@@ -1,0 +1,149 @@
+// The HTTP API of a real replica: bad input is refused with a message naming the field (and
+// the line), nothing of it is stored; submissions, registrations and heartbeats work while no
+// replica leads; a job larger than every node is accepted and stays Pending, Unschedulable.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { freshDatabase, type TestDatabase } from '../helpers/database.js';
+import { startReplica } from '../helpers/replica.js';
+import { eventually } from '../helpers/eventually.js';
+import type { Replica } from '../../src/replica.js';
+
+let t: TestDatabase;
+let replica: Replica;
+let ghost: pg.Client;
+
+const GOOD = `apiVersion: fencer.dev/v1
+kind: Job
+metadata:
+  name: ok
+spec:
+  resources:
+    cpu: 500m
+    memory: 256Mi
+  duration: 1s
+`;
+
+async function post(path: string, body: string, contentType = 'application/yaml') {
+  const res = await fetch(replica.url + path, { method: 'POST', body, headers: { 'content-type': contentType } });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+async function jobCount(): Promise<number> {
+  return (await t.db.query('SELECT count(*)::int AS n FROM jobs')).rows[0].n;
+}
+
+beforeAll(async () => {
+  t = await freshDatabase('api');
+  // A live "ghost" leader: a lease that does not expire and whose liveness lock is held, so the
+  // replica under test stays a standby until the ghost lets go.
+  await t.db.query("UPDATE lease SET holder = 'ghost', epoch = 100, expires_at = now() + interval '1 hour'");
+  ghost = new pg.Client({ connectionString: t.url });
+  await ghost.connect();
+  await ghost.query('SELECT pg_advisory_lock(7310002, 100)');
+  replica = await startReplica(t.url);
+});
+
+afterAll(async () => {
+  await replica.stop();
+  await ghost.end().catch(() => {});
+  await t.close();
+});
+
+describe('bad input', () => {
+  const cases: Array<{ what: string; body: string; contentType?: string; status: number; says: RegExp; line?: number }> = [
+    { what: 'malformed YAML', body: 'apiVersion: fencer.dev/v1\nkind: Job\nkind: Job\n', status: 400, says: /.+/, line: 3 },
+    { what: 'malformed JSON', body: '{"apiVersion": "fencer.dev/v1",\n "kind": }', contentType: 'application/json', status: 400, says: /.+/, line: 2 },
+    { what: 'an unknown kind', body: GOOD.replace('kind: Job', 'kind: Pod'), status: 400, says: /kind: "Pod" is not a known kind/ },
+    { what: 'an unknown field', body: GOOD.replace('  duration: 1s', '  duration: 1s\n  colour: blue'), status: 400, says: /spec\.colour: unknown field/, line: 10 },
+    { what: 'a bad CPU quantity', body: GOOD.replace('cpu: 500m', 'cpu: abc'), status: 400, says: /spec\.resources\.cpu: "abc" is not a CPU quantity/, line: 7 },
+    { what: 'a bad memory quantity', body: GOOD.replace('memory: 256Mi', 'memory: 12Qi'), status: 400, says: /spec\.resources\.memory: "12Qi" is not a memory quantity/ },
+    { what: 'zero CPU', body: GOOD.replace('cpu: 500m', 'cpu: "0"'), status: 400, says: /spec\.resources\.cpu: must be greater than zero/ },
+    { what: 'negative memory', body: GOOD.replace('memory: 256Mi', 'memory: -1Gi'), status: 400, says: /spec\.resources\.memory/ },
+    { what: 'a bad duration', body: GOOD.replace('duration: 1s', 'duration: forever'), status: 400, says: /spec\.duration: "forever" is not a duration/ },
+    { what: 'a bad name', body: GOOD.replace('name: ok', 'name: Not_OK'), status: 400, says: /metadata\.name/ },
+  ];
+
+  it.each(cases)('refuses $what with $status naming the field, and stores nothing', async (c) => {
+    const res = await post('/api/v1/jobs', c.body, c.contentType);
+    expect(res.status).toBe(c.status);
+    const text = [res.body.error.message, ...(res.body.error.details ?? []).map((d: any) => `${d.path}: ${d.message}`)].join('\n');
+    expect(text).toMatch(c.says);
+    if (c.line) expect(res.body.error.details.map((d: any) => d.line)).toContain(c.line);
+    expect(await jobCount()).toBe(0);
+  });
+
+  it('refuses an oversized body with 413', async () => {
+    const res = await post('/api/v1/jobs', GOOD + `# ${'x'.repeat(2 * 1024 * 1024)}\n`);
+    expect(res.status).toBe(413);
+    expect(res.body.error.message).toMatch(/larger than/);
+    expect(await jobCount()).toBe(0);
+  });
+});
+
+describe('while no replica leads', () => {
+  it('accepts submissions, registrations and heartbeats; decisions wait for a leader', async () => {
+    expect((await post('/api/v1/jobs', GOOD)).status).toBe(201);
+    expect((await post('/api/v1/jobs', GOOD)).status).toBe(200); // the same job again: unchanged
+    expect((await post('/api/v1/jobs', GOOD.replace('duration: 1s', 'duration: 2s'))).status).toBe(409);
+    const huge = GOOD.replace('name: ok', 'name: huge').replace('cpu: 500m', 'cpu: "64"');
+    expect((await post('/api/v1/jobs', huge)).status).toBe(201);
+    const reg = await post('/api/v1/nodes/register', JSON.stringify({ name: 'n1', capacity: { cpu: '4', memory: '8Gi' }, labels: { pool: 'default' } }), 'application/json');
+    expect(reg.status).toBe(200);
+    expect((await post('/api/v1/nodes/n1/heartbeat', '{}', 'application/json')).status).toBe(200);
+    expect((await post('/api/v1/nodes/nope/heartbeat', '{}', 'application/json')).status).toBe(404);
+
+    // The node opens its watch stream (so it can take work) and reads snapshots.
+    const controller = new AbortController();
+    const watch = await fetch(`${replica.url}/api/v1/nodes/n1/watch`, { signal: controller.signal });
+    expect(watch.status).toBe(200);
+    const lines: any[] = [];
+    const reading = (async () => {
+      const decoder = new TextDecoder();
+      let buffer = '';
+      for await (const chunk of watch.body as any) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let i;
+        while ((i = buffer.indexOf('\n')) >= 0) {
+          lines.push(JSON.parse(buffer.slice(0, i)));
+          buffer = buffer.slice(i + 1);
+        }
+      }
+    })().catch(() => {});
+
+    await new Promise((r) => setTimeout(r, 500));
+    const ok = await (await fetch(`${replica.url}/api/v1/namespaces/default/jobs/ok`)).json();
+    expect(ok.status.phase).toBe('Pending'); // nobody leads, nothing is decided
+
+    // The ghost lets go: the replica leads, places the job that fits, and marks the other.
+    await ghost.query('SELECT pg_advisory_unlock(7310002, 100)');
+    const placed = await eventually(
+      () => lines.find((l) => l.type === 'snapshot' && l.assignments.length === 1)?.assignments[0],
+      { what: 'the assignment on the watch stream', timeoutMs: 10_000 },
+    );
+    expect(placed.job).toBe('default/ok');
+    expect(placed.epoch).toBe(101);
+    const hugeJob = await eventually(async () => {
+      const job = await (await fetch(`${replica.url}/api/v1/namespaces/default/jobs/huge`)).json();
+      return job.status.conditions.length > 0 && job;
+    });
+    expect(hugeJob.status.phase).toBe('Pending');
+    expect(hugeJob.status.conditions[0]).toMatchObject({ reason: 'Unschedulable', status: 'False' });
+    expect(hugeJob.status.conditions[0].message).toMatch(/larger than every node/);
+
+    // A report about an assignment that is not the node's, or not active, is 409.
+    expect((await post(`/api/v1/assignments/${placed.id}/started`, JSON.stringify({ node: 'other' }), 'application/json')).status).toBe(409);
+    expect((await post(`/api/v1/assignments/${placed.id}/started`, JSON.stringify({ node: 'n1' }), 'application/json')).status).toBe(200);
+    expect((await post(`/api/v1/assignments/${placed.id}/finished`, JSON.stringify({ node: 'n1', outcome: 'Succeeded' }), 'application/json')).status).toBe(200);
+    expect((await post(`/api/v1/assignments/${placed.id}/finished`, JSON.stringify({ node: 'n1', outcome: 'Succeeded' }), 'application/json')).status).toBe(409);
+    const done = await (await fetch(`${replica.url}/api/v1/namespaces/default/jobs/ok`)).json();
+    expect(done.status.phase).toBe('Succeeded');
+    controller.abort();
+    await reading;
+  });
+
+  it('serves status with the leader and its epoch', async () => {
+    const status = await (await fetch(`${replica.url}/api/v1/status`)).json();
+    expect(status.leader).toBe('replica-t');
+    expect(status.epoch).toBe(101);
+  });
+});

@@ -1,0 +1,128 @@
+// The lease and the fence, in one process against a real PostgreSQL. Each guard test also runs
+// with the guard broken (FENCER_BREAK_GUARDS) and shows the bad outcome then happens.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { freshDatabase, type TestDatabase } from '../helpers/database.js';
+import { eventually } from '../helpers/eventually.js';
+import { Lease } from '../../src/lease/lease.js';
+import { fenced } from '../../src/lease/fenced.js';
+import { LeaseLostError } from '../../src/errors/lease-lost-error.js';
+import { createPool } from '../../src/store/db.js';
+
+const logger = pino({ level: 'silent' });
+let t: TestDatabase;
+const leases: Lease[] = [];
+
+function lease(replica: string, leaseMs = 1000): Lease {
+  const l = new Lease({ databaseUrl: t.url, replica, leaseMs, renewMs: Math.round(leaseMs / 3), standbyPollMs: 25, logger });
+  leases.push(l);
+  l.start();
+  return l;
+}
+
+async function leaseRow() {
+  return (await t.db.query<{ holder: string | null; epoch: number }>('SELECT holder, epoch FROM lease')).rows[0]!;
+}
+
+beforeAll(async () => {
+  t = await freshDatabase('fence');
+  await t.db.query('CREATE TABLE decisions (epoch bigint, what text)');
+});
+afterEach(async () => {
+  await Promise.all(leases.splice(0).map((l) => l.stop()));
+  delete process.env.FENCER_BREAK_GUARDS;
+});
+afterAll(() => t.close());
+
+describe('lease', () => {
+  it('elects one leader, bumps the epoch at every acquisition, and hands over on step-down', async () => {
+    const before = (await leaseRow()).epoch;
+    const a = lease('a');
+    await eventually(() => a.isLeader(), { what: 'a to lead' });
+    const b = lease('b');
+    const c = lease('c');
+    await new Promise((r) => setTimeout(r, 300));
+    expect([a, b, c].filter((l) => l.isLeader())).toHaveLength(1);
+    expect(a.epoch()).toBe(before + 1);
+
+    await a.stop();
+    const next = await eventually(() => [b, c].find((l) => l.isLeader()), { what: 'a new leader' });
+    expect(next.epoch()).toBe(before + 2);
+    expect((await leaseRow()).epoch).toBe(before + 2);
+  });
+
+  it('a standby takes over from a leader whose connection died, before the lease expires', async () => {
+    const a = lease('a', 10_000);
+    await eventually(() => a.isLeader());
+    const epoch = a.epoch()!;
+    const b = lease('b', 10_000);
+    // End a's lease session from the database side: its liveness lock goes with it.
+    await t.db.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND classid = 7310002 AND objid = $1 AND granted",
+      [epoch],
+    );
+    const started = Date.now();
+    const next = await eventually(() => [a, b].find((l) => l.epoch() === epoch + 1), { what: 'a leader at the next epoch', timeoutMs: 5000 });
+    expect(Date.now() - started).toBeLessThan(5000); // far below the 10 s lease
+    expect(next.epoch()).toBe(epoch + 1);
+  });
+});
+
+describe.each([
+  { guard: 'intact', broken: false },
+  { guard: 'broken', broken: true },
+])('the fence ($guard)', ({ broken }) => {
+  it(broken ? 'lets a deposed leader write (showing the guard is what stops it)' : 'rejects a write from a deposed leader', async () => {
+    if (broken) process.env.FENCER_BREAK_GUARDS = 'fence';
+    const current = lease('current');
+    await eventually(() => current.isLeader());
+    const stale = { epoch: () => current.epoch()! - 1 }; // what a frozen, replaced leader believes
+    const attempt = fenced(t.db, stale, (tx, epoch) => tx.query("INSERT INTO decisions VALUES ($1, 'stale')", [epoch]));
+    if (broken) {
+      await attempt;
+    } else {
+      await expect(attempt).rejects.toBeInstanceOf(LeaseLostError);
+    }
+    const written = (await t.db.query("SELECT count(*)::int AS n FROM decisions WHERE what = 'stale'")).rows[0].n;
+    expect(written > 0).toBe(broken);
+    await t.db.query('DELETE FROM decisions');
+  });
+});
+
+describe.each([
+  { guard: 'intact', broken: false },
+  { guard: 'broken', broken: true },
+])('a leader frozen inside a fenced transaction (idle-in-transaction timeout $guard)', ({ broken }) => {
+  it(broken ? 'blocks the takeover while it is frozen' : 'is replaced while frozen, and its write is rejected when it wakes', async () => {
+    const decisions = createPool({ databaseUrl: t.url, replica: 'a', idleInTxTimeoutMs: broken ? undefined : 300 });
+    const a = lease('a', 1000);
+    await eventually(() => a.isLeader());
+    const epochA = a.epoch()!;
+    let frozen!: () => void;
+    const wake = new Promise<void>((r) => (frozen = r));
+    let inside!: () => void;
+    const isInside = new Promise<void>((r) => (inside = r));
+    const write = fenced(decisions, a, async (tx, epoch) => {
+      inside();
+      await wake; // frozen mid-decision, holding the lease row FOR SHARE
+      await tx.query("INSERT INTO decisions VALUES ($1, 'frozen')", [epoch]);
+    });
+    write.catch(() => {});
+    await isInside;
+    await a.stop(); // the frozen leader renews no more (its release waits behind its own share lock)
+    const b = lease('b', 1000);
+    const tookOver = await eventually(() => b.isLeader(), { timeoutMs: 4000 }).then(() => true, () => false);
+    frozen();
+    const outcome = await write.then(() => 'committed', () => 'rejected');
+    if (broken) {
+      expect(tookOver).toBe(false);
+    } else {
+      expect(tookOver).toBe(true);
+      expect(b.epoch()).toBeGreaterThan(epochA);
+      expect(outcome).toBe('rejected');
+      const written = (await t.db.query("SELECT count(*)::int AS n FROM decisions WHERE what = 'frozen'")).rows[0].n;
+      expect(written).toBe(0);
+    }
+    await decisions.end();
+  });
+});
