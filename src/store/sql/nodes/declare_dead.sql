@@ -4,6 +4,6 @@
 UPDATE nodes
 SET state = 'Dead', dead_at = now(), dead_reason = $4, allocated_cpu_millis = 0, allocated_memory_bytes = 0
 WHERE name = $1 AND state = 'Ready'
-  AND (last_heartbeat_at < now() - $2 * interval '1 millisecond'
-       OR disconnected_at < now() - $3 * interval '1 millisecond')
+  AND (last_heartbeat_at < now() - $2::bigint * interval '1 millisecond'
+       OR disconnected_at < now() - $3::bigint * interval '1 millisecond')
 RETURNING name

@@ -14,7 +14,7 @@ WITH decision AS (
 ), assigned AS (
   INSERT INTO assignments (id, job_uid, node, epoch, attempt, state, cpu_millis, memory_bytes, duration_ms, confirm_by)
   SELECT assignment_id, uid, node, $4, attempt, 'Assigned', cpu_millis, memory_bytes, duration_ms,
-         now() + $5 * interval '1 millisecond'
+         now() + $5::bigint * interval '1 millisecond'
   FROM claimed
   RETURNING id
 ), allocated AS (

@@ -1,0 +1,36 @@
+// Submitting and reading jobs over HTTP against whichever replica answers.
+export function jobYaml(name: string, opts: { cpu?: string; memory?: string; duration?: string; nodeSelector?: Record<string, string>; maxAttempts?: number } = {}): string {
+  const selector = opts.nodeSelector
+    ? `  nodeSelector:\n${Object.entries(opts.nodeSelector).map(([k, v]) => `    ${k}: ${v}`).join('\n')}\n`
+    : '';
+  return `apiVersion: fencer.dev/v1
+kind: Job
+metadata:
+  name: ${name}
+spec:
+  resources:
+    cpu: "${opts.cpu ?? '1'}"
+    memory: ${opts.memory ?? '1Gi'}
+  duration: ${opts.duration ?? '1s'}
+${selector}${opts.maxAttempts ? `  maxAttempts: ${opts.maxAttempts}\n` : ''}`;
+}
+
+export async function anyReplica<T>(urls: string[], fn: (url: string) => Promise<T>): Promise<T> {
+  let last: unknown;
+  for (const url of urls) {
+    try {
+      return await fn(url);
+    } catch (err) {
+      last = err;
+    }
+  }
+  throw last;
+}
+
+export async function submit(urls: string[], yaml: string): Promise<number> {
+  return anyReplica(urls, async (url) => {
+    const res = await fetch(`${url}/api/v1/jobs`, { method: 'POST', body: yaml, headers: { 'content-type': 'application/yaml' }, signal: AbortSignal.timeout(2000) });
+    if (res.status >= 500) throw new Error(`${res.status}`);
+    return res.status;
+  });
+}
