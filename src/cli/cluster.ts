@@ -360,10 +360,28 @@ async function signalTarget(target: string, verb: string, signal: NodeJS.Signals
   if (replica && !live && verb !== 'resume') {
     live = await askAnyReplica<ClusterStatus>(state, '/api/v1/status').catch(() => null);
   }
+  const signalledAt = performance.now();
   process.kill(entry.pid, signal);
   let role = '';
-  if (replica && live) role = live.leader === name ? `, the leader at epoch ${live.epoch}` : ', a standby';
+  const wasLeader = Boolean(replica && live && live.leader === name);
+  if (replica && live) role = wasLeader ? `, the leader at epoch ${live.epoch}` : ', a standby';
   process.stdout.write(`${done} ${name} (pid ${entry.pid})${role}\n`);
+  if (wasLeader && verb !== 'resume') await reportNewLeader(state, live!.epoch, signalledAt);
+}
+
+/** After the leader was hit: wait for the replica that takes over, and say how long it took. */
+async function reportNewLeader(state: ClusterState, oldEpoch: number, since: number): Promise<void> {
+  const deadline = since + 30_000;
+  while (performance.now() < deadline) {
+    const now = await askAnyReplica<ClusterStatus>(state, '/api/v1/status').catch(() => null);
+    if (now?.leader && now.epoch > oldEpoch) {
+      const ms = Math.round(performance.now() - since);
+      process.stdout.write(`new leader: ${now.leader} at epoch ${now.epoch}, ${ms} ms after the signal\n`);
+      return;
+    }
+    await sleep(20);
+  }
+  fail('no new leader within 30 s');
 }
 
 async function signalProxy(node: string, signal: 'SIGSTOP' | 'SIGCONT'): Promise<void> {
