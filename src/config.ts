@@ -40,7 +40,7 @@ export const DEFAULT_TIMINGS: Timings = {
   deadAfterDisconnectMs: 1000,
   confirmTimeoutMs: 5000,
   selfFenceMs: 3000,
-  selfFenceDisconnectedMs: 600,
+  selfFenceDisconnectedMs: 800,
   watchSilenceMs: 1500,
   placementPassMs: 100,
   reconcilePassMs: 200,

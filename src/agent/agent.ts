@@ -278,6 +278,7 @@ export class Agent {
     clearTimeout(job.timer);
     this.runLog?.stop(job.assignment, reason);
     this.log.info({ assignment: id, job: job.assignment.job, reason }, 'job stopped');
+    if (reason === 'self-fence' || reason === 'shutdown') this.track(this.reportAbandoned(job, reason));
   }
 
   private stopAll(reason: StopReason): void {
@@ -307,24 +308,37 @@ export class Agent {
     }
   }
 
-  private async reportFinished(job: RunningJob): Promise<void> {
-    await job.startReport; // the control plane hears "started" before "finished"
+  private reportFinished(job: RunningJob): Promise<void> {
+    return this.reportEnd(job, 'finished', { node: this.options.name, outcome: 'Succeeded' });
+  }
+
+  /**
+   * A job the node stopped on its own (self-fence, shutdown) is still active for the control
+   * plane until told: say so as soon as a replica answers, so the job is retried rather than
+   * left Running on a node that no longer runs it.
+   */
+  private reportAbandoned(job: RunningJob, reason: StopReason): Promise<void> {
+    return this.reportEnd(job, 'abandoned', { node: this.options.name, reason });
+  }
+
+  private async reportEnd(job: RunningJob, what: 'finished' | 'abandoned', body: object): Promise<void> {
+    await job.startReport; // the control plane hears "started" before how the run ended
     const { id } = job.assignment;
-    const path = `/api/v1/assignments/${encodeURIComponent(id)}/finished`;
+    const path = `/api/v1/assignments/${encodeURIComponent(id)}/${what}`;
     const signal = this.reportsLifetime.signal;
     while (!signal.aborted) {
       try {
-        const reply = await this.client.request('POST', path, { node: this.options.name, outcome: 'Succeeded' }, signal);
-        if (reply.status === 409) this.log.info({ assignment: id }, 'finish report came too late: assignment no longer active');
-        else if (reply.status >= 300) this.log.warn({ assignment: id, status: reply.status, error: errorMessage(reply.body) }, 'finish report refused');
+        const reply = await this.client.request('POST', path, body, signal);
+        if (reply.status === 409) this.log.info({ assignment: id, what }, 'report came too late: assignment no longer active');
+        else if (reply.status >= 300) this.log.warn({ assignment: id, what, status: reply.status, error: errorMessage(reply.body) }, 'report refused');
         return;
       } catch (err) {
         if (signal.aborted) break;
-        this.log.debug({ assignment: id, err: (err as Error).message }, 'finish report reached no replica; retrying');
+        this.log.debug({ assignment: id, what, err: (err as Error).message }, 'report reached no replica; retrying');
         await sleep(RETRY_MS, signal);
       }
     }
-    this.log.warn({ assignment: id }, 'gave up reporting a finished job at shutdown');
+    this.log.warn({ assignment: id, what }, 'gave up reporting at shutdown');
   }
 
   /**

@@ -7,6 +7,7 @@ import { formatCpu, formatMemory } from '../domain/quantity.js';
 const CONDITION_TYPES: Record<string, { type: string; status: Condition['status'] }> = {
   Unschedulable: { type: 'Scheduled', status: 'False' },
   NodeDied: { type: 'Requeued', status: 'True' },
+  NodeLost: { type: 'Requeued', status: 'True' },
   NotConfirmed: { type: 'Requeued', status: 'True' },
   Completed: { type: 'Complete', status: 'True' },
   Error: { type: 'Failed', status: 'True' },

@@ -7,6 +7,13 @@ import { registerClusterCommands } from './cluster.js';
 import { registerReplicaCommand } from './replica.js';
 import { registerAgentCommand } from './agent.js';
 import { registerProxyCommand } from './proxy.js';
+import { registerBenchCommands } from './bench.js';
+
+// `fencer get jobs | head` closes our stdout early: that is the reader's choice, not an error.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
 
 const program = new Command('fencer')
   .description('a fenced, level-triggered cluster job scheduler on PostgreSQL')
@@ -17,6 +24,7 @@ registerClusterCommands(program);
 registerReplicaCommand(program);
 registerAgentCommand(program);
 registerProxyCommand(program);
+registerBenchCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);

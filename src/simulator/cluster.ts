@@ -55,6 +55,8 @@ export interface ChaosAction {
   /** The replica led when it was hit (per the status endpoint). */
   leader: boolean;
   epoch: number | null;
+  /** Date.now() just before the signal was sent (kill, freeze, resume). */
+  signalledAt?: number;
 }
 
 interface Member {
@@ -179,6 +181,7 @@ export class Cluster {
   /** SIGKILL a replica, a node (its agent) or `leader`. */
   async kill(target: string): Promise<ChaosAction> {
     const action = await this.resolve(target);
+    action.signalledAt = Date.now();
     await this.runtime.kill(action.name);
     return action;
   }
@@ -186,6 +189,7 @@ export class Cluster {
   /** SIGSTOP: the process stays, does nothing, and is not restarted (it did not exit). */
   async freeze(target: string): Promise<ChaosAction> {
     const action = await this.resolve(target);
+    action.signalledAt = Date.now();
     await this.runtime.freeze(action.name);
     if (action.leader) this.lastFrozenLeader = action.name;
     return action;

@@ -63,6 +63,21 @@ export async function reportFinished(
   });
 }
 
+/**
+ * The node stopped the job on its own (it fenced itself, or shut down). The assignment ends as
+ * Lost and its resources go back; the job itself is given back by the leader (job-reconcile),
+ * as every retry decision is.
+ */
+export async function reportAbandoned(db: Db, assignmentId: string, node: string): Promise<ReportResult> {
+  return transaction(db, async (tx) => {
+    const jobUid = await lockJobOf(tx, assignmentId);
+    if (!jobUid) return { outcome: 'not-active' };
+    const ended = await endAssignments(tx, [assignmentId], 'Lost', node);
+    if (ended.length === 0) return { outcome: 'not-active' };
+    return { outcome: 'ok', job: undefined };
+  });
+}
+
 interface ActiveRow {
   id: string;
   job_uid: string;

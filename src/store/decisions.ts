@@ -104,6 +104,18 @@ export async function returnUnconfirmed(tx: Tx, assignments: Array<{ id: string;
   return ended.length;
 }
 
+export async function orphanedJobs(db: Db, limit: number): Promise<Array<{ id: string; job_uid: string }>> {
+  return (await db.query<{ id: string; job_uid: string }>(sql('jobs/orphaned'), [limit])).rows;
+}
+
+/** Retries (using an attempt) jobs whose node gave their assignment up. */
+export async function retryOrphaned(tx: Tx, orphans: Array<{ id: string; job_uid: string }>): Promise<number> {
+  if (orphans.length === 0) return 0;
+  await tx.query(sql('jobs/lock'), [orphans.map((o) => o.job_uid)]);
+  await requeue(tx, orphans, 'NodeLost', 'the node stopped the job before it finished (it fenced itself or shut down)', true);
+  return orphans.length;
+}
+
 async function requeue(tx: Tx, ended: Array<{ id: string; job_uid: string }>, reason: string, message: string, usesAttempt: boolean): Promise<void> {
   if (ended.length === 0) return;
   await tx.query(sql('jobs/requeue'), [ended.map((a) => a.job_uid), ended.map((a) => a.id), reason, message, usesAttempt]);

@@ -137,6 +137,21 @@ describe('while no replica leads', () => {
     expect((await post(`/api/v1/assignments/${placed.id}/finished`, JSON.stringify({ node: 'n1', outcome: 'Succeeded' }), 'application/json')).status).toBe(409);
     const done = await (await fetch(`${replica.url}/api/v1/namespaces/default/jobs/ok`)).json();
     expect(done.status.phase).toBe('Succeeded');
+
+    // The node gives a job up on its own (it fenced itself): the leader retries it, using an attempt.
+    expect((await post('/api/v1/jobs', GOOD.replace('name: ok', 'name: given-up'))).status).toBe(201);
+    const first = await eventually(
+      () => lines.flatMap((l) => (l.type === 'snapshot' ? l.assignments : [])).find((a: any) => a.job === 'default/given-up'),
+      { what: 'given-up on the stream' },
+    );
+    expect((await post(`/api/v1/assignments/${first.id}/started`, JSON.stringify({ node: 'n1' }), 'application/json')).status).toBe(200);
+    expect((await post(`/api/v1/assignments/${first.id}/abandoned`, JSON.stringify({ node: 'n1', reason: 'self-fence' }), 'application/json')).status).toBe(200);
+    expect((await post(`/api/v1/assignments/${first.id}/abandoned`, JSON.stringify({ node: 'n1', reason: 'self-fence' }), 'application/json')).status).toBe(409);
+    const retried = await eventually(
+      () => lines.flatMap((l) => (l.type === 'snapshot' ? l.assignments : [])).find((a: any) => a.job === 'default/given-up' && a.id !== first.id),
+      { what: 'given-up placed again' },
+    );
+    expect(retried.attempt).toBe(2);
     controller.abort();
     await reading;
   });

@@ -148,9 +148,8 @@ describe('a cluster of real processes', () => {
     const jobs = flow('kill', 30, 50);
     await new Promise((r) => setTimeout(r, 500));
     const before = (await cluster.leader())!;
-    const startedAt = Date.now();
-    await cluster.kill(before.name);
-    const after = await leaderAfter(before.epoch, startedAt);
+    const { signalledAt } = await cluster.kill(before.name);
+    const after = await leaderAfter(before.epoch, signalledAt!);
     console.log(`SIGKILL: new leader ${after.name} at epoch ${after.epoch} after ${after.ms} ms`);
     await jobs;
     await allFinished();
@@ -162,9 +161,8 @@ describe('a cluster of real processes', () => {
     const jobs = flow('freeze', 30, 50);
     await new Promise((r) => setTimeout(r, 500));
     const before = (await cluster.leader())!;
-    const startedAt = Date.now();
-    await cluster.freeze(before.name);
-    const after = await leaderAfter(before.epoch, startedAt);
+    const { signalledAt } = await cluster.freeze(before.name);
+    const after = await leaderAfter(before.epoch, signalledAt!);
     console.log(`SIGSTOP: new leader ${after.name} at epoch ${after.epoch} after ${after.ms} ms`);
     await new Promise((r) => setTimeout(r, 1500));
     await cluster.resume(before.name);

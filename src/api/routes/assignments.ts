@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { jsonObject } from '../body.js';
 import { HttpError } from '../../errors/http-error.js';
-import { reportFinished, reportStarted } from '../../store/assignments.js';
+import { reportAbandoned, reportFinished, reportStarted } from '../../store/assignments.js';
 
 export function assignmentRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.post<{ Params: { id: string } }>('/api/v1/assignments/:id/started', async (request) => {
@@ -22,6 +22,14 @@ export function assignmentRoutes(app: FastifyInstance, ctx: ApiContext): void {
     const outcome = body.outcome === 'Failed' ? 'Failed' : 'Succeeded';
     const message = typeof body.message === 'string' ? body.message : null;
     const result = await reportFinished(ctx.db, uuidOr409(id), node, outcome, message);
+    if (result.outcome === 'not-active') throw stale(id, node);
+    return { ok: true };
+  });
+
+  app.post<{ Params: { id: string } }>('/api/v1/assignments/:id/abandoned', async (request) => {
+    const { id } = request.params;
+    const node = nodeOf(jsonObject(request.body));
+    const result = await reportAbandoned(ctx.db, uuidOr409(id), node);
     if (result.outcome === 'not-active') throw stale(id, node);
     return { ok: true };
   });

@@ -1,0 +1,57 @@
+// `fencer bench …`: benchmarks that write their results, with the machine, the date and the
+// exact command, to bench/results/.
+import type { Command } from 'commander';
+import { cpus, totalmem } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRoot } from '../paths.js';
+
+export function registerBenchCommands(program: Command): void {
+  const bench = program.command('bench').description('benchmarks; results go to bench/results/');
+  bench
+    .command('failover')
+    .description('kill and freeze the leader again and again while jobs flow; time each takeover')
+    .option('--kills <n>', 'leader SIGKILLs', '10')
+    .option('--freezes <n>', 'leader SIGSTOPs', '10')
+    .option('--nodes <n>', 'simulated nodes', '3')
+    .option('--freeze-ms <ms>', 'how long a frozen leader stays frozen', '3000')
+    .action(async (opts: { kills: string; freezes: string; nodes: string; freezeMs: string }) => {
+      const { runFailoverBench, percentile } = await import('../bench/failover.js');
+      const result = await runFailoverBench({
+        kills: Number(opts.kills),
+        freezes: Number(opts.freezes),
+        nodes: Number(opts.nodes),
+        freezeMs: Number(opts.freezeMs),
+        log: (line) => process.stdout.write(`${line}\n`),
+      });
+      const row = (label: string, v: number[]) =>
+        `| ${label} | ${v.length} | ${percentile(v, 50)} | ${percentile(v, 99)} | ${Math.max(...v)} |`;
+      const date = new Date().toISOString();
+      const command = `fencer bench failover --kills ${opts.kills} --freezes ${opts.freezes} --nodes ${opts.nodes} --freeze-ms ${opts.freezeMs}`;
+      const report = [
+        `# Failover benchmark, ${date.slice(0, 10)}`,
+        '',
+        `- command: \`${command}\` (or \`node dist/cli/main.js bench failover …\`)`,
+        `- machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}`,
+        `- date: ${date}`,
+        `- cluster: 3 replicas (process runtime), ${opts.nodes} nodes, lease ${result.leaseMs} ms, embedded PostgreSQL`,
+        '- time to a new leader: from the signal to lease.acquired_at of the next epoch (ms)',
+        '',
+        '| failover | count | p50 ms | p99 ms | max ms |',
+        '|---|---|---|---|---|',
+        row('SIGKILL of the leader', result.killMs),
+        row('SIGSTOP of the leader', result.freezeMs),
+        '',
+        `- jobs submitted while failing over: ${result.jobsSubmitted}; finished: ${JSON.stringify(result.phases)}`,
+        `- jobs placed twice (from the history): ${result.placedTwice.length}`,
+        '',
+      ].join('\n');
+      process.stdout.write(`\n${report}`);
+      const dir = join(projectRoot(), 'bench', 'results');
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, `failover-${date.slice(0, 19).replace(/[:T]/g, '-')}.md`);
+      writeFileSync(file, report);
+      process.stdout.write(`\nwritten to ${file}\n`);
+      if (result.placedTwice.length > 0) process.exitCode = 1;
+    });
+}
