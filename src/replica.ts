@@ -45,18 +45,15 @@ export class Replica {
     this.api = createPool({ databaseUrl, replica: name, max: 10 });
     // Decisions run on sessions that die when idle inside a transaction, so a leader frozen
     // while holding the lease row FOR SHARE cannot block a takeover for long.
-    this.decisions = createPool({
-      databaseUrl,
-      replica: name,
-      max: 4,
-      idleInTxTimeoutMs: guardBroken('idle-in-tx-timeout') ? undefined : timings.idleInTxTimeoutMs,
-    });
+    const idleInTxTimeoutMs = guardBroken('idle-in-tx-timeout') ? undefined : timings.idleInTxTimeoutMs;
+    this.decisions = createPool({ databaseUrl, replica: name, max: 4, idleInTxTimeoutMs });
     this.lease = new Lease({
       databaseUrl,
       replica: name,
       leaseMs: timings.leaseMs,
       renewMs: timings.renewMs,
       standbyPollMs: timings.standbyPollMs,
+      idleInTxTimeoutMs,
       logger: logger.child({ part: 'lease' }),
     });
     this.listener = new Listener(databaseUrl, name, logger.child({ part: 'listener' }));

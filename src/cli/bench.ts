@@ -42,7 +42,7 @@ export function registerBenchCommands(program: Command): void {
         row('SIGKILL of the leader', result.killMs),
         row('SIGSTOP of the leader', result.freezeMs),
         '',
-        `- jobs submitted while failing over: ${result.jobsSubmitted}; finished: ${JSON.stringify(result.phases)}`,
+        `- jobs accepted while failing over: ${Object.values(result.phases).reduce((a, b) => a + b, 0)} (the client saw ${result.jobsSubmitted} answers of 201; a 201 lost to a client timeout still counts); by final phase: ${JSON.stringify(result.phases)}`,
         `- jobs placed twice (from the history): ${result.placedTwice.length}`,
         '',
       ].join('\n');

@@ -42,6 +42,8 @@ export interface LeaseOptions {
   leaseMs: number;
   renewMs: number;
   standbyPollMs: number;
+  /** Sessions idle inside a transaction longer than this end (see connection()). */
+  idleInTxTimeoutMs?: number;
   logger: Logger;
 }
 
@@ -125,7 +127,13 @@ export class Lease extends EventEmitter<LeaseEvents> {
 
   private async connection(): Promise<pg.Client> {
     if (this.client) return this.client;
-    const client = createClient({ databaseUrl: this.opts.databaseUrl, replica: this.opts.replica });
+    // A replica frozen inside an acquisition holds the lease row FOR UPDATE, which would stall
+    // every other replica: its session must die as a frozen leader's decision session does.
+    const client = createClient({
+      databaseUrl: this.opts.databaseUrl,
+      replica: this.opts.replica,
+      idleInTxTimeoutMs: this.opts.idleInTxTimeoutMs,
+    });
     client.on('error', () => this.dropConnection());
     await client.connect();
     // A renewal stuck behind a frozen transaction must not hang the loop forever.
