@@ -10,7 +10,7 @@ export interface TestDatabase {
   close(): Promise<void>;
 }
 
-export async function freshDatabase(label: string): Promise<TestDatabase> {
+export async function freshDatabase(label: string, opts: { migrate?: boolean } = {}): Promise<TestDatabase> {
   const adminUrl = inject('adminUrl');
   const name = `t_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${Date.now().toString(36)}`;
   const admin = new pg.Client({ connectionString: adminUrl });
@@ -20,8 +20,10 @@ export async function freshDatabase(label: string): Promise<TestDatabase> {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const db = createPool({ databaseUrl: url.toString(), replica: 'test' });
-  const client = await db.connect();
-  await migrate(client);
-  client.release();
+  if (opts.migrate !== false) {
+    const client = await db.connect();
+    await migrate(client);
+    client.release();
+  }
   return { url: url.toString(), db, close: () => db.end() };
 }

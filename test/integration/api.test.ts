@@ -152,6 +152,27 @@ describe('while no replica leads', () => {
       { what: 'given-up placed again' },
     );
     expect(retried.attempt).toBe(2);
+
+    // Cancel: the assignment leaves the node's snapshots (so the node stops it), resources go back.
+    const cancelled = await fetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up/cancel`, { method: 'POST' });
+    expect(cancelled.status).toBe(200);
+    expect(((await cancelled.json()) as any).status.phase).toBe('Cancelled');
+    const seenAt = lines.length;
+    await eventually(() => lines.slice(seenAt).find((l) => l.type === 'snapshot' && !l.assignments.some((a: any) => a.job === 'default/given-up')), {
+      what: 'a snapshot without the cancelled job',
+    });
+    expect((await fetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up/cancel`, { method: 'POST' })).status).toBe(409);
+    expect((await t.db.query("SELECT allocated_cpu_millis FROM nodes WHERE name = 'n1'")).rows[0].allocated_cpu_millis).toBe(0);
+
+    // Delete: gone from reads, its history stays.
+    expect((await fetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up`, { method: 'DELETE' })).status).toBe(200);
+    expect((await fetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up`)).status).toBe(404);
+    expect((await fetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up`, { method: 'DELETE' })).status).toBe(404);
+    const list = (await (await fetch(`${replica.url}/api/v1/jobs`)).json()) as any;
+    expect(list.kind).toBe('JobList');
+    expect(list.items.map((j: any) => j.metadata.name).sort()).toEqual(['huge', 'ok']);
+    const deleted = (await t.db.query("SELECT to_state FROM history WHERE job = 'default/given-up' AND entity = 'job' ORDER BY id DESC LIMIT 1")).rows[0];
+    expect(deleted.to_state).toBe('Deleted');
     controller.abort();
     await reading;
   });

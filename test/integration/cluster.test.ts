@@ -58,6 +58,7 @@ beforeAll(async () => {
     nodes: 4,
     nodeCpu: '4',
     nodeMemory: '8Gi',
+    nodeLabels: (i) => ({ pool: 'default', zone: `z${i + 1}` }),
     databaseUrl: t.url,
     home,
     timings: DEFAULT_TIMINGS,
@@ -172,14 +173,18 @@ describe('a cluster of real processes', () => {
     expect((await cluster.leader())!.name).toBe(after.name);
   });
 
-  it("a killed node's jobs are rescheduled on other nodes", async () => {
+  it("a killed node's jobs are rescheduled on other nodes, or fail when out of attempts", async () => {
+    expect(await submit(cluster.replicaUrls, jobYaml('only-once', { cpu: '500m', memory: '256Mi', duration: '6s', nodeSelector: { zone: 'z1' }, maxAttempts: 1 }))).toBe(201);
     await flow('victim', 8, 10, { cpu: '1', memory: '1Gi', duration: '6s' });
     const onNode1 = await eventually(async () => {
       const rows = (await t.db.query("SELECT name FROM jobs WHERE node = 'node-1' AND phase = 'Running' AND name LIKE 'victim-%'")).rows;
-      return rows.length > 0 && rows.map((r) => r.name);
+      const once = (await t.db.query("SELECT phase FROM jobs WHERE name = 'only-once'")).rows[0];
+      return rows.length > 0 && once.phase === 'Running' && rows.map((r) => r.name);
     }, { what: 'jobs running on node-1' });
     await cluster.kill('node-1');
     await allFinished();
+    const once = (await t.db.query("SELECT phase, reason, attempt FROM jobs WHERE name = 'only-once'")).rows[0];
+    expect(once).toEqual({ phase: 'Failed', reason: 'AttemptsExhausted', attempt: 1 });
     const moved = (await t.db.query("SELECT name, node, attempt, phase FROM jobs WHERE name = ANY($1)", [onNode1])).rows;
     for (const job of moved) expect(job).toMatchObject({ phase: 'Succeeded', attempt: 2 });
     for (const job of moved) expect(job.node).not.toBe('node-1');
@@ -206,5 +211,15 @@ describe('a cluster of real processes', () => {
     expect(await jobsPlacedTwice(t.db)).toEqual([]);
     // After healing, node-2 registered again and is Ready.
     await eventually(async () => (await t.db.query("SELECT state FROM nodes WHERE name = 'node-2'")).rows[0].state === 'Ready', { what: 'node-2 to come back' });
+  });
+
+  it('SIGTERM of the leader: it steps down, releasing the lease, and another replica leads', async () => {
+    const before = (await cluster.leader())!;
+    process.kill(cluster.pid(before.name)!, 'SIGTERM');
+    const after = await leaderAfter(before.epoch, Date.now());
+    expect(after.name).not.toBe(before.name);
+    await eventually(() => !cluster.isRunning(before.name), { what: 'the old leader to exit' });
+    const log = readFileSync(cluster.processLogFile(before.name), 'utf8');
+    expect(log).toMatch(/"reason":"stepped down"/);
   });
 });
