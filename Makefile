@@ -6,13 +6,16 @@ NODE ?= node-1
 FREEZE_SECONDS ?= 5
 
 .DEFAULT_GOAL := help
-.PHONY: help build cluster-up jobs cluster-status kill-leader freeze-leader kill-worker cluster-down test
+.PHONY: help build image cluster-up jobs cluster-status kill-leader freeze-leader kill-worker cluster-down test
 
 help: ## list these targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z-]*:.*## / {printf "  \033[1m%-15s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 build: ## compile TypeScript to dist/
 	@npm run build --silent
+
+image: build ## build the fencer:latest Docker image offline, from this machine's Node.js
+	@bash scripts/build-image.sh
 
 cluster-up: build ## start 3 replicas, 5 nodes and PostgreSQL in the background (REPLICAS=, NODES=)
 	@$(FENCER) cluster up --replicas $(or $(REPLICAS),3) --nodes $(or $(NODES),5)

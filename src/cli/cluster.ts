@@ -19,6 +19,7 @@ interface UpOptions {
   nodes: string;
   nodeCpu: string;
   nodeMemory: string;
+  runtime: string;
   foreground?: boolean;
   demo?: boolean;
 }
@@ -37,7 +38,8 @@ export function registerClusterCommands(program: Command): void {
       .option('--replicas <n>', 'control-plane replicas', '3')
       .option('--nodes <n>', 'simulated worker nodes', '5')
       .option('--node-cpu <cpu>', 'CPU of each node', '4')
-      .option('--node-memory <memory>', 'memory of each node', '8Gi');
+      .option('--node-memory <memory>', 'memory of each node', '8Gi')
+      .option('--runtime <runtime>', 'process (child processes) or docker (containers of fencer:latest)', 'process');
 
   withSizes(cluster.command('up'))
     .description('start PostgreSQL, the replicas and the nodes (detached unless --foreground)')
@@ -102,6 +104,13 @@ async function up(opts: UpOptions): Promise<void> {
   rmSync(statePath(home), { force: true }); // left by a supervisor that died
   positive(opts.replicas, '--replicas');
   positive(opts.nodes, '--nodes', true);
+  const runtime = runtimeOption(opts.runtime);
+  if (runtime === 'docker') {
+    // Lazily: dockerode is heavy, and every replica and agent runs this binary too.
+    const { dockerUnavailable } = await import('../simulator/docker-runtime.js');
+    const problem = await dockerUnavailable();
+    if (problem) fail(`--runtime docker: ${problem}${problem.includes('make image') ? '' : ' (DESIGN.md, "Running it", says how to start one)'}`);
+  }
 
   // Even in the foreground the cluster runs in a supervisor of its own session: PostgreSQL is
   // a child of whichever process starts it, and in this terminal's process group Ctrl-C would
@@ -112,7 +121,7 @@ async function up(opts: UpOptions): Promise<void> {
   const logStart = existsSync(logFile) ? statSync(logFile).size : 0;
   const log = openSync(logFile, 'a');
   const args = ['cluster', 'supervise', '--replicas', opts.replicas, '--nodes', opts.nodes];
-  args.push('--node-cpu', opts.nodeCpu, '--node-memory', opts.nodeMemory);
+  args.push('--node-cpu', opts.nodeCpu, '--node-memory', opts.nodeMemory, '--runtime', runtime);
   const child = spawn(process.execPath, [binary(), ...args], {
     detached: true,
     stdio: ['ignore', log, log],
@@ -206,13 +215,14 @@ async function runCluster(opts: UpOptions): Promise<void> {
     });
   }
 
-  say(`starting ${opts.replicas} replicas and ${opts.nodes} nodes in ${home}`);
+  say(`starting ${opts.replicas} replicas and ${opts.nodes} nodes (${opts.runtime} runtime) in ${home}`);
   try {
     cluster = await Cluster.start({
       replicas: positive(opts.replicas, '--replicas'),
       nodes: positive(opts.nodes, '--nodes', true),
       nodeCpu: opts.nodeCpu,
       nodeMemory: opts.nodeMemory,
+      runtime: runtimeOption(opts.runtime),
       home,
       restart: true,
       signal: stopRequested.signal,
@@ -493,6 +503,11 @@ function table(header: string[], rows: unknown[][]): string {
 /** Both lists' names once each, node-2 before node-10. */
 function union(a: string[], b: string[]): string[] {
   return [...new Set([...a, ...b])].sort((x, y) => x.localeCompare(y, 'en', { numeric: true }));
+}
+
+function runtimeOption(raw: string): 'process' | 'docker' {
+  if (raw !== 'process' && raw !== 'docker') fail(`--runtime: "${raw}" is neither process nor docker`);
+  return raw;
 }
 
 function positive(raw: string, flag: string, zeroAllowed = false): number {

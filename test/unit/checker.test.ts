@@ -1,0 +1,249 @@
+// The chaos checker on synthetic histories and run logs: a clean run passes, and each broken
+// promise is reported as a concrete case.
+import { describe, expect, it } from 'vitest';
+import { check, type HistoryRow } from '../../src/checker/check.js';
+import type { RunLogLine } from '../../src/agent/run-log.js';
+
+const T0 = Date.parse('2025-01-31T12:00:00.000Z');
+const UID = 'uid-1';
+const JOB = 'default/train';
+
+/** A history built row by row, ids increasing, `at` in ms after T0. */
+class History {
+  rows: HistoryRow[] = [];
+  private due: number | null = T0;
+
+  job(at: number, from: string | null, to: string, extra: Partial<HistoryRow> = {}): this {
+    if (extra.dueAt !== undefined) this.due = extra.dueAt;
+    return this.push({ entity: 'job', at: T0 + at, fromState: from, toState: to, dueAt: this.due, ...extra });
+  }
+
+  asg(at: number, id: string, node: string, from: string | null, to: string, extra: Partial<HistoryRow> = {}): this {
+    return this.push({ entity: 'assignment', at: T0 + at, assignment: id, node, fromState: from, toState: to, epoch: 3, ...extra });
+  }
+
+  /** Submitted at `at`, placed on `node` as `id`, started and finished. */
+  completed(at: number, id: string, node: string, ranFor: number): this {
+    return this.job(at, null, 'Pending')
+      .place(at + 10, id, node)
+      .start(at + 20, id, node)
+      .asg(at + 20 + ranFor, id, node, 'Running', 'Succeeded')
+      .job(at + 20 + ranFor, 'Running', 'Succeeded', { assignment: id, node, reason: 'Completed' });
+  }
+
+  place(at: number, id: string, node: string): this {
+    return this.job(at, 'Pending', 'Assigned', { assignment: id, node, epoch: 3 }).asg(at, id, node, null, 'Assigned');
+  }
+
+  start(at: number, id: string, node: string): this {
+    return this.asg(at, id, node, 'Assigned', 'Running').job(at, 'Assigned', 'Running', { assignment: id, node });
+  }
+
+  private push(row: Partial<HistoryRow>): this {
+    this.rows.push({
+      id: this.rows.length + 1,
+      at: T0,
+      entity: 'job',
+      jobUid: UID,
+      job: JOB,
+      assignment: null,
+      node: null,
+      epoch: null,
+      fromState: null,
+      toState: 'Pending',
+      reason: null,
+      replica: 'replica-1',
+      dueAt: null,
+      ...row,
+    });
+    return this;
+  }
+}
+
+function line(event: RunLogLine['event'], at: number, assignment: string, node: string, extra: Partial<RunLogLine> = {}): RunLogLine {
+  return {
+    event,
+    node,
+    assignment,
+    job: JOB,
+    jobUid: UID,
+    epoch: 3,
+    attempt: 1,
+    ...(event === 'start' ? {} : { reason: event === 'stop' ? 'completed' : 'stale-epoch' }),
+    wallTime: new Date(T0 + at).toISOString(),
+    wallMs: T0 + at,
+    monoNs: String(BigInt(1_000_000 + at) * 1_000_000n),
+    pid: 100,
+    ...extra,
+  };
+}
+
+describe('check', () => {
+  it('passes a clean run and counts what it saw', () => {
+    const h = new History().completed(0, 'a1', 'node-1', 1000);
+    const runs = [line('start', 15, 'a1', 'node-1'), line('stop', 1015, 'a1', 'node-1'), line('reject', 20, 'a0', 'node-2', { epoch: 2 })];
+    const report = check({ history: h.rows, runs });
+    expect(report.ok).toBe(true);
+    expect(report).toMatchObject({ placedTwice: [], overlappingRuns: [], lost: [], early: [], finished: { Succeeded: 1 } });
+    expect(report.counts).toMatchObject({ jobs: 1, assignments: 1, runs: 1, rejected: 1, selfFencedStops: 0, runsWithoutEnd: 0 });
+  });
+
+  it('catches a job placed twice, naming both assignments and nodes', () => {
+    const h = new History().job(0, null, 'Pending').place(10, 'a1', 'node-1').asg(20, 'a2', 'node-2', null, 'Assigned', { epoch: 2 });
+    h.asg(500, 'a1', 'node-1', 'Assigned', 'Succeeded').asg(600, 'a2', 'node-2', 'Assigned', 'Lost').job(600, 'Assigned', 'Succeeded');
+    const report = check({ history: h.rows, runs: [] });
+    expect(report.ok).toBe(false);
+    expect(report.placedTwice).toHaveLength(1);
+    const [twice] = report.placedTwice;
+    expect(twice).toMatchObject({ job: JOB, jobUid: UID, at: { ms: T0 + 20 } });
+    expect(twice!.active.map((a) => [a.assignment, a.node])).toEqual([['a1', 'node-1'], ['a2', 'node-2']]);
+  });
+
+  it('replays in history order (at, then id), whatever order the rows come in', () => {
+    const h = new History().job(0, null, 'Pending').place(10, 'a1', 'node-1').asg(100, 'a1', 'node-1', 'Assigned', 'Lost');
+    h.job(100, 'Assigned', 'Pending').place(200, 'a2', 'node-2').asg(300, 'a2', 'node-2', 'Assigned', 'Succeeded').job(300, 'Assigned', 'Succeeded');
+    expect(check({ history: [...h.rows].reverse(), runs: [] }).ok).toBe(true);
+  });
+
+  it('catches two runs of a job on two nodes at overlapping times', () => {
+    const h = new History().job(0, null, 'Pending').place(10, 'a1', 'node-1').asg(20, 'a1', 'node-1', 'Assigned', 'Lost');
+    h.job(20, 'Assigned', 'Pending').place(30, 'a2', 'node-2').asg(3000, 'a2', 'node-2', 'Assigned', 'Succeeded').job(3000, 'Assigned', 'Succeeded');
+    const runs = [
+      line('start', 12, 'a1', 'node-1'),
+      line('stop', 2000, 'a1', 'node-1', { reason: 'self-fence' }), // stopped too late
+      line('start', 40, 'a2', 'node-2', { pid: 200, attempt: 2 }),
+      line('stop', 2990, 'a2', 'node-2', { pid: 200, attempt: 2 }),
+    ];
+    const report = check({ history: h.rows, runs });
+    expect(report.placedTwice).toEqual([]);
+    expect(report.overlappingRuns).toHaveLength(1);
+    const [overlap] = report.overlappingRuns;
+    expect(overlap!.runs.map((r) => [r.assignment, r.node, r.end.by])).toEqual([['a1', 'node-1', 'stop'], ['a2', 'node-2', 'stop']]);
+    expect(overlap!.overlapMs).toBe(2000 - 40);
+    expect(report.counts.selfFencedStops).toBe(1);
+  });
+
+  describe('a start without a stop (the agent was SIGKILLed)', () => {
+    // a1 on node-1 is started, the agent dies without a stop line; node-1 is declared dead at
+    // 5000 (a1 Lost) and the job runs again as a2 on node-2.
+    function rerun(a2StartsAt: number): { history: HistoryRow[]; runs: RunLogLine[] } {
+      const h = new History().job(0, null, 'Pending').place(10, 'a1', 'node-1').start(20, 'a1', 'node-1');
+      h.asg(5000, 'a1', 'node-1', 'Running', 'Lost').job(5000, 'Running', 'Pending', { reason: 'NodeDied' });
+      h.place(a2StartsAt - 10, 'a2', 'node-2').start(a2StartsAt + 5, 'a2', 'node-2');
+      h.asg(a2StartsAt + 1000, 'a2', 'node-2', 'Running', 'Succeeded').job(a2StartsAt + 1000, 'Running', 'Succeeded');
+      const runs = [
+        line('start', 15, 'a1', 'node-1'),
+        line('start', a2StartsAt, 'a2', 'node-2', { pid: 200, attempt: 2 }),
+        line('stop', a2StartsAt + 990, 'a2', 'node-2', { pid: 200, attempt: 2 }),
+      ];
+      return { history: h.rows, runs };
+    }
+
+    it('ends at the time the history took the assignment out of the active states: a rerun after it is not flagged', () => {
+      const report = check(rerun(5100));
+      expect(report.ok).toBe(true);
+      expect(report.counts).toMatchObject({ runs: 2, runsEndedByHistory: 1, runsWithoutEnd: 0 });
+    });
+
+    it('is flagged when another run starts before that time', () => {
+      // a1's agent died without a stop line; a2 started on node-2 at 3000, before a1 was Lost at 5000
+      const h = new History().job(0, null, 'Pending').place(10, 'a1', 'node-1').start(20, 'a1', 'node-1');
+      h.asg(2990, 'a2', 'node-2', null, 'Assigned').asg(5000, 'a1', 'node-1', 'Running', 'Lost');
+      h.asg(6000, 'a2', 'node-2', 'Assigned', 'Succeeded').job(6000, 'Running', 'Succeeded');
+      const runs = [
+        line('start', 15, 'a1', 'node-1'),
+        line('start', 3000, 'a2', 'node-2', { pid: 200 }),
+        line('stop', 5990, 'a2', 'node-2', { pid: 200 }),
+      ];
+      const report = check({ history: h.rows, runs });
+      expect(report.placedTwice).toHaveLength(1);
+      expect(report.overlappingRuns).toHaveLength(1);
+      const [overlap] = report.overlappingRuns;
+      expect(overlap!.runs[0]).toMatchObject({ assignment: 'a1', node: 'node-1', end: { by: 'history', state: 'Lost', at: { ms: T0 + 5000 } } });
+      expect(overlap!.runs[1]).toMatchObject({ assignment: 'a2', node: 'node-2', end: { by: 'stop', reason: 'completed' } });
+      expect(overlap!.overlapMs).toBe(5000 - 3000);
+    });
+
+    it('without a Lost row either, runs on and overlaps any later run', () => {
+      const h = new History().job(0, null, 'Pending').place(10, 'a1', 'node-1').start(20, 'a1', 'node-1');
+      h.job(9000, 'Running', 'Succeeded'); // whatever the job did, a1 never left Running in the history
+      const runs = [line('start', 15, 'a1', 'node-1'), line('start', 60_000, 'a2', 'node-2', { pid: 200 }), line('stop', 61_000, 'a2', 'node-2', { pid: 200 })];
+      const report = check({ history: h.rows, runs });
+      expect(report.counts.runsWithoutEnd).toBe(1);
+      expect(report.overlappingRuns).toHaveLength(1);
+      expect(report.overlappingRuns[0]!.runs[0].end).toEqual({ by: 'none', at: null });
+      expect(report.overlappingRuns[0]!.overlapMs).toBe(1000);
+    });
+
+    it('two starts of one assignment by two pids of a node (agent restarted) are two runs', () => {
+      const h = new History().job(0, null, 'Pending').place(10, 'a1', 'node-1').start(20, 'a1', 'node-1');
+      h.asg(3000, 'a1', 'node-1', 'Running', 'Succeeded').job(3000, 'Running', 'Succeeded');
+      const runs = [line('start', 15, 'a1', 'node-1'), line('start', 500, 'a1', 'node-1', { pid: 101 }), line('stop', 2990, 'a1', 'node-1', { pid: 101 })];
+      const report = check({ history: h.rows, runs });
+      expect(report.counts.runs).toBe(2);
+      expect(report.overlappingRuns).toHaveLength(1);
+      expect(report.overlappingRuns[0]!.runs.map((r) => r.pid)).toEqual([100, 101]);
+    });
+  });
+
+  it('does not flag reruns after a node death that do not overlap', () => {
+    const h = new History().job(0, null, 'Pending').place(10, 'a1', 'node-1').start(20, 'a1', 'node-1');
+    h.asg(4000, 'a1', 'node-1', 'Running', 'Lost').job(4000, 'Running', 'Pending', { reason: 'NodeDied' });
+    h.place(4100, 'a2', 'node-2').start(4120, 'a2', 'node-2');
+    h.asg(5200, 'a2', 'node-2', 'Running', 'Succeeded').job(5200, 'Running', 'Succeeded', { reason: 'Completed' });
+    const runs = [
+      line('start', 15, 'a1', 'node-1'),
+      line('stop', 3100, 'a1', 'node-1', { reason: 'self-fence' }), // cut off: it fenced itself first
+      line('start', 4110, 'a2', 'node-2', { pid: 200, attempt: 2 }),
+      line('stop', 5110, 'a2', 'node-2', { pid: 200, attempt: 2 }),
+    ];
+    const report = check({ history: h.rows, runs });
+    expect(report.ok).toBe(true);
+    expect(report.counts).toMatchObject({ runs: 2, assignments: 2, selfFencedStops: 1 });
+    expect(report.finished).toEqual({ Succeeded: 1 });
+  });
+
+  it('catches a lost job: accepted, but its last job row is not terminal', () => {
+    const done = new History().completed(0, 'a1', 'node-1', 100).rows;
+    const stuck = new History().job(0, null, 'Pending').place(10, 'a9', 'node-3').rows.map((r) => ({ ...r, id: r.id + 100, jobUid: 'uid-2', job: 'default/stuck' }));
+    const report = check({ history: [...done, ...stuck], runs: [] });
+    expect(report.lost).toEqual([
+      { job: 'default/stuck', jobUid: 'uid-2', lastState: 'Assigned', lastAt: { ms: T0 + 10, iso: new Date(T0 + 10).toISOString() }, assignment: 'a9', node: 'node-3' },
+    ]);
+    expect(report.counts.jobs).toBe(2);
+    expect(report.finished).toEqual({ Succeeded: 1 });
+  });
+
+  it('counts Deleted, Dead, Skipped, Cancelled and Failed as finished', () => {
+    const states = ['Deleted', 'Dead', 'Skipped', 'Cancelled', 'Failed'];
+    const history = states.flatMap((state, i) =>
+      new History().job(0, null, 'Pending').job(10, 'Pending', state).rows.map((r) => ({ ...r, id: r.id + 10 * i, jobUid: `uid-${state}` })),
+    );
+    const report = check({ history, runs: [] });
+    expect(report.ok).toBe(true);
+    expect(report.finished).toEqual(Object.fromEntries(states.map((s) => [s, 1])));
+  });
+
+  it('catches a job placed before it was due, using the due_at in force for that attempt', () => {
+    // first attempt due at T0, placed on time and Lost; retried with a backoff to T0+10s but placed at T0+5s
+    const h = new History().job(0, null, 'Pending').place(10, 'a1', 'node-1').asg(100, 'a1', 'node-1', 'Assigned', 'Lost');
+    h.job(100, 'Assigned', 'Pending', { dueAt: T0 + 10_000 }).place(5000, 'a2', 'node-2');
+    h.asg(11_000, 'a2', 'node-2', 'Assigned', 'Succeeded').job(11_000, 'Assigned', 'Succeeded');
+    const report = check({ history: h.rows, runs: [] });
+    expect(report.early).toEqual([
+      expect.objectContaining({ kind: 'placed', assignment: 'a2', node: 'node-2', at: { ms: T0 + 5000, iso: expect.any(String) }, dueAt: expect.objectContaining({ ms: T0 + 10_000 }), earlyByMs: 5000 }),
+    ]);
+    expect(report.ok).toBe(false);
+  });
+
+  it('catches a job started before it was due', () => {
+    const h = new History().job(0, null, 'Pending', { dueAt: T0 + 1000 }).place(1000, 'a1', 'node-1').start(1020, 'a1', 'node-1');
+    h.asg(2000, 'a1', 'node-1', 'Running', 'Succeeded').job(2000, 'Running', 'Succeeded');
+    const runs = [line('start', 900, 'a1', 'node-1'), line('stop', 1990, 'a1', 'node-1')];
+    const report = check({ history: h.rows, runs });
+    expect(report.placedTwice).toEqual([]);
+    expect(report.early).toEqual([
+      expect.objectContaining({ kind: 'started', assignment: 'a1', node: 'node-1', pid: 100, earlyByMs: 100 }),
+    ]);
+  });
+});
