@@ -74,8 +74,13 @@ export function timingsFromEnv(env: NodeJS.ProcessEnv = process.env): Timings {
     timings[key] = value;
   }
   if (env.FENCER_LEASE_MS && !env.FENCER_RENEW_MS) timings.renewMs = Math.round(timings.leaseMs / 3);
-  if (timings.selfFenceMs >= timings.deadAfterSilentMs) {
-    throw new Error('self-fence timeout must be shorter than the dead timeout, or two nodes may run a job at once');
+  // A node checks its fence every 100 ms: each self-fence limit plus that must stay below the
+  // matching dead timeout, or a node could still run a job the control plane has given away.
+  if (timings.selfFenceMs + 100 >= timings.deadAfterSilentMs) {
+    throw new Error('FENCER_SELF_FENCE_MS must be shorter than FENCER_DEAD_AFTER_SILENT_MS (by more than 100 ms), or two nodes may run a job at once');
+  }
+  if (timings.selfFenceDisconnectedMs + 100 >= timings.deadAfterDisconnectMs) {
+    throw new Error('FENCER_SELF_FENCE_DISCONNECTED_MS must be shorter than FENCER_DEAD_AFTER_DISCONNECT_MS (by more than 100 ms), or two nodes may run a job at once');
   }
   return timings;
 }

@@ -55,3 +55,18 @@ export function onTerminate(stop: () => Promise<void>, log: (msg: string) => voi
   process.on('SIGTERM', handler);
   process.on('SIGINT', handler);
 }
+
+/**
+ * One decision at a time per replica: the controllers of a leader share this, so that one
+ * controller's read-then-write never interleaves with another's (e.g. placing a job on a node
+ * that node-health is declaring dead).
+ */
+export class DecisionThread {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(fn, fn);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+}

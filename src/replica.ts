@@ -16,6 +16,7 @@ import { WatchHub } from './api/watch-hub.js';
 import { buildServer } from './api/server.js';
 import { epochGauge, leaderGauge } from './metrics/registry.js';
 import { guardBroken } from './guards.js';
+import { DecisionThread } from './lifecycle.js';
 
 export interface ReplicaOptions {
   name: string;
@@ -42,11 +43,13 @@ export class Replica {
   constructor(private readonly opts: ReplicaOptions) {
     const { name, databaseUrl, timings, logger } = opts;
     this.url = `http://${opts.host}:${opts.port}`;
-    this.api = createPool({ databaseUrl, replica: name, max: 10 });
-    // Decisions run on sessions that die when idle inside a transaction, so a leader frozen
-    // while holding the lease row FOR SHARE cannot block a takeover for long.
+    // Every session dies when idle inside a transaction: a replica frozen mid-transaction must
+    // not hold the lease row (FOR SHARE) or a job's or node's row lock for long, or it would
+    // stall the leader's decisions and any takeover.
     const idleInTxTimeoutMs = guardBroken('idle-in-tx-timeout') ? undefined : timings.idleInTxTimeoutMs;
+    this.api = createPool({ databaseUrl, replica: name, max: 10, idleInTxTimeoutMs });
     this.decisions = createPool({ databaseUrl, replica: name, max: 4, idleInTxTimeoutMs });
+    const thread = new DecisionThread();
     this.lease = new Lease({
       databaseUrl,
       replica: name,
@@ -62,6 +65,7 @@ export class Replica {
       new Placement(this.decisions, this.lease, timings.placementPassMs, timings.confirmTimeoutMs),
       this.lease,
       logger,
+      thread,
     );
     this.controllers = [
       this.placement,
@@ -69,18 +73,22 @@ export class Replica {
         new NodeHealth(this.decisions, this.lease, timings.reconcilePassMs, timings.deadAfterSilentMs, timings.deadAfterDisconnectMs),
         this.lease,
         logger,
+        thread,
       ),
-      new Controller(new JobReconcile(this.decisions, this.lease, timings.reconcilePassMs, timings.confirmTimeoutMs), this.lease, logger),
+      new Controller(new JobReconcile(this.decisions, this.lease, timings.reconcilePassMs, timings.confirmTimeoutMs), this.lease, logger, thread),
     ];
   }
 
   async start(): Promise<void> {
     const { name, logger } = this.opts;
     const client = await this.api.connect();
+    const swallow = () => {}; // a failure surfaces from the query below; don't crash on the event
+    client.on('error', swallow);
     try {
       const applied = await migrate(client);
       if (applied.length) logger.info({ applied }, 'migrated the database');
     } finally {
+      client.off('error', swallow);
       client.release();
     }
     this.listener.on('jobs', () => this.placement.nudge());

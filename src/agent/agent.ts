@@ -7,6 +7,7 @@
 // node, so two runs of a job never overlap. Every local timing decision uses performance.now():
 // wall time can jump, the monotonic clock only moves forward (and keeps moving while frozen).
 
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AssignmentMessage, RegisterRequest, RegisterResponse } from '../domain/assignment.js';
 import type { Timings } from '../config.js';
@@ -79,6 +80,8 @@ export class Agent {
   private lastContact = Number.NEGATIVE_INFINITY;
   private watchClosedAt: number | null = null;
   private fenced = false;
+  /** This process's identity: re-registering under it keeps our jobs; a new process gets a new one. */
+  private readonly incarnation = randomUUID();
 
   constructor(private readonly options: AgentOptions) {
     this.log = options.logger;
@@ -147,6 +150,7 @@ export class Agent {
       name: this.options.name,
       capacity: { cpu: this.options.cpu, memory: this.options.memory },
       labels: this.options.labels,
+      incarnation: this.incarnation,
     };
     const signal = this.lifetime.signal;
     for (let round = 0; !signal.aborted; round++) {

@@ -2,7 +2,6 @@
 // its node's active assignments whenever they may have changed (NOTIFY), after the LISTEN
 // connection came back, and every second as a safety net; keepalives in between. Snapshots of
 // one stream are computed one at a time, so they reach the node in the order they were read.
-import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Db } from '../store/db.js';
@@ -14,7 +13,6 @@ const KEEPALIVE_MS = 500;
 const RESYNC_MS = 1000;
 
 class WatchStream {
-  readonly session = randomUUID();
   private inFlight: Promise<void> | undefined;
   private dirty = false;
   private readonly timers: NodeJS.Timeout[] = [];
@@ -22,6 +20,7 @@ class WatchStream {
 
   constructor(
     readonly node: string,
+    readonly session: string,
     private readonly res: ServerResponse,
     private readonly db: Db,
     private readonly logger: Logger,
@@ -69,13 +68,16 @@ export class WatchHub {
     private readonly logger: Logger,
   ) {}
 
-  /** Serves one node's stream on res until either side closes it. Returns its session id. */
-  open(node: string, res: ServerResponse): WatchStream {
-    const stream = new WatchStream(node, res, this.db, this.logger);
+  /**
+   * Serves one node's stream on res until either side closes it. Call it only once the session
+   * is recorded in the database and the headers are sent: nothing may reach the node before.
+   */
+  open(node: string, session: string, res: ServerResponse): WatchStream {
+    const stream = new WatchStream(node, session, res, this.db, this.logger);
     let set = this.streams.get(node);
     if (!set) this.streams.set(node, (set = new Set()));
     set.add(stream);
-    res.on('close', () => {
+    const onClose = () => {
       stream.close();
       set.delete(stream);
       if (set.size === 0) this.streams.delete(node);
@@ -85,7 +87,10 @@ export class WatchHub {
           this.logger.warn({ node, err: err.message }, 'could not record watch close'),
         );
       }
-    });
+    };
+    if (res.destroyed) onClose(); // the node went away while its session was being recorded
+    else res.on('close', onClose);
+    stream.refresh();
     return stream;
   }
 

@@ -157,7 +157,10 @@ async function injectExtra(
       outcome = await faults.partitionNode(cluster, node, timings.deadAfterSilentMs + 2000);
       break;
     case 'freeze-node':
-      outcome = await faults.freezeNode(cluster, node, timings.deadAfterSilentMs + 2000);
+      // Shorter than the self-fence: a frozen agent cannot stop anything (its jobs, as real
+      // containers would, go on), so a longer freeze is a run-twice window by nature; this one
+      // must cost nothing at all.
+      outcome = await faults.freezeNode(cluster, node, Math.max(500, timings.selfFenceMs - 1000));
       break;
     case 'terminate-leader-backends':
       outcome = await faults.terminateLeaderBackends(cluster);

@@ -3,7 +3,7 @@
 // compares it with what is wanted and writes the difference once, in a fenced transaction;
 // running it twice is harmless, so a missed or repeated nudge costs nothing.
 import type { Logger } from 'pino';
-import { Wakeup } from '../lifecycle.js';
+import { DecisionThread, Wakeup } from '../lifecycle.js';
 import type { Lease } from '../lease/lease.js';
 import { LeaseLostError } from '../errors/lease-lost-error.js';
 import { fencedRejections, reconcileSeconds, reconciles } from '../metrics/registry.js';
@@ -27,6 +27,7 @@ export class Controller {
     private readonly reconciler: Reconciler,
     private readonly lease: Lease,
     private readonly logger: Logger,
+    private readonly thread: DecisionThread,
   ) {}
 
   start(): void {
@@ -55,7 +56,7 @@ export class Controller {
         const log = this.logger.child({ controller: name, epoch, reconcile: ++this.passes });
         const end = reconcileSeconds.startTimer({ controller: name });
         try {
-          result = await this.reconciler.reconcile(log);
+          result = await this.thread.run(() => this.reconciler.reconcile(log));
           reconciles.inc({ controller: name, result });
         } catch (err) {
           this.onError(err, log);

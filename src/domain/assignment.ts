@@ -27,6 +27,8 @@ export interface RegisterRequest {
   name: string;
   capacity: { cpu: string | number; memory: string | number };
   labels?: Record<string, string>;
+  /** A fresh id per agent process: a new one means the previous process's jobs are gone. */
+  incarnation?: string;
 }
 
 export interface RegisterResponse {

@@ -7,6 +7,8 @@ import { sql } from '../store/sql.js';
 import { LeaseLostError } from '../errors/lease-lost-error.js';
 import { guardBroken } from '../guards.js';
 
+const DECISION_LOCK_TIMEOUT_MS = 300;
+
 export interface EpochSource {
   epoch(): number | null;
 }
@@ -16,6 +18,9 @@ export async function fenced<T>(db: Db, lease: EpochSource, fn: (tx: Tx, epoch: 
   if (epoch === null) throw new LeaseLostError(null, null);
   const breakFence = guardBroken('fence');
   return transaction(db, async (tx) => {
+    // A decision must not wait long on a row another session holds (say a frozen replica's
+    // report): while it waits it holds the lease row FOR SHARE, and the renewal waits behind it.
+    await tx.query(`SET LOCAL lock_timeout = ${DECISION_LOCK_TIMEOUT_MS}`);
     const row = (await tx.query<{ epoch: number }>(sql('lease/for_share'))).rows[0]!;
     if (row.epoch !== epoch && !breakFence) throw new LeaseLostError(epoch, row.epoch);
     await tx.query("SELECT set_config('fencer.epoch', $1, true)", [String(epoch)]);

@@ -14,7 +14,15 @@ export type EndState = 'Succeeded' | 'Failed' | 'Lost' | 'Unconfirmed' | 'Cancel
  * to their nodes and tells those nodes. Callers lock the jobs first. Returns what ended.
  */
 export async function endAssignments(tx: Tx, ids: string[], endState: EndState, node: string | null): Promise<EndedAssignment[]> {
-  const ended = (await tx.query<EndedAssignment>(sql('assignments/end'), [ids, endState, node])).rows;
+  const ended =
+    endState === 'Unconfirmed'
+      ? (await tx.query<EndedAssignment>(sql('assignments/end_unconfirmed'), [ids])).rows
+      : (await tx.query<EndedAssignment>(sql('assignments/end'), [ids, endState, node])).rows;
+  return releaseEnded(tx, ended);
+}
+
+/** Gives back what ended assignments held, and tells their nodes. */
+async function releaseEnded(tx: Tx, ended: EndedAssignment[]): Promise<EndedAssignment[]> {
   if (ended.length === 0) return ended;
   await tx.query(sql('nodes/release'), [
     ended.map((a) => a.node),

@@ -1,10 +1,34 @@
 // Nodes as the API sees them: register, heartbeat, watch sessions (any replica).
 import type { Db } from './db.js';
+import { transaction } from './db.js';
 import { sql } from './sql.js';
 import type { NodeRow } from './rows.js';
+import { endAssignments } from './assignments.js';
 
-export async function registerNode(db: Db, name: string, cpuMillis: number, memoryBytes: number, labels: Record<string, string>): Promise<NodeRow> {
-  return (await db.query<NodeRow>(sql('nodes/register'), [name, cpuMillis, memoryBytes, labels])).rows[0]!;
+/**
+ * A node (re)registers. When it comes back as a new process (another incarnation), what the
+ * previous process held is gone with it: those assignments end as Lost, as if the node had said
+ * so, and the leader retries their jobs (job-reconcile).
+ */
+export async function registerNode(
+  db: Db,
+  name: string,
+  cpuMillis: number,
+  memoryBytes: number,
+  labels: Record<string, string>,
+  incarnation: string | null = null,
+): Promise<NodeRow> {
+  return transaction(db, async (tx) => {
+    const previous = (await tx.query<NodeRow & { incarnation: string | null }>(sql('nodes/get'), [name])).rows[0];
+    if (previous && incarnation && previous.incarnation !== incarnation) {
+      const held = (await tx.query<{ job_uid: string; id: string }>(sql('assignments/active_job_uids_on_node'), [name])).rows;
+      if (held.length > 0) {
+        await tx.query(sql('jobs/lock'), [held.map((h) => h.job_uid)]);
+        await endAssignments(tx, held.map((h) => h.id), 'Lost', name);
+      }
+    }
+    return (await tx.query<NodeRow>(sql('nodes/register'), [name, cpuMillis, memoryBytes, labels, incarnation])).rows[0]!;
+  });
 }
 
 /** 'unknown' when no such node; 'Dead' when the node must re-register. */

@@ -63,5 +63,4 @@ describe('restarting the embedded PostgreSQL', () => {
     const leader = await eventually(() => cluster.leader().catch(() => null), { what: 'a leader after the restart' });
     expect(leader.epoch).toBeGreaterThanOrEqual(epochBefore);
   });
-
 });

@@ -16,9 +16,11 @@ import { eventually } from '../helpers/eventually.js';
 import { jobPhases, jobsPlacedTwice } from '../helpers/history.js';
 import { jobYaml, submit } from '../helpers/jobs.js';
 
-// Testcontainers' reaper is an image of its own, and nothing can be pulled here; the tests
-// remove what they start. Set before testcontainers is first loaded (imported lazily below).
+// Set before testcontainers is first loaded (imported lazily below). Its reaper is an image of
+// its own and nothing can be pulled here: the tests remove what they start. And it finds the
+// host through the bridge network's gateway, which an engine without a bridge lacks.
 process.env.TESTCONTAINERS_RYUK_DISABLED = 'true';
+process.env.TESTCONTAINERS_HOST_OVERRIDE ??= '127.0.0.1';
 
 const unavailable = await dockerUnavailable();
 if (unavailable) console.warn(`docker runtime tests skipped: ${unavailable}`);

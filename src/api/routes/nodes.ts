@@ -1,5 +1,6 @@
 // Nodes: register, heartbeat and the watch stream (any replica, also while nobody leads),
 // plus the list users read.
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { jsonObject } from '../body.js';
@@ -15,8 +16,8 @@ import type { RegisterResponse } from '../../domain/assignment.js';
 export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.post('/api/v1/nodes/register', async (request) => {
     const body = jsonObject(request.body);
-    const { name, cpuMillis, memoryBytes, labels } = validateRegistration(body);
-    await registerNode(ctx.db, name, cpuMillis, memoryBytes, labels);
+    const { name, cpuMillis, memoryBytes, labels, incarnation } = validateRegistration(body);
+    await registerNode(ctx.db, name, cpuMillis, memoryBytes, labels, incarnation);
     const answer: RegisterResponse = { name, heartbeatIntervalMs: ctx.timings.heartbeatMs };
     return answer;
   });
@@ -30,16 +31,13 @@ export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
 
   app.get<{ Params: { name: string } }>('/api/v1/nodes/:name/watch', async (request, reply) => {
     const { name } = request.params;
-    const stream = ctx.watches.open(name, reply.raw);
-    const state = await openWatch(ctx.db, name, stream.session, ctx.replica);
-    if (state !== 'Ready') {
-      stream.close();
-      if (state === 'unknown') throw new HttpError(404, `node ${name} is not registered`);
-      throw new HttpError(410, `node ${name} was declared dead: stop every job and register again`);
-    }
+    const session = randomUUID();
+    const state = await openWatch(ctx.db, name, session, ctx.replica);
+    if (state === 'unknown') throw new HttpError(404, `node ${name} is not registered`);
+    if (state === 'Dead') throw new HttpError(410, `node ${name} was declared dead: stop every job and register again`);
     reply.hijack();
     reply.raw.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
-    stream.refresh();
+    ctx.watches.open(name, session, reply.raw);
   });
 
   app.get('/api/v1/nodes', async () => {
@@ -47,6 +45,8 @@ export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     return { apiVersion: API_VERSION, kind: 'NodeList', items: rows.map(presentNode) };
   });
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function validateRegistration(body: Record<string, unknown>) {
   const problems: Array<{ path: string; message: string }> = [];
@@ -61,6 +61,16 @@ function validateRegistration(body: Record<string, unknown>) {
   for (const [key, value] of Object.entries(labels)) {
     if (typeof value !== 'string') problems.push({ path: `labels.${key}`, message: 'must be a string' });
   }
+  const incarnation = body.incarnation ?? null;
+  if (incarnation !== null && (typeof incarnation !== 'string' || !UUID.test(incarnation))) {
+    problems.push({ path: 'incarnation', message: `${JSON.stringify(incarnation)} is not a UUID` });
+  }
   if (problems.length > 0) throw new ValidationError(problems);
-  return { name: name as string, cpuMillis: cpuMillis!, memoryBytes: memoryBytes!, labels: labels as Record<string, string> };
+  return {
+    name: name as string,
+    cpuMillis: cpuMillis!,
+    memoryBytes: memoryBytes!,
+    labels: labels as Record<string, string>,
+    incarnation: incarnation as string | null,
+  };
 }

@@ -1,10 +1,14 @@
--- nodes/register: a node (re)joins (any replica). A Dead node comes back Ready and empty.
--- $1 name, $2 cpu millis, $3 memory bytes, $4 labels.
-INSERT INTO nodes (name, cpu_millis, memory_bytes, labels)
-VALUES ($1, $2, $3, $4)
+-- nodes/register: a node (re)joins (any replica). It is Ready, not yet connected (until it opens
+-- its watch stream), and holds what its active assignments hold (recounted, never trusted).
+-- $1 name, $2 cpu millis, $3 memory bytes, $4 labels, $5 incarnation.
+INSERT INTO nodes (name, cpu_millis, memory_bytes, labels, incarnation)
+VALUES ($1, $2, $3, $4, $5)
 ON CONFLICT (name) DO UPDATE
 SET cpu_millis = EXCLUDED.cpu_millis, memory_bytes = EXCLUDED.memory_bytes, labels = EXCLUDED.labels,
-    state = 'Ready', last_heartbeat_at = now(), registered_at = now(), dead_at = NULL, dead_reason = NULL,
-    allocated_cpu_millis = CASE WHEN nodes.state = 'Dead' THEN 0 ELSE nodes.allocated_cpu_millis END,
-    allocated_memory_bytes = CASE WHEN nodes.state = 'Dead' THEN 0 ELSE nodes.allocated_memory_bytes END
+    incarnation = EXCLUDED.incarnation, state = 'Ready', last_heartbeat_at = now(), registered_at = now(),
+    dead_at = NULL, dead_reason = NULL, watch_session = NULL, watch_replica = NULL, disconnected_at = NULL,
+    allocated_cpu_millis = (SELECT coalesce(sum(a.cpu_millis), 0) FROM assignments a
+                            WHERE a.node = $1 AND a.state IN ('Assigned', 'Running')),
+    allocated_memory_bytes = (SELECT coalesce(sum(a.memory_bytes), 0) FROM assignments a
+                              WHERE a.node = $1 AND a.state IN ('Assigned', 'Running'))
 RETURNING *
