@@ -17,8 +17,8 @@ build: ## compile TypeScript to dist/
 image: build ## build the fencer:latest Docker image offline, from this machine's Node.js
 	@bash scripts/build-image.sh
 
-cluster-up: build ## start 3 replicas, 5 nodes and PostgreSQL in the background (REPLICAS=, NODES=)
-	@$(FENCER) cluster up --replicas $(or $(REPLICAS),3) --nodes $(or $(NODES),5)
+cluster-up: build ## start 3 replicas, 5 nodes and PostgreSQL in the background (REPLICAS=, NODES=, RUNTIME=docker)
+	@$(FENCER) cluster up --replicas $(or $(REPLICAS),3) --nodes $(or $(NODES),5) --runtime $(or $(RUNTIME),process)
 
 jobs: build ## submit the example jobs in examples/jobs.yaml
 	@$(FENCER) apply -f examples/jobs.yaml

@@ -155,7 +155,8 @@ export class DockerRuntime implements Runtime {
       // The engine went away: the container is as good as gone.
     }
     await Promise.race([drained, sleep(LOG_DRAIN_MS)]);
-    const removal = removeQuietly(container);
+    // A container the engine cannot remove now is left for the next start() under its name.
+    const removal = removeQuietly(container).catch(() => {});
     this.removals.set(name, removal);
     void removal.then(() => {
       if (this.removals.get(name) === removal) this.removals.delete(name);

@@ -4,10 +4,10 @@
 -- over, every node first gets a full timeout to be heard.
 WITH since AS (SELECT acquired_at FROM lease WHERE id = 1)
 SELECT name,
-       CASE WHEN greatest(disconnected_at, since.acquired_at) < now() - $2::bigint * interval '1 millisecond'
+       CASE WHEN disconnected_at IS NOT NULL AND greatest(disconnected_at, since.acquired_at) < now() - $2::bigint * interval '1 millisecond'
             THEN 'watch connection closed and not back within ' || $2::bigint || ' ms'
             ELSE 'no heartbeat for ' || $1::bigint || ' ms' END AS reason
 FROM nodes, since
 WHERE state = 'Ready'
   AND (greatest(last_heartbeat_at, since.acquired_at) < now() - $1::bigint * interval '1 millisecond'
-       OR greatest(disconnected_at, since.acquired_at) < now() - $2::bigint * interval '1 millisecond')
+       OR (disconnected_at IS NOT NULL AND greatest(disconnected_at, since.acquired_at) < now() - $2::bigint * interval '1 millisecond'))

@@ -7,5 +7,5 @@ SET state = 'Dead', dead_at = now(), dead_reason = $4, allocated_cpu_millis = 0,
 FROM since
 WHERE name = $1 AND state = 'Ready'
   AND (greatest(last_heartbeat_at, since.acquired_at) < now() - $2::bigint * interval '1 millisecond'
-       OR greatest(disconnected_at, since.acquired_at) < now() - $3::bigint * interval '1 millisecond')
+       OR (disconnected_at IS NOT NULL AND greatest(disconnected_at, since.acquired_at) < now() - $3::bigint * interval '1 millisecond'))
 RETURNING name
