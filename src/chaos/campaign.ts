@@ -124,7 +124,8 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
     await deaths.stop();
     await db.end();
     await cluster.stop();
-    rmSync(home, { recursive: true, force: true });
+    if (process.env.FENCER_KEEP_CAMPAIGN_HOME) log(`kept ${home}`);
+    else rmSync(home, { recursive: true, force: true });
   }
 }
 
@@ -227,7 +228,16 @@ async function waitForAllFinished(db: ReturnType<typeof createPool>, timeoutMs: 
       .query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE phase NOT IN ('Succeeded', 'Failed', 'Cancelled', 'Skipped', 'Dead')")
       .then((r) => r.rows[0], () => undefined);
     if (row && row.n === 0) return;
-    if (Date.now() > deadline) throw new Error(`${row?.n ?? '?'} jobs still unfinished after ${timeoutMs} ms`);
+    if (Date.now() > deadline) {
+      const stuck = await db
+        .query(
+          `SELECT j.name, j.phase, j.node, j.attempt, j.reason, a.state AS assignment_state, n.state AS node_state, n.watch_session IS NOT NULL AS watching
+           FROM jobs j LEFT JOIN assignments a ON a.id = j.assignment_id LEFT JOIN nodes n ON n.name = j.node
+           WHERE j.phase NOT IN ('Succeeded', 'Failed', 'Cancelled', 'Skipped', 'Dead') LIMIT 10`,
+        )
+        .then((r) => JSON.stringify(r.rows), () => '?');
+      throw new Error(`${row?.n ?? '?'} jobs still unfinished after ${timeoutMs} ms: ${stuck}`);
+    }
     await delay(250);
   }
 }
