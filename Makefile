@@ -6,10 +6,11 @@ NODE ?= node-1
 FREEZE_SECONDS ?= 5
 
 .DEFAULT_GOAL := help
-.PHONY: help build image cluster-up jobs cluster-status kill-leader freeze-leader kill-worker cluster-down test
+# Chaos on the running cluster (chaos/ scripts; each works on both runtimes).
+.PHONY: help build image cluster-up jobs cluster-status kill-leader freeze-leader kill-worker cluster-down test freeze-worker partition-worker restart-postgres terminate-leader-backends campaign check
 
 help: ## list these targets
-	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z-]*:.*## / {printf "  \033[1m%-15s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z-]*:.*## / {printf "  \033[1m%-26s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 build: ## compile TypeScript to dist/
 	@npm run build --silent
@@ -39,6 +40,24 @@ kill-worker: build ## SIGKILL a worker node (NODE=node-1)
 
 cluster-down: build ## stop the cluster started by cluster-up
 	@$(FENCER) cluster down
+
+freeze-worker: build ## SIGSTOP a worker node for FREEZE_SECONDS, then resume it (NODE=node-1)
+	@chaos/freeze-node $(NODE) $(FREEZE_SECONDS)
+
+partition-worker: build ## cut a worker off the network for FREEZE_SECONDS without stopping it (NODE=node-1)
+	@chaos/partition-node $(NODE) $(FREEZE_SECONDS)
+
+restart-postgres: build ## restart the cluster's PostgreSQL (its data stays)
+	@chaos/restart-postgres
+
+terminate-leader-backends: build ## pg_terminate_backend every session of the leader
+	@chaos/terminate-leader-backends
+
+campaign: build ## failover campaign: FAILOVERS (default 40) kills and freezes while jobs flow, with faults, then the checker
+	@chaos/campaign --failovers $(or $(FAILOVERS),40) --faults
+
+check: build ## run the independent checker: DATABASE_URL=... LOGS=dir-of-node-logs
+	@chaos/check --database-url "$(DATABASE_URL)" --logs "$(LOGS)"
 
 test: ## run the tests (npm test)
 	@npm test

@@ -215,6 +215,16 @@ async function runCluster(opts: UpOptions): Promise<void> {
     });
   }
 
+  // `fencer chaos restart-postgres` asks us (we own PostgreSQL) with SIGUSR2.
+  process.on('SIGUSR2', () => {
+    if (!cluster) return;
+    say('SIGUSR2: restarting PostgreSQL');
+    cluster.restartDatabase().then(
+      () => say('PostgreSQL restarted'),
+      (err: unknown) => say(`PostgreSQL restart failed: ${err instanceof Error ? err.message : String(err)}`),
+    );
+  });
+
   say(`starting ${opts.replicas} replicas and ${opts.nodes} nodes (${opts.runtime} runtime) in ${home}`);
   try {
     cluster = await Cluster.start({

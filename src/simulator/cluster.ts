@@ -411,8 +411,7 @@ export class Cluster {
   private saveState(): void {
     if (!this.ready || this.stopping) return; // the file's presence means "ready" to `cluster up`
     const state: ClusterState = {
-      // state.ts still types this as 'process' only; the CLI acts on pids, which both runtimes give.
-      runtime: (this.options.runtime ?? 'process') as ClusterState['runtime'],
+      runtime: this.options.runtime ?? 'process',
       databaseUrl: this.databaseUrl,
       supervisorPid: process.pid,
       startedAt: this.startedAt,

@@ -10,7 +10,7 @@ export interface ProcessEntry {
 }
 
 export interface ClusterState {
-  runtime: 'process';
+  runtime: 'process' | 'docker';
   databaseUrl: string;
   supervisorPid: number;
   startedAt: string;
