@@ -82,6 +82,7 @@ export class Agent {
   private fenced = false;
   /** This process's identity: re-registering under it keeps our jobs; a new process gets a new one. */
   private readonly incarnation = randomUUID();
+  private watchAttempts = 0;
 
   constructor(private readonly options: AgentOptions) {
     this.log = options.logger;
@@ -202,10 +203,12 @@ export class Agent {
 
   private async watchLoop(): Promise<void> {
     const signal = this.lifetime.signal;
-    const path = `/api/v1/nodes/${encodeURIComponent(this.options.name)}/watch`;
+    const base = `/api/v1/nodes/${encodeURIComponent(this.options.name)}/watch`;
     while (!signal.aborted) {
       let stream: WatchStream;
       try {
+        // Numbered, so that an attempt that reaches the database late cannot replace a newer one.
+        const path = `${base}?incarnation=${this.incarnation}&attempt=${++this.watchAttempts}`;
         stream = await this.client.openWatch(path, this.options.timings.watchSilenceMs, signal);
       } catch (err) {
         if (signal.aborted) return;

@@ -37,9 +37,18 @@ export async function heartbeat(db: Db, name: string): Promise<'Ready' | 'Dead' 
   return row?.state ?? 'unknown';
 }
 
-export async function openWatch(db: Db, name: string, session: string, replica: string): Promise<'Ready' | 'Dead' | 'unknown'> {
-  const row = (await db.query<{ state: 'Ready' | 'Dead' }>(sql('nodes/watch_open'), [name, session, replica])).rows[0];
-  return row?.state ?? 'unknown';
+export async function openWatch(
+  db: Db,
+  name: string,
+  session: string,
+  replica: string,
+  attempt: number | null = null,
+  incarnation: string | null = null,
+): Promise<'Ready' | 'Dead' | 'unknown' | 'superseded'> {
+  const row = (await db.query<{ state: 'Ready' | 'Dead'; superseded: boolean }>(sql('nodes/watch_open'), [name, session, replica, attempt, incarnation])).rows[0];
+  if (!row) return 'unknown';
+  if (row.state === 'Dead') return 'Dead';
+  return row.superseded ? 'superseded' : 'Ready';
 }
 
 export async function closeWatch(db: Db, name: string, session: string): Promise<void> {

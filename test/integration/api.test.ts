@@ -177,6 +177,23 @@ describe('while no replica leads', () => {
     await reading;
   });
 
+  it('refuses a watch attempt older than the one recorded, or from another incarnation', async () => {
+    const incarnation = '00000000-0000-4000-8000-000000000001';
+    const reg = await post('/api/v1/nodes/register', JSON.stringify({ name: 'n2', capacity: { cpu: '1', memory: '1Gi' }, incarnation }), 'application/json');
+    expect(reg.status).toBe(200);
+    const open = async (attempt: number, inc = incarnation) => {
+      const controller = new AbortController();
+      const res = await fetch(`${replica.url}/api/v1/nodes/n2/watch?incarnation=${inc}&attempt=${attempt}`, { signal: controller.signal });
+      controller.abort();
+      return res.status;
+    };
+    expect(await open(2)).toBe(200);
+    // A late attempt (it waited somewhere while the node moved on) must not take over the session.
+    expect(await open(1)).toBe(409);
+    expect(await open(3, '00000000-0000-4000-8000-000000000002')).toBe(409);
+    expect(await open(3)).toBe(200);
+  });
+
   it('serves status with the leader and its epoch', async () => {
     const status = await (await fetch(`${replica.url}/api/v1/status`)).json();
     expect(status.leader).toBe('replica-t');

@@ -29,11 +29,16 @@ export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     return { ok: true };
   });
 
-  app.get<{ Params: { name: string } }>('/api/v1/nodes/:name/watch', async (request, reply) => {
+  app.get<{ Params: { name: string }; Querystring: { attempt?: string; incarnation?: string } }>('/api/v1/nodes/:name/watch', async (request, reply) => {
     const { name } = request.params;
     const session = randomUUID();
-    const state = await openWatch(ctx.db, name, session, ctx.replica);
+    const attempt = request.query.attempt === undefined ? null : Number(request.query.attempt);
+    if (attempt !== null && !Number.isSafeInteger(attempt)) throw new HttpError(400, `attempt: "${request.query.attempt}" is not an integer`);
+    const incarnation = request.query.incarnation ?? null;
+    if (incarnation !== null && !UUID.test(incarnation)) throw new HttpError(400, `incarnation: "${incarnation}" is not a UUID`);
+    const state = await openWatch(ctx.db, name, session, ctx.replica, attempt, incarnation);
     if (state === 'unknown') throw new HttpError(404, `node ${name} is not registered`);
+    if (state === 'superseded') throw new HttpError(409, `watch attempt ${attempt} of node ${name} came after a newer one (or from an old incarnation)`);
     if (state === 'Dead') throw new HttpError(410, `node ${name} was declared dead: stop every job and register again`);
     reply.hijack();
     reply.raw.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });

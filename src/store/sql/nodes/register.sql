@@ -7,6 +7,7 @@ ON CONFLICT (name) DO UPDATE
 SET cpu_millis = EXCLUDED.cpu_millis, memory_bytes = EXCLUDED.memory_bytes, labels = EXCLUDED.labels,
     incarnation = EXCLUDED.incarnation, state = 'Ready', last_heartbeat_at = now(), registered_at = now(),
     dead_at = NULL, dead_reason = NULL, watch_session = NULL, watch_replica = NULL, disconnected_at = NULL,
+    watch_attempt = CASE WHEN nodes.incarnation IS DISTINCT FROM EXCLUDED.incarnation THEN 0 ELSE nodes.watch_attempt END,
     allocated_cpu_millis = (SELECT coalesce(sum(a.cpu_millis), 0) FROM assignments a
                             WHERE a.node = $1 AND a.state IN ('Assigned', 'Running')),
     allocated_memory_bytes = (SELECT coalesce(sum(a.memory_bytes), 0) FROM assignments a
