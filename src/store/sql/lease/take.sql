@@ -1,5 +1,8 @@
 -- lease/take: become the holder with the next epoch. $1 holder, $2 lease length in ms.
+-- clock_timestamp(), not now(): the transaction may have waited on the row lock, and the lease
+-- must run from the moment it is taken, as the new leader's trust window does.
 UPDATE lease
-SET holder = $1, epoch = epoch + 1, acquired_at = now(), expires_at = now() + $2::bigint * interval '1 millisecond'
+SET holder = $1, epoch = epoch + 1, acquired_at = clock_timestamp(),
+    expires_at = clock_timestamp() + $2::bigint * interval '1 millisecond'
 WHERE id = 1
 RETURNING epoch, expires_at
