@@ -131,9 +131,3 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs: number): Prom
     await delay(100);
   }
 }
-
-export function percentile(values: number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}

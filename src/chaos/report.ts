@@ -1,12 +1,6 @@
 // The campaign's table, as printed and as written to bench/results/.
-import { cpus, totalmem } from 'node:os';
 import type { CampaignResult } from './campaign.js';
-
-export function percentile(values: number[], p: number): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
+import { machine, percentile } from '../bench/results.js';
 
 function stats(values: number[]): string {
   if (values.length === 0) return 'n/a';
@@ -37,7 +31,7 @@ export function campaignReport(result: CampaignResult, command: string, date = n
     `# Failover campaign, ${date.toISOString().slice(0, 10)}`,
     '',
     `- command: \`${command}\``,
-    `- machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}`,
+    `- machine: ${machine()}`,
     `- date: ${date.toISOString()}; took ${(result.durationMs / 1000).toFixed(0)} s`,
     `- cluster: 3 replicas, ${result.options.nodes} nodes, ${result.options.runtime} runtime, lease ${result.leaseMs} ms, ${result.options.jobsPerSecond} jobs/s submitted, seed ${result.options.seed}`,
     '- the job and run counts come from the independent checker (chaos/check: the history table and the nodes\' NDJSON logs)',

