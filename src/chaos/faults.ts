@@ -53,8 +53,8 @@ export async function freezeLeaderMidTransaction(cluster: Cluster, holdFile: str
   writeFileSync(holdFile, 'hold');
   const deadline = Date.now() + 5000;
   while (!existsSync(inside) && Date.now() < deadline) await delay(5);
-  const pid = existsSync(inside) ? Number(readFileSync(inside, 'utf8')) : undefined;
-  const name = cluster.replicaNames.find((n) => pid !== undefined && cluster.pid(n) === pid);
+  const holder = existsSync(inside) ? (JSON.parse(readFileSync(inside, 'utf8')) as { pid: number; replica: string | null }) : undefined;
+  const name = cluster.replicaNames.find((n) => holder !== undefined && (holder.replica === n || cluster.pid(n) === holder.pid));
   if (!name) {
     rmSync(holdFile, { force: true });
     return freezeLeader(cluster, forMs);

@@ -18,6 +18,7 @@ export function registerReplicaCommand(program: Command): void {
       if (!databaseUrl) throw new Error('--database-url or DATABASE_URL is required');
       const port = Number(opts.port);
       if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new Error(`--port: "${opts.port}" is not a TCP port`);
+      process.env.FENCER_REPLICA_NAME = opts.name; // for the test-only hook in lease/fenced.ts
       const logger = createLogger({ replica: opts.name });
       const replica = new Replica({ name: opts.name, host: opts.host, port, databaseUrl, timings: timingsFromEnv(), logger });
       onTerminate(() => replica.stop(), (msg) => logger.info(msg));

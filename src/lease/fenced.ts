@@ -39,6 +39,7 @@ async function testHoldInsideFencedTx(): Promise<void> {
   if (!file) return;
   const { existsSync, writeFileSync } = await import('node:fs');
   if (!existsSync(file)) return;
-  writeFileSync(`${file}.inside`, String(process.pid));
+  // The replica's name, not only its pid: in a container the pid is the container's own.
+  writeFileSync(`${file}.inside`, JSON.stringify({ pid: process.pid, replica: process.env.FENCER_REPLICA_NAME ?? null }));
   while (existsSync(file)) await new Promise((r) => setTimeout(r, 20));
 }

@@ -124,8 +124,8 @@ describe('a cluster of real processes', () => {
     writeFileSync(holdFile, 'hold');
     expect(await submit(cluster.replicaUrls, jobYaml('frozen-mid-decision'))).toBe(201);
     await eventually(() => existsSync(`${holdFile}.inside`), { what: 'the leader to be inside its fenced transaction' });
-    const frozenPid = Number(readFileSync(`${holdFile}.inside`, 'utf8'));
-    expect(cluster.pid(before.name)).toBe(frozenPid);
+    const holder = JSON.parse(readFileSync(`${holdFile}.inside`, 'utf8'));
+    expect(holder).toEqual({ pid: cluster.pid(before.name), replica: before.name });
     const startedAt = Date.now();
     await cluster.freeze(before.name);
     rmSync(holdFile); // the next leader must not hold; the frozen one continues when resumed
