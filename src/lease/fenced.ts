@@ -37,9 +37,11 @@ export async function fenced<T>(db: Db, lease: EpochSource, fn: (tx: Tx, epoch: 
 async function testHoldInsideFencedTx(): Promise<void> {
   const file = process.env.FENCER_TEST_HOLD_FENCED_TX;
   if (!file) return;
-  const { existsSync, writeFileSync } = await import('node:fs');
+  const { existsSync, renameSync, writeFileSync } = await import('node:fs');
   if (!existsSync(file)) return;
   // The replica's name, not only its pid: in a container the pid is the container's own.
-  writeFileSync(`${file}.inside`, JSON.stringify({ pid: process.pid, replica: process.env.FENCER_REPLICA_NAME ?? null }));
+  // Written aside and renamed, so a reader never sees half of it.
+  writeFileSync(`${file}.inside.${process.pid}`, JSON.stringify({ pid: process.pid, replica: process.env.FENCER_REPLICA_NAME ?? null }));
+  renameSync(`${file}.inside.${process.pid}`, `${file}.inside`);
   while (existsSync(file)) await new Promise((r) => setTimeout(r, 20));
 }

