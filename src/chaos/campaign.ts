@@ -84,15 +84,15 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
     for (const [i, kind] of plan.entries()) {
       await waitForLeaderAndStandby(cluster);
       await delay(200 + random() * 1300); // a random moment: often mid-round, sometimes mid-transaction
-      const before = await currentEpoch(db);
       const frozenFor = timings.leaseMs + 1000;
       // Every other freeze catches the leader inside a fenced transaction, holding the share lock.
-      const outcome =
+      const strike = () =>
         kind === 'kill'
-          ? await faults.killLeader(cluster)
+          ? faults.killLeader(cluster)
           : result.freezeMs.length % 2 === 1
-            ? await faults.freezeLeaderMidTransaction(cluster, holdFile, frozenFor)
-            : await faults.freezeLeader(cluster, frozenFor);
+            ? faults.freezeLeaderMidTransaction(cluster, holdFile, frozenFor)
+            : faults.freezeLeader(cluster, frozenFor);
+      const { before, outcome } = await strikeWhenLeaderKnown(db, cluster, strike);
       injected.push(outcome);
       const after = await nextLeader(db, before);
       const ms = after.acquired_at.getTime() - outcome.at;
@@ -209,6 +209,27 @@ async function currentEpoch(db: ReturnType<typeof createPool>): Promise<number> 
     const row = await db.query<{ epoch: number; holder: string | null }>('SELECT epoch, holder FROM lease WHERE expires_at > now()').then((r) => r.rows[0], () => undefined);
     if (row?.holder) return row.epoch;
     await delay(20);
+  }
+}
+
+/**
+ * Finding the leader to strike goes through the status endpoint, which a replica busy taking
+ * over may not answer in time: nothing was struck then, so look again rather than give up.
+ */
+async function strikeWhenLeaderKnown(
+  db: ReturnType<typeof createPool>,
+  cluster: Cluster,
+  strike: () => Promise<FaultOutcome>,
+): Promise<{ before: number; outcome: FaultOutcome }> {
+  for (let attempt = 1; ; attempt++) {
+    const before = await currentEpoch(db);
+    try {
+      return { before, outcome: await strike() };
+    } catch (err) {
+      if (attempt >= 20 || !/no replica (answered|leads)/.test((err as Error).message)) throw err;
+      await delay(250);
+      await waitForLeaderAndStandby(cluster);
+    }
   }
 }
 
