@@ -9,7 +9,8 @@ import { Cluster } from '../simulator/cluster.js';
 import { DEFAULT_TIMINGS, type Timings } from '../config.js';
 import { createPool } from '../store/db.js';
 import { delay } from '../lifecycle.js';
-import { JobFlow, seededRandom } from './job-flow.js';
+import { JobFlow } from './job-flow.js';
+import { seededRandom } from '../seeded-random.js';
 import { NodeDeaths, jobsOnNode, nextLeader, timeUntilRunningElsewhere } from './observe.js';
 import * as faults from './faults.js';
 import type { FaultOutcome } from './faults.js';
@@ -25,9 +26,18 @@ export interface CampaignOptions {
   nodes: number;
   jobsPerSecond: number;
   seed: number;
+  /**
+   * 'whole-cluster': each failover waits until every replica is back (one failover at a time,
+   * as the reference campaign ran). 'leader-and-standby': the next failover strikes as soon as
+   * a leader and one standby run, while the last victim still restarts or thaws.
+   */
+  pace: Pace;
   timings?: Timings;
   log: (line: string) => void;
 }
+
+export type Pace = 'whole-cluster' | 'leader-and-standby';
+export const PACES: readonly Pace[] = ['whole-cluster', 'leader-and-standby'];
 
 export interface CampaignResult {
   options: Omit<CampaignOptions, 'log' | 'timings'>;
@@ -66,7 +76,7 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
   const deaths = new NodeDeaths(db);
   const injected: FaultOutcome[] = [];
   const result: Omit<CampaignResult, 'report' | 'jobsAccepted' | 'rejectedOldLeaderWrites' | 'durationMs'> = {
-    options: { kills: opts.kills, freezes: opts.freezes, faults: opts.faults, runtime: opts.runtime, nodes: opts.nodes, jobsPerSecond: opts.jobsPerSecond, seed: opts.seed },
+    options: { kills: opts.kills, freezes: opts.freezes, faults: opts.faults, runtime: opts.runtime, nodes: opts.nodes, jobsPerSecond: opts.jobsPerSecond, seed: opts.seed, pace: opts.pace },
     leaseMs: timings.leaseMs,
     killMs: [],
     freezeMs: [],
@@ -82,7 +92,7 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
     const plan = shuffle([...Array(opts.kills).fill('kill'), ...Array(opts.freezes).fill('freeze')] as Array<'kill' | 'freeze'>, random);
     const extras: faults.FaultKind[] = ['partition-node', 'kill-node', 'terminate-leader-backends', 'freeze-node', 'restart-postgres'];
     for (const [i, kind] of plan.entries()) {
-      await waitForLeaderAndStandby(cluster);
+      await (opts.pace === 'whole-cluster' ? waitForWholeCluster(cluster) : waitForLeaderAndStandby(cluster));
       await delay(200 + random() * 1300); // a random moment: often mid-round, sometimes mid-transaction
       const frozenFor = timings.leaseMs + 1000;
       // Every other freeze catches the leader inside a fenced transaction, holding the share lock.
@@ -99,8 +109,8 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
       (kind === 'kill' ? result.killMs : result.freezeMs).push(ms);
       log(`${i + 1}/${plan.length} ${outcome.kind} ${outcome.target} (epoch ${before}) -> ${after.holder} (epoch ${after.epoch}) in ${ms} ms`);
       if (outcome.kind === 'freeze-leader-mid-transaction') result.faults[outcome.kind] = (result.faults[outcome.kind] ?? 0) + 1;
-      // A frozen leader resumes (and a killed one restarts) in the background: the next
-      // failover only needs a leader and one standby, as a real cluster under fire would.
+      // A frozen leader resumes (and a killed one restarts) in the background; the pace decides
+      // whether the next failover waits for it.
       followUps.push(outcome.healed);
       if (opts.faults && i % 4 === 3) {
         const extra = extras[Math.floor(i / 4) % extras.length]!;
@@ -230,6 +240,18 @@ async function strikeWhenLeaderKnown(
       await delay(250);
       await waitForLeaderAndStandby(cluster);
     }
+  }
+}
+
+/** Every replica running, not frozen and alive, and a leader among them. */
+async function waitForWholeCluster(cluster: Cluster): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const everyoneUp = cluster.replicaNames.every((n) => cluster.isRunning(n) && !cluster.isFrozen(n));
+    const status = everyoneUp ? await cluster.status().catch(() => null) : null;
+    if (status?.leader && status.replicas.filter((r) => r.alive).length >= cluster.replicaNames.length) return;
+    if (Date.now() > deadline) throw new Error('the cluster did not come back to full strength within 60 s');
+    await delay(50);
   }
 }
 

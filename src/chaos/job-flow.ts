@@ -2,17 +2,6 @@
 // durations drawn from a seeded generator so that a campaign can be replayed.
 import { delay } from '../lifecycle.js';
 
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    // xorshift32: small, fast and good enough to spread chaos over time.
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 4294967296;
-  };
-}
-
 export class JobFlow {
   accepted = 0;
   private submitted = 0;

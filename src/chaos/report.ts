@@ -33,7 +33,7 @@ export function campaignReport(result: CampaignResult, command: string, date = n
     `- command: \`${command}\``,
     `- machine: ${machine()}`,
     `- date: ${date.toISOString()}; took ${(result.durationMs / 1000).toFixed(0)} s`,
-    `- cluster: 3 replicas, ${result.options.nodes} nodes, ${result.options.runtime} runtime, lease ${result.leaseMs} ms, ${result.options.jobsPerSecond} jobs/s submitted, seed ${result.options.seed}`,
+    `- cluster: 3 replicas, ${result.options.nodes} nodes, ${result.options.runtime} runtime, lease ${result.leaseMs} ms, ${result.options.jobsPerSecond} jobs/s submitted, seed ${result.options.seed}, pace ${result.options.pace} (the next failover waits for ${result.options.pace === 'whole-cluster' ? 'every replica to be back' : 'a leader and one standby only'})`,
     '- the job and run counts come from the independent checker (chaos/check: the history table and the nodes\' NDJSON logs)',
     '',
     '| | |',

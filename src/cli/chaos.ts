@@ -17,10 +17,13 @@ export function registerChaosCommands(program: Command): void {
     .option('--nodes <n>', 'simulated nodes', '5')
     .option('--rate <jobs>', 'jobs submitted per second', '10')
     .option('--seed <n>', 'seed for the random moments and jobs', '1')
-    .action(async (opts: { failovers: string; mix: string; faults: boolean; runtime: string; nodes: string; rate: string; seed: string }) => {
+    .option('--pace <pace>', 'whole-cluster (each failover waits for every replica back) or leader-and-standby (failovers overlap)', 'whole-cluster')
+    .action(async (opts: { failovers: string; mix: string; faults: boolean; runtime: string; nodes: string; rate: string; seed: string; pace: string }) => {
       const { kills, freezes } = parseMix(opts.mix, Number(opts.failovers));
       if (opts.runtime !== 'process' && opts.runtime !== 'docker') throw new Error(`--runtime: "${opts.runtime}" is not process or docker`);
-      const { runCampaign } = await import('../chaos/campaign.js');
+      const { runCampaign, PACES } = await import('../chaos/campaign.js');
+      const pace = PACES.find((p) => p === opts.pace);
+      if (!pace) throw new Error(`--pace: "${opts.pace}" is not one of ${PACES.join(', ')}`);
       const { campaignReport, campaignClean } = await import('../chaos/report.js');
       const result = await runCampaign({
         kills,
@@ -30,9 +33,10 @@ export function registerChaosCommands(program: Command): void {
         nodes: Number(opts.nodes),
         jobsPerSecond: Number(opts.rate),
         seed: Number(opts.seed),
+        pace,
         log: (line) => process.stdout.write(`${line}\n`),
       });
-      const command = `fencer chaos campaign --failovers ${kills + freezes} --mix kill:${kills},freeze:${freezes}${opts.faults ? ' --faults' : ''} --runtime ${opts.runtime} --nodes ${opts.nodes} --rate ${opts.rate} --seed ${opts.seed}`;
+      const command = `fencer chaos campaign --failovers ${kills + freezes} --mix kill:${kills},freeze:${freezes}${opts.faults ? ' --faults' : ''} --runtime ${opts.runtime} --nodes ${opts.nodes} --rate ${opts.rate} --seed ${opts.seed} --pace ${pace}`;
       const report = campaignReport(result, command);
       process.stdout.write(`\n${report}`);
       const file = writeResult('campaign', report);

@@ -1,76 +1,65 @@
-// Best-fit placement, pure: plain data in, decisions out, no I/O and no clock.
+// A placement round, pure: plain data in, decisions out, no I/O and no clock.
 //
-// Each job goes, in the order given, to the node that fits it most tightly: the node whose
-// free CPU and memory, after taking the job, would be smallest (each as a share of that node's
-// capacity, summed). Tight packing keeps large holes free for large jobs.
+// The policy orders the round's pending jobs (src/scheduling/policies.ts); each job in turn goes
+// to the node that fits it best by the policy's rule (by default the node whose free CPU and
+// memory, after taking the job, would be smallest, each as a share of that node's capacity).
+// Tight packing keeps large holes free for large jobs.
+import { FreeCapacityIndex } from './node-index.js';
+import { DEFAULT_POLICY, orderJobs, type Policy } from './policies.js';
+import type { NodeCapacity, PendingJob, Placement, PlacementRound, Unschedulable } from './types.js';
 
-export interface PendingJob {
-  uid: string;
-  cpuMillis: number;
-  memoryBytes: number;
-  nodeSelector: Record<string, string>;
-}
-
-export interface NodeCapacity {
-  name: string;
-  cpuMillis: number;
-  memoryBytes: number;
-  allocatedCpuMillis: number;
-  allocatedMemoryBytes: number;
-  labels: Record<string, string>;
-}
-
-export interface Placement {
-  jobUid: string;
-  node: string;
-}
-
-export interface Unschedulable {
-  jobUid: string;
-  message: string;
-}
-
-export interface PlacementRound {
-  placements: Placement[];
-  /** Jobs that no node (matching their selector) could hold even when empty. */
-  unschedulable: Unschedulable[];
-}
+export type { NodeCapacity, PendingJob, Placement, PlacementRound, Unschedulable } from './types.js';
 
 export function matchesSelector(labels: Record<string, string>, selector: Record<string, string>): boolean {
-  for (const [key, value] of Object.entries(selector)) if (labels[key] !== value) return false;
+  for (const key in selector) if (labels[key] !== selector[key]) return false;
   return true;
 }
 
-export function bestFit(jobs: readonly PendingJob[], nodes: readonly NodeCapacity[]): PlacementRound {
-  const free = nodes.map((n) => ({
-    node: n,
-    cpu: n.cpuMillis - n.allocatedCpuMillis,
-    memory: n.memoryBytes - n.allocatedMemoryBytes,
-  }));
+function hasSelector(job: PendingJob): boolean {
+  return Object.keys(job.nodeSelector).length > 0;
+}
+
+/**
+ * Sizes that found no room this round. Room only shrinks within a round, so a job at least as
+ * large as one of them in both CPU and memory cannot fit either: it is skipped without a search,
+ * which keeps a full cluster with a long backlog cheap.
+ */
+class NoRoomFrontier {
+  private sizes: Array<{ cpu: number; memory: number }> = [];
+
+  covers(job: PendingJob): boolean {
+    return this.sizes.some((s) => job.cpuMillis >= s.cpu && job.memoryBytes >= s.memory);
+  }
+
+  add(job: PendingJob): void {
+    this.sizes = this.sizes.filter((s) => s.cpu < job.cpuMillis || s.memory < job.memoryBytes);
+    this.sizes.push({ cpu: job.cpuMillis, memory: job.memoryBytes });
+  }
+}
+
+export function bestFit(jobs: readonly PendingJob[], nodes: readonly NodeCapacity[], policy: Policy = DEFAULT_POLICY): PlacementRound {
+  const index = new FreeCapacityIndex(nodes);
+  const noRoom = new NoRoomFrontier();
   const placements: Placement[] = [];
   const unschedulable: Unschedulable[] = [];
-  for (const job of jobs) {
-    let best: (typeof free)[number] | undefined;
-    let bestScore = Infinity;
-    let anyCouldEverFit = false;
-    for (const candidate of free) {
-      const { node } = candidate;
-      if (!matchesSelector(node.labels, job.nodeSelector)) continue;
-      if (node.cpuMillis >= job.cpuMillis && node.memoryBytes >= job.memoryBytes) anyCouldEverFit = true;
-      if (candidate.cpu < job.cpuMillis || candidate.memory < job.memoryBytes) continue;
-      const score = (candidate.cpu - job.cpuMillis) / node.cpuMillis + (candidate.memory - job.memoryBytes) / node.memoryBytes;
-      if (score < bestScore) {
-        bestScore = score;
-        best = candidate;
-      }
-    }
-    if (best) {
-      best.cpu -= job.cpuMillis;
-      best.memory -= job.memoryBytes;
-      placements.push({ jobUid: job.uid, node: best.node.name });
-    } else if (!anyCouldEverFit) {
+  for (const job of orderJobs(jobs, policy.ordering, nodes)) {
+    const selective = hasSelector(job);
+    const accept = (n: NodeCapacity) => matchesSelector(n.labels, job.nodeSelector);
+    const couldEverFit = selective
+      ? nodes.some((n) => accept(n) && n.cpuMillis >= job.cpuMillis && n.memoryBytes >= job.memoryBytes)
+      : index.couldEverHold(job);
+    if (!couldEverFit) {
       unschedulable.push({ jobUid: job.uid, message: unschedulableMessage(job, nodes) });
+      continue;
     }
+    if (!selective && noRoom.covers(job)) continue;
+    const state = selective ? index.bestWhere(job, policy.fit, accept) : index.best(job, policy.fit);
+    if (!state) {
+      if (!selective) noRoom.add(job);
+      continue;
+    }
+    index.take(state, job);
+    placements.push({ jobUid: job.uid, node: state.node.name });
   }
   return { placements, unschedulable };
 }

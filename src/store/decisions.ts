@@ -10,6 +10,7 @@ interface PendingRow {
   uid: string;
   cpu_millis: number;
   memory_bytes: number;
+  duration_ms: number;
   node_selector: Record<string, string>;
 }
 
@@ -28,7 +29,7 @@ export async function readPlacementInput(db: Db, limit: number): Promise<{ jobs:
     db.query<CapacityRow>(sql('placement/nodes')),
   ]);
   return {
-    jobs: jobs.rows.map((r) => ({ uid: r.uid, cpuMillis: r.cpu_millis, memoryBytes: r.memory_bytes, nodeSelector: r.node_selector })),
+    jobs: jobs.rows.map((r) => ({ uid: r.uid, cpuMillis: r.cpu_millis, memoryBytes: r.memory_bytes, durationMs: r.duration_ms, nodeSelector: r.node_selector })),
     nodes: nodes.rows.map((r) => ({
       name: r.name,
       cpuMillis: r.cpu_millis,

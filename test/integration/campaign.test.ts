@@ -14,7 +14,7 @@ it('survives 20 leader kills and 20 leader freezes with faults: nothing placed t
     runtime: 'process',
     nodes: 5,
     jobsPerSecond: 8,
-    seed: 7,
+    pace: 'whole-cluster', seed: 7,
     log: () => {},
   });
   console.log(campaignReport(result, 'test/integration/campaign.test.ts'));

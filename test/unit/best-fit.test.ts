@@ -8,7 +8,7 @@ function node(name: string, cpu: number, memGi: number, used: [number, number] =
 }
 
 function job(uid: string, cpu: number, memGi: number, nodeSelector: Record<string, string> = {}): PendingJob {
-  return { uid, cpuMillis: cpu, memoryBytes: memGi * GI, nodeSelector };
+  return { uid, cpuMillis: cpu, memoryBytes: memGi * GI, durationMs: 1000, nodeSelector };
 }
 
 describe('bestFit', () => {
