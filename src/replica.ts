@@ -17,6 +17,7 @@ import { buildServer } from './api/server.js';
 import { epochGauge, leaderGauge } from './metrics/registry.js';
 import { guardBroken } from './guards.js';
 import { DecisionThread } from './lifecycle.js';
+import type { Policy } from './scheduling/policies.js';
 
 export interface ReplicaOptions {
   name: string;
@@ -25,6 +26,8 @@ export interface ReplicaOptions {
   databaseUrl: string;
   timings: Timings;
   logger: Logger;
+  /** How placement orders and fits jobs (default: DEFAULT_POLICY). */
+  placementPolicy?: Policy;
 }
 
 export class Replica {
@@ -62,7 +65,7 @@ export class Replica {
     this.listener = new Listener(databaseUrl, name, logger.child({ part: 'listener' }));
     this.watches = new WatchHub(this.api, logger.child({ part: 'watch' }));
     this.placement = new Controller(
-      new Placement(this.decisions, this.lease, timings.placementPassMs, timings.confirmTimeoutMs),
+      new Placement(this.decisions, this.lease, timings.placementPassMs, timings.confirmTimeoutMs, opts.placementPolicy),
       this.lease,
       logger,
       thread,

@@ -4,6 +4,7 @@ import { Replica } from '../replica.js';
 import { timingsFromEnv } from '../config.js';
 import { createLogger } from '../log.js';
 import { onTerminate } from '../lifecycle.js';
+import { DEFAULT_POLICY, parsePolicy, policyName } from '../scheduling/policies.js';
 
 export function registerReplicaCommand(program: Command): void {
   program
@@ -13,14 +14,20 @@ export function registerReplicaCommand(program: Command): void {
     .option('--port <port>', 'HTTP port', '7070')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--database-url <url>', 'PostgreSQL URL (default: $DATABASE_URL)')
-    .action(async (opts: { name: string; port: string; host: string; databaseUrl?: string }) => {
+    .option(
+      '--placement-policy <ordering+fit>',
+      'how placement orders pending jobs and picks nodes (default: $FENCER_PLACEMENT_POLICY, else ' + policyName(DEFAULT_POLICY).replace(' + ', '+') + ')',
+    )
+    .action(async (opts: { name: string; port: string; host: string; databaseUrl?: string; placementPolicy?: string }) => {
       const databaseUrl = opts.databaseUrl ?? process.env.DATABASE_URL;
       if (!databaseUrl) throw new Error('--database-url or DATABASE_URL is required');
       const port = Number(opts.port);
       if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new Error(`--port: "${opts.port}" is not a TCP port`);
       process.env.FENCER_REPLICA_NAME = opts.name; // for the test-only hook in lease/fenced.ts
+      const policyText = opts.placementPolicy ?? process.env.FENCER_PLACEMENT_POLICY;
+      const placementPolicy = policyText ? parsePolicy(policyText) : DEFAULT_POLICY;
       const logger = createLogger({ replica: opts.name });
-      const replica = new Replica({ name: opts.name, host: opts.host, port, databaseUrl, timings: timingsFromEnv(), logger });
+      const replica = new Replica({ name: opts.name, host: opts.host, port, databaseUrl, timings: timingsFromEnv(), logger, placementPolicy });
       onTerminate(() => replica.stop(), (msg) => logger.info(msg));
       await replica.start();
     });

@@ -5,7 +5,7 @@
 // memory, after taking the job, would be smallest, each as a share of that node's capacity).
 // Tight packing keeps large holes free for large jobs.
 import { FreeCapacityIndex } from './node-index.js';
-import { DEFAULT_POLICY, orderJobs, type Policy } from './policies.js';
+import { DEFAULT_POLICY, jobSequence, type Policy } from './policies.js';
 import type { NodeCapacity, PendingJob, Placement, PlacementRound, Unschedulable } from './types.js';
 
 export type { NodeCapacity, PendingJob, Placement, PlacementRound, Unschedulable } from './types.js';
@@ -42,7 +42,9 @@ export function bestFit(jobs: readonly PendingJob[], nodes: readonly NodeCapacit
   const noRoom = new NoRoomFrontier();
   const placements: Placement[] = [];
   const unschedulable: Unschedulable[] = [];
-  for (const job of orderJobs(jobs, policy.ordering, nodes)) {
+  const use = clusterUse(nodes);
+  const sequence = jobSequence(jobs, policy.ordering, nodes);
+  for (let job = sequence.next(use.shares()); job; job = sequence.next(use.shares())) {
     const selective = hasSelector(job);
     const accept = (n: NodeCapacity) => matchesSelector(n.labels, job.nodeSelector);
     const couldEverFit = selective
@@ -59,9 +61,31 @@ export function bestFit(jobs: readonly PendingJob[], nodes: readonly NodeCapacit
       continue;
     }
     index.take(state, job);
+    use.add(job);
     placements.push({ jobUid: job.uid, node: state.node.name });
   }
   return { placements, unschedulable };
+}
+
+/** The cluster's CPU and memory in use, as the round goes. */
+function clusterUse(nodes: readonly NodeCapacity[]) {
+  let cpu = 0;
+  let memory = 0;
+  let cpuCapacity = 0;
+  let memoryCapacity = 0;
+  for (const n of nodes) {
+    cpu += n.allocatedCpuMillis;
+    memory += n.allocatedMemoryBytes;
+    cpuCapacity += n.cpuMillis;
+    memoryCapacity += n.memoryBytes;
+  }
+  return {
+    add(job: PendingJob) {
+      cpu += job.cpuMillis;
+      memory += job.memoryBytes;
+    },
+    shares: () => ({ cpu: cpu / (cpuCapacity || 1), memory: memory / (memoryCapacity || 1) }),
+  };
 }
 
 function unschedulableMessage(job: PendingJob, nodes: readonly NodeCapacity[]): string {

@@ -77,8 +77,8 @@ export class FreeCapacityIndex {
       const memorySpan = GRID - 1 - memory0;
       for (let d = 0; d <= cpuSpan + memorySpan; d++) {
         // A cell d steps away leaves at least (d - 2) / GRID free in sum (each side may start
-        // up to one cell short), and at least half that in its larger part.
-        const floor = fit === 'best-fit' ? (d - 2) / GRID : (d - 2) / (2 * GRID);
+        // up to one cell short), and no fit rule scores a node below its sum.
+        const floor = (d - 2) / GRID;
         if (floor > bestScore) break;
         for (let i = Math.max(0, d - memorySpan); i <= Math.min(d, cpuSpan); i++) {
           for (const entry of shape.cells[(cpu0 + i) * GRID + memory0 + d - i]!) {

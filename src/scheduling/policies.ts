@@ -9,21 +9,30 @@ export type Ordering =
   /** Largest dominant share first (the job's larger fraction of the cluster's CPU or memory). */
   | 'largest-first'
   /** Most work first: dominant share × duration, longest-processing-time-first in two dimensions. */
-  | 'most-work-first';
+  | 'most-work-first'
+  /**
+   * Most work first, drawn from two queues (jobs heavier on CPU, jobs heavier on memory) by
+   * whichever resource the cluster has more of free at that moment: dominant-resource aware,
+   * so that neither CPU nor memory fills up while the other is left over.
+   */
+  | 'most-work-balanced';
 
 export type FitRule =
   /** The node left with the least free CPU + memory (each as a share of the node). */
   | 'best-fit'
-  /** The node left with the smallest larger leftover: keeps CPU and memory free in step. */
-  | 'dominant-balance';
+  /**
+   * Best fit, plus twice the gap between the node's CPU and memory leftovers: a node should not
+   * end up with CPU free and no memory (or the reverse), room no job can use.
+   */
+  | 'balanced-fit';
 
 export interface Policy {
   ordering: Ordering;
   fit: FitRule;
 }
 
-export const ORDERINGS: readonly Ordering[] = ['arrival', 'largest-first', 'most-work-first'];
-export const FIT_RULES: readonly FitRule[] = ['best-fit', 'dominant-balance'];
+export const ORDERINGS: readonly Ordering[] = ['arrival', 'largest-first', 'most-work-first', 'most-work-balanced'];
+export const FIT_RULES: readonly FitRule[] = ['best-fit', 'balanced-fit'];
 
 export const DEFAULT_POLICY: Policy = { ordering: 'most-work-first', fit: 'best-fit' };
 
@@ -42,25 +51,65 @@ export function parsePolicy(text: string): Policy {
   return { ordering: ordering as Ordering, fit: fit as FitRule };
 }
 
-/** The jobs in the order the policy considers them; a stable sort, so ties keep arrival order. */
-export function orderJobs(jobs: readonly PendingJob[], ordering: Ordering, nodes: readonly NodeCapacity[]): readonly PendingJob[] {
-  if (ordering === 'arrival') return jobs;
-  let totalCpu = 0;
-  let totalMemory = 0;
-  for (const n of nodes) {
-    totalCpu += n.cpuMillis;
-    totalMemory += n.memoryBytes;
+/** Where the cluster stands while a round places jobs: shares of all its CPU and memory in use. */
+export interface ClusterUse {
+  cpu: number;
+  memory: number;
+}
+
+/** The jobs in the order the policy considers them, one at a time, given the cluster's use. */
+export interface JobSequence {
+  next(use: ClusterUse): PendingJob | undefined;
+}
+
+export function jobSequence(jobs: readonly PendingJob[], ordering: Ordering, nodes: readonly NodeCapacity[]): JobSequence {
+  if (ordering !== 'most-work-balanced') {
+    const ordered = orderJobs(jobs, ordering, nodes);
+    let i = 0;
+    return { next: () => ordered[i++] };
   }
-  const share = (j: PendingJob) => Math.max(j.cpuMillis / (totalCpu || 1), j.memoryBytes / (totalMemory || 1));
-  const key = ordering === 'largest-first' ? share : (j: PendingJob) => share(j) * j.durationMs;
-  const keys = new Map(jobs.map((j) => [j, key(j)]));
-  return [...jobs].sort((a, b) => keys.get(b)! - keys.get(a)!);
+  const { cpu: totalCpu, memory: totalMemory } = capacityOf(nodes);
+  const ordered = orderJobs(jobs, 'most-work-first', nodes);
+  const cpuHeavy = ordered.filter((j) => j.cpuMillis / totalCpu >= j.memoryBytes / totalMemory);
+  const memoryHeavy = ordered.filter((j) => j.cpuMillis / totalCpu < j.memoryBytes / totalMemory);
+  let c = 0;
+  let m = 0;
+  return {
+    next(use) {
+      const preferCpu = use.cpu <= use.memory; // more CPU free: give it a job that needs CPU
+      if ((preferCpu && c < cpuHeavy.length) || m >= memoryHeavy.length) return cpuHeavy[c++];
+      return memoryHeavy[m++];
+    },
+  };
+}
+
+function capacityOf(nodes: readonly NodeCapacity[]): ClusterUse {
+  let cpu = 0;
+  let memory = 0;
+  for (const n of nodes) {
+    cpu += n.cpuMillis;
+    memory += n.memoryBytes;
+  }
+  return { cpu: cpu || 1, memory: memory || 1 };
+}
+
+/** A static ordering of the jobs; a stable sort, so ties keep arrival order. */
+export function orderJobs(jobs: readonly PendingJob[], ordering: Exclude<Ordering, 'most-work-balanced'>, nodes: readonly NodeCapacity[]): readonly PendingJob[] {
+  if (ordering === 'arrival') return jobs;
+  const { cpu: totalCpu, memory: totalMemory } = capacityOf(nodes);
+  const keys = new Float64Array(jobs.length);
+  for (let i = 0; i < jobs.length; i++) {
+    const j = jobs[i]!;
+    const share = Math.max(j.cpuMillis / totalCpu, j.memoryBytes / totalMemory);
+    keys[i] = ordering === 'largest-first' ? share : share * j.durationMs;
+  }
+  const indexes = Array.from(jobs.keys()).sort((a, b) => keys[b]! - keys[a]! || a - b);
+  return indexes.map((i) => jobs[i]!);
 }
 
 /** How badly a node fits: lower is better. Free and demand are shares of the node's capacity. */
 export function fitScore(fit: FitRule, cpuLeft: number, memoryLeft: number): number {
   const sum = cpuLeft + memoryLeft;
-  // dominant-balance breaks ties of the larger leftover by the sum, so equal maxima still
-  // prefer the tighter node.
-  return fit === 'best-fit' ? sum : Math.max(cpuLeft, memoryLeft) + sum / 1024;
+  // Never below the sum: the free-capacity index prunes its search by a floor on the sum.
+  return fit === 'best-fit' ? sum : sum + 2 * Math.abs(cpuLeft - memoryLeft);
 }

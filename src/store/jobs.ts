@@ -12,28 +12,57 @@ import { endAssignments } from './assignments.js';
 export type SubmitResult = { outcome: 'created' | 'unchanged'; job: JobRow } | { outcome: 'conflict'; job: JobRow };
 
 export async function submitJob(db: Db, job: JobRequest): Promise<SubmitResult> {
-  return transaction(db, async (tx) => {
-    const inserted = await tx.query<JobRow>(sql('jobs/insert'), [
-      randomUUID(),
-      job.namespace,
-      job.name,
-      job.labels,
-      job.spec,
-      job.cpuMillis,
-      job.memoryBytes,
-      job.durationMs,
-      job.nodeSelector,
-      job.maxAttempts,
-    ]);
-    if (inserted.rows[0]) {
-      await tx.query(sql('jobs/notify_pending'));
-      return { outcome: 'created', job: inserted.rows[0] };
-    }
-    const existing = (await tx.query<JobRow>(sql('jobs/get'), [job.namespace, job.name])).rows[0]!;
-    // jsonb reorders keys, so compare values, not text.
-    const same = isDeepStrictEqual(existing.spec, job.spec) && isDeepStrictEqual(existing.labels, job.labels);
-    return { outcome: same ? 'unchanged' : 'conflict', job: existing };
-  });
+  return transaction(db, (tx) => submitInTx(tx, job));
+}
+
+/**
+ * Several jobs in one transaction: all are accepted or none. The first conflict (a name taken
+ * by a job with another spec) rolls back the rest and comes back as the result.
+ */
+export async function submitJobs(db: Db, jobs: readonly JobRequest[]): Promise<{ outcome: 'accepted'; results: SubmitResult[] } | { outcome: 'conflict'; job: JobRow }> {
+  try {
+    return await transaction(db, async (tx) => {
+      const results: SubmitResult[] = [];
+      for (const job of jobs) {
+        const result = await submitInTx(tx, job);
+        if (result.outcome === 'conflict') throw new SubmitConflict(result.job);
+        results.push(result);
+      }
+      return { outcome: 'accepted' as const, results };
+    });
+  } catch (error) {
+    if (error instanceof SubmitConflict) return { outcome: 'conflict', job: error.job };
+    throw error;
+  }
+}
+
+class SubmitConflict extends Error {
+  constructor(readonly job: JobRow) {
+    super(`job ${job.namespace}/${job.name} already exists with a different spec`);
+  }
+}
+
+async function submitInTx(tx: Tx, job: JobRequest): Promise<SubmitResult> {
+  const inserted = await tx.query<JobRow>(sql('jobs/insert'), [
+    randomUUID(),
+    job.namespace,
+    job.name,
+    job.labels,
+    job.spec,
+    job.cpuMillis,
+    job.memoryBytes,
+    job.durationMs,
+    job.nodeSelector,
+    job.maxAttempts,
+  ]);
+  if (inserted.rows[0]) {
+    await tx.query(sql('jobs/notify_pending'));
+    return { outcome: 'created', job: inserted.rows[0] };
+  }
+  const existing = (await tx.query<JobRow>(sql('jobs/get'), [job.namespace, job.name])).rows[0]!;
+  // jsonb reorders keys, so compare values, not text.
+  const same = isDeepStrictEqual(existing.spec, job.spec) && isDeepStrictEqual(existing.labels, job.labels);
+  return { outcome: same ? 'unchanged' : 'conflict', job: existing };
 }
 
 export async function getJob(db: Db, namespace: string, name: string): Promise<JobRow | undefined> {

@@ -73,7 +73,7 @@ describe('bad input', () => {
   });
 
   it('refuses an oversized body with 413', async () => {
-    const res = await post('/api/v1/jobs', GOOD + `# ${'x'.repeat(2 * 1024 * 1024)}\n`);
+    const res = await post('/api/v1/jobs', GOOD + `# ${'x'.repeat(17 * 1024 * 1024)}\n`);
     expect(res.status).toBe(413);
     expect(res.body.error.message).toMatch(/larger than/);
     expect(await jobCount()).toBe(0);
@@ -198,5 +198,39 @@ describe('while no replica leads', () => {
     const status = await (await fetch(`${replica.url}/api/v1/status`)).json();
     expect(status.leader).toBe('replica-t');
     expect(status.epoch).toBe(101);
+  });
+});
+
+describe('several jobs in one request', () => {
+  const named = (name: string, duration = '1s') => GOOD.replace('name: ok', `name: ${name}`).replace('duration: 1s', `duration: ${duration}`);
+
+  it('refuses them all when one is bad, naming the document and field', async () => {
+    const before = await jobCount();
+    const res = await post('/api/v1/jobs', [named('b1'), named('b2').replace('cpu: 500m', 'cpu: abc')].join('---\n'));
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toContainEqual(expect.objectContaining({ path: '[1].spec.resources.cpu', message: '"abc" is not a CPU quantity' }));
+    expect(await jobCount()).toBe(before);
+  });
+
+  it('refuses a name written twice', async () => {
+    const before = await jobCount();
+    const res = await post('/api/v1/jobs', [named('twice'), named('twice')].join('---\n'));
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toMatch(/job default\/twice appears twice/);
+    expect(await jobCount()).toBe(before);
+  });
+
+  it('accepts them all in one transaction, or none when one conflicts', async () => {
+    const before = await jobCount();
+    const first = await post('/api/v1/jobs', JSON.stringify([1, 2, 3].map((i) => ({ apiVersion: 'fencer.dev/v1', kind: 'Job', metadata: { name: `batch-${i}` }, spec: { resources: { cpu: '250m', memory: '64Mi' }, duration: '1s' } }))), 'application/json');
+    expect(first.status).toBe(201);
+    expect(first.body.kind).toBe('JobList');
+    expect(first.body.items.map((j: any) => j.metadata.name)).toEqual(['batch-1', 'batch-2', 'batch-3']);
+    expect(await jobCount()).toBe(before + 3);
+    // batch-4 is new, but batch-1 comes back with another duration: nothing is written.
+    const clash = await post('/api/v1/jobs', [named('batch-4'), named('batch-1', '9s')].join('---\n'));
+    expect(clash.status).toBe(409);
+    expect(clash.body.error.message).toMatch(/job default\/batch-1 already exists with a different spec.*none of the 2 jobs was accepted/);
+    expect(await jobCount()).toBe(before + 3);
   });
 });

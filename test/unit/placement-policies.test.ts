@@ -103,8 +103,8 @@ describe('orderings', () => {
   });
 
   it('parses a policy and says what is wrong with a bad one', () => {
-    expect(parsePolicy('largest-first+dominant-balance')).toEqual({ ordering: 'largest-first', fit: 'dominant-balance' });
-    expect(() => parsePolicy('random')).toThrow('placement policy: "random" is not an ordering (one of arrival, largest-first, most-work-first)');
+    expect(parsePolicy('largest-first+balanced-fit')).toEqual({ ordering: 'largest-first', fit: 'balanced-fit' });
+    expect(() => parsePolicy('random')).toThrow('placement policy: "random" is not an ordering (one of arrival, largest-first, most-work-first, most-work-balanced)');
     expect(() => parsePolicy('arrival+worst-fit')).toThrow('"worst-fit" is not a fit rule');
   });
 });

@@ -6,11 +6,13 @@ import type { Db } from '../../store/db.js';
 import type { Lease } from '../../lease/lease.js';
 import { fenced } from '../../lease/fenced.js';
 import { bestFit } from '../../scheduling/best-fit.js';
+import { DEFAULT_POLICY, type Policy } from '../../scheduling/policies.js';
 import { commitPlacements, markUnschedulable, readPlacementInput } from '../../store/decisions.js';
-import { jobsPlaced } from '../../metrics/registry.js';
+import { jobsPlaced, placementDecideSeconds, placementRoundSeconds } from '../../metrics/registry.js';
 import type { ReconcileResult, Reconciler } from '../controller.js';
 
-const ROUND_LIMIT = 10_000;
+/** Pending jobs one round reads, oldest first. */
+export const ROUND_LIMIT = 10_000;
 
 export class Placement implements Reconciler {
   readonly name = 'placement';
@@ -22,14 +24,21 @@ export class Placement implements Reconciler {
     private readonly lease: Lease,
     readonly intervalMs: number,
     private readonly confirmTimeoutMs: number,
+    private readonly policy: Policy = DEFAULT_POLICY,
   ) {}
 
   async reconcile(log: Logger): Promise<ReconcileResult> {
+    const startedAt = performance.now();
     const { jobs, nodes } = await readPlacementInput(this.db, ROUND_LIMIT);
     if (jobs.length === 0) return 'done';
-    const round = bestFit(jobs, nodes);
+    const decideAt = performance.now();
+    const round = bestFit(jobs, nodes, this.policy);
+    placementDecideSeconds.observe((performance.now() - decideAt) / 1000);
     const newlyUnschedulable = round.unschedulable.filter((u) => this.marked.get(u.jobUid) !== u.message);
-    if (round.placements.length === 0 && newlyUnschedulable.length === 0) return 'done';
+    if (round.placements.length === 0 && newlyUnschedulable.length === 0) {
+      placementRoundSeconds.observe((performance.now() - startedAt) / 1000);
+      return 'done';
+    }
     const placed = await fenced(this.db, this.lease, async (tx, epoch) => {
       await markUnschedulable(tx, newlyUnschedulable);
       return commitPlacements(tx, epoch, round.placements, this.confirmTimeoutMs);
@@ -37,6 +46,7 @@ export class Placement implements Reconciler {
     for (const u of newlyUnschedulable) this.marked.set(u.jobUid, u.message);
     if (this.marked.size > 100_000) this.marked.clear();
     jobsPlaced.inc(placed);
+    placementRoundSeconds.observe((performance.now() - startedAt) / 1000);
     if (placed > 0) log.info({ placed, pending: jobs.length }, 'placed jobs');
     return jobs.length === ROUND_LIMIT && placed > 0 ? 'requeue' : 'done';
   }
