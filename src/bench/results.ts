@@ -10,10 +10,20 @@ export function machine(): string {
 
 /** Writes bench/results/<kind>-<date>.md and returns its path. */
 export function writeResult(kind: string, report: string, date = new Date()): string {
+  return writeResultFile(resultName(kind, date, 'md'), report);
+}
+
+/** The file name of a result: <kind>-<date>.<extension>, so a report and its plot pair up. */
+export function resultName(kind: string, date: Date, extension: string): string {
+  return `${kind}-${date.toISOString().slice(0, 19).replace(/[:T]/g, '-')}.${extension}`;
+}
+
+/** Writes bench/results/<name> and returns its path. */
+export function writeResultFile(name: string, content: string): string {
   const dir = join(projectRoot(), 'bench', 'results');
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${kind}-${date.toISOString().slice(0, 19).replace(/[:T]/g, '-')}.md`);
-  writeFileSync(file, report);
+  const file = join(dir, name);
+  writeFileSync(file, content);
   return file;
 }
 

@@ -86,6 +86,7 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
     wronglyDead: [],
   };
   const followUps: Array<Promise<void>> = [];
+  let finished = false;
   try {
     flow.start();
     deaths.start();
@@ -124,19 +125,22 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
     await deaths.stop();
     result.wronglyDead = deaths.deaths.filter((d) => !explainedDeath(d, injected, timings));
     const report = check({ history: await readHistory(cluster.databaseUrl), runs: readRunLogs([join(home, 'nodes')]) });
-    return {
+    const done: CampaignResult = {
       ...result,
       jobsAccepted: flow.accepted,
       rejectedOldLeaderWrites: countInLogs(join(home, 'logs'), 'fenced transaction rejected'),
       report,
       durationMs: Date.now() - started,
     };
+    finished = true;
+    return done;
   } finally {
     await flow.stop();
     await deaths.stop();
     await db.end();
     await cluster.stop();
-    if (process.env.FENCER_KEEP_CAMPAIGN_HOME) log(`kept ${home}`);
+    // A campaign that broke off keeps its logs: they are what explains it.
+    if (process.env.FENCER_KEEP_CAMPAIGN_HOME || !finished) log(`kept ${home}`);
     else rmSync(home, { recursive: true, force: true });
   }
 }
@@ -250,7 +254,13 @@ async function waitForWholeCluster(cluster: Cluster): Promise<void> {
     const everyoneUp = cluster.replicaNames.every((n) => cluster.isRunning(n) && !cluster.isFrozen(n));
     const status = everyoneUp ? await cluster.status().catch(() => null) : null;
     if (status?.leader && status.replicas.filter((r) => r.alive).length >= cluster.replicaNames.length) return;
-    if (Date.now() > deadline) throw new Error('the cluster did not come back to full strength within 60 s');
+    if (Date.now() > deadline) {
+      const state = cluster.replicaNames.map((n) => {
+        const seen = status?.replicas.find((r) => r.name === n);
+        return `${n} ${cluster.isRunning(n) ? 'running' : 'not running'}${cluster.isFrozen(n) ? ', frozen' : ''}${seen ? (seen.alive ? ', alive' : ', not alive') : ', not in status'}`;
+      });
+      throw new Error(`the cluster did not come back to full strength within 60 s (leader ${status?.leader ?? 'unknown'}; ${state.join('; ')})`);
+    }
     await delay(50);
   }
 }

