@@ -7,7 +7,7 @@ FREEZE_SECONDS ?= 5
 
 .DEFAULT_GOAL := help
 # Chaos on the running cluster (chaos/ scripts; each works on both runtimes).
-.PHONY: help build image cluster-up jobs cluster-status kill-leader freeze-leader kill-worker cluster-down test freeze-worker partition-worker restart-postgres terminate-leader-backends campaign check
+.PHONY: help build image cluster-up jobs cluster-status kill-leader freeze-leader kill-worker cluster-down test freeze-worker partition-worker restart-postgres terminate-leader-backends campaign check bench-packing bench-placement bench-failover
 
 help: ## list these targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z-]*:.*## / {printf "  \033[1m%-26s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -61,3 +61,12 @@ check: build ## run the independent checker: DATABASE_URL=... LOGS=dir-of-node-l
 
 test: ## run the tests (npm test)
 	@npm test
+
+bench-packing: image ## 10,000 jobs on 100 Docker nodes: CPU and memory use, time to finish vs the lower bound (JOBS=, NODES=, RUNTIME=process)
+	@$(FENCER) bench packing --jobs $(or $(JOBS),10000) --nodes $(or $(NODES),100) --runtime $(or $(RUNTIME),docker)
+
+bench-placement: build ## the placement algorithm at 10k×100, 100k×1,000, 100k×5,000; committed placements per second on 5,000 simulated nodes
+	@$(FENCER) bench placement
+
+bench-failover: build ## time to a new leader after SIGKILL and SIGSTOP of the leader (KILLS=, FREEZES=)
+	@$(FENCER) bench failover --kills $(or $(KILLS),20) --freezes $(or $(FREEZES),20)

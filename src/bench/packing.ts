@@ -29,6 +29,8 @@ export interface PackingOptions {
   /** Also replay the workload in the simulation under every policy. */
   compare: readonly Policy[];
   progress: boolean;
+  /** Else DATABASE_URL, else an embedded PostgreSQL for the run. */
+  databaseUrl?: string;
   log: (line: string) => void;
 }
 
@@ -86,6 +88,7 @@ export async function runPackingBench(opts: PackingOptions): Promise<PackingResu
     nodeMemory: `${NODE_MEMORY_BYTES / 1024 ** 3}Gi`,
     home,
     runtime,
+    databaseUrl: opts.databaseUrl,
     proxies: false,
     readyTimeoutMs: 15 * 60_000,
     env: { FENCER_PLACEMENT_POLICY: `${opts.policy.ordering}+${opts.policy.fit}` },
@@ -124,7 +127,8 @@ export async function runPackingBench(opts: PackingOptions): Promise<PackingResu
   } finally {
     await db.end();
     await cluster.stop();
-    rmSync(home, { recursive: true, force: true });
+    if (process.env.FENCER_KEEP_BENCH_HOME) opts.log(`kept ${home}`);
+    else rmSync(home, { recursive: true, force: true });
   }
 }
 

@@ -51,6 +51,7 @@ export function registerBenchCommands(program: Command): void {
       process.exit(result.placedTwice.length > 0 ? 1 : 0);
     });
 
+  registerPlacementBench(bench);
   bench
     .command('packing')
     .description('a seeded backlog of jobs on nodes in Docker containers: CPU and memory use, time to finish, round times')
@@ -84,6 +85,46 @@ export function registerBenchCommands(program: Command): void {
       process.stdout.write(`\n${report}`);
       process.stdout.write(`\nwritten to ${writeResultFile(resultName('packing', date, 'md'), report)}\n`);
       process.exit(result.placedTwice > 0 ? 1 : 0);
+    });
+}
+
+function registerPlacementBench(bench: Command): void {
+  bench
+    .command('placement')
+    .description('the placement algorithm alone at scale, and committed placements per second against PostgreSQL')
+    .option('--rounds <n>', 'steady-state rounds per case', '50')
+    .option('--commit-nodes <n>', 'simulated nodes for the commit rate', '5000')
+    .option('--commit-jobs <n>', 'jobs for the commit rate', '30000')
+    .action(async (opts: { rounds: string; commitNodes: string; commitJobs: string }) => {
+      const { runScaleCase } = await import('../bench/placement-scale.js');
+      const { runCommitRateBench } = await import('../bench/commit-rate.js');
+      const { placementReport } = await import('../bench/placement-report.js');
+      const rounds = positive('--rounds', opts.rounds);
+      const cases = [
+        { pending: 10_000, nodes: 100 },
+        { pending: 100_000, nodes: 1_000 },
+        { pending: 100_000, nodes: 5_000 },
+      ];
+      const policies = ORDERINGS.map((ordering) => ({ ordering, fit: DEFAULT_POLICY.fit }));
+      const scale = cases.flatMap((c) =>
+        policies.map((policy) => {
+          const result = runScaleCase(c, policy, rounds);
+          process.stdout.write(`${c.pending} × ${c.nodes}, ${policy.ordering}: p50 ${percentile(result.roundMs, 50)!.toFixed(2)} ms\n`);
+          return result;
+        }),
+      );
+      const commit = await runCommitRateBench({
+        nodes: positive('--commit-nodes', opts.commitNodes),
+        jobs: positive('--commit-jobs', opts.commitJobs),
+        seed: 1,
+        log: (line) => process.stdout.write(`${line}\n`),
+      });
+      const date = new Date();
+      const command = `fencer bench placement --rounds ${opts.rounds} --commit-nodes ${opts.commitNodes} --commit-jobs ${opts.commitJobs}`;
+      const report = placementReport(scale, commit, command, date);
+      process.stdout.write(`\n${report}`);
+      process.stdout.write(`\nwritten to ${writeResultFile(resultName('placement', date, 'md'), report)}\n`);
+      process.exit(commit.placedTwice > 0 ? 1 : 0);
     });
 }
 

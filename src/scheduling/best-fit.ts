@@ -5,7 +5,7 @@
 // memory, after taking the job, would be smallest, each as a share of that node's capacity).
 // Tight packing keeps large holes free for large jobs.
 import { FreeCapacityIndex } from './node-index.js';
-import { DEFAULT_POLICY, jobSequence, type Policy } from './policies.js';
+import { DEFAULT_POLICY, jobSequence, type ClusterUse, type Policy } from './policies.js';
 import type { NodeCapacity, PendingJob, Placement, PlacementRound, Unschedulable } from './types.js';
 
 export type { NodeCapacity, PendingJob, Placement, PlacementRound, Unschedulable } from './types.js';
@@ -16,7 +16,8 @@ export function matchesSelector(labels: Record<string, string>, selector: Record
 }
 
 function hasSelector(job: PendingJob): boolean {
-  return Object.keys(job.nodeSelector).length > 0;
+  for (const key in job.nodeSelector) if (Object.hasOwn(job.nodeSelector, key)) return true;
+  return false;
 }
 
 /**
@@ -28,7 +29,8 @@ class NoRoomFrontier {
   private sizes: Array<{ cpu: number; memory: number }> = [];
 
   covers(job: PendingJob): boolean {
-    return this.sizes.some((s) => job.cpuMillis >= s.cpu && job.memoryBytes >= s.memory);
+    for (const s of this.sizes) if (job.cpuMillis >= s.cpu && job.memoryBytes >= s.memory) return true;
+    return false;
   }
 
   add(job: PendingJob): void {
@@ -44,9 +46,9 @@ export function bestFit(jobs: readonly PendingJob[], nodes: readonly NodeCapacit
   const unschedulable: Unschedulable[] = [];
   const use = clusterUse(nodes);
   const sequence = jobSequence(jobs, policy.ordering, nodes);
-  for (let job = sequence.next(use.shares()); job; job = sequence.next(use.shares())) {
+  for (let job = sequence.next(use); job; job = sequence.next(use)) {
     const selective = hasSelector(job);
-    const accept = (n: NodeCapacity) => matchesSelector(n.labels, job.nodeSelector);
+    const accept = selective ? (n: NodeCapacity) => matchesSelector(n.labels, job.nodeSelector) : () => true;
     const couldEverFit = selective
       ? nodes.some((n) => accept(n) && n.cpuMillis >= job.cpuMillis && n.memoryBytes >= job.memoryBytes)
       : index.couldEverHold(job);
@@ -61,14 +63,15 @@ export function bestFit(jobs: readonly PendingJob[], nodes: readonly NodeCapacit
       continue;
     }
     index.take(state, job);
-    use.add(job);
+    use.cpu += job.cpuMillis / use.cpuCapacity;
+    use.memory += job.memoryBytes / use.memoryCapacity;
     placements.push({ jobUid: job.uid, node: state.node.name });
   }
   return { placements, unschedulable };
 }
 
-/** The cluster's CPU and memory in use, as the round goes. */
-function clusterUse(nodes: readonly NodeCapacity[]) {
+/** The cluster's CPU and memory in use (shares of its capacity), kept up to date as the round goes. */
+function clusterUse(nodes: readonly NodeCapacity[]): ClusterUse & { cpuCapacity: number; memoryCapacity: number } {
   let cpu = 0;
   let memory = 0;
   let cpuCapacity = 0;
@@ -79,13 +82,9 @@ function clusterUse(nodes: readonly NodeCapacity[]) {
     cpuCapacity += n.cpuMillis;
     memoryCapacity += n.memoryBytes;
   }
-  return {
-    add(job: PendingJob) {
-      cpu += job.cpuMillis;
-      memory += job.memoryBytes;
-    },
-    shares: () => ({ cpu: cpu / (cpuCapacity || 1), memory: memory / (memoryCapacity || 1) }),
-  };
+  cpuCapacity ||= 1;
+  memoryCapacity ||= 1;
+  return { cpu: cpu / cpuCapacity, memory: memory / memoryCapacity, cpuCapacity, memoryCapacity };
 }
 
 function unschedulableMessage(job: PendingJob, nodes: readonly NodeCapacity[]): string {

@@ -31,6 +31,9 @@ interface Shape {
   readonly cpuMillis: number;
   readonly memoryBytes: number;
   readonly cells: FreeEntry[][];
+  /** Nodes per row of free CPU and per column of free memory: bound the search to rows and columns with any node. */
+  readonly rowNodes: Int32Array;
+  readonly columnNodes: Int32Array;
 }
 
 function gridCell(share: number): number {
@@ -48,7 +51,13 @@ export class FreeCapacityIndex {
       const key = `${node.cpuMillis}/${node.memoryBytes}`;
       let shape = byShape.get(key);
       if (!shape) {
-        shape = { cpuMillis: node.cpuMillis, memoryBytes: node.memoryBytes, cells: Array.from({ length: GRID * GRID }, () => []) };
+        shape = {
+          cpuMillis: node.cpuMillis,
+          memoryBytes: node.memoryBytes,
+          cells: Array.from({ length: GRID * GRID }, () => []),
+          rowNodes: new Int32Array(GRID),
+          columnNodes: new Int32Array(GRID),
+        };
         byShape.set(key, shape);
         this.shapes.push(shape);
       }
@@ -73,8 +82,11 @@ export class FreeCapacityIndex {
       const memoryShare = job.memoryBytes / shape.memoryBytes;
       const cpu0 = gridCell(cpuShare);
       const memory0 = gridCell(memoryShare);
-      const cpuSpan = GRID - 1 - cpu0;
-      const memorySpan = GRID - 1 - memory0;
+      // Nothing beyond the fullest row and column with a node in it: a job that no node has
+      // room for fails after a few cells, not the whole table.
+      const cpuSpan = highest(shape.rowNodes) - cpu0;
+      const memorySpan = highest(shape.columnNodes) - memory0;
+      if (cpuSpan < 0 || memorySpan < 0) continue;
       for (let d = 0; d <= cpuSpan + memorySpan; d++) {
         // A cell d steps away leaves at least (d - 2) / GRID free in sum (each side may start
         // up to one cell short), and no fit rule scores a node below its sum.
@@ -114,6 +126,8 @@ export class FreeCapacityIndex {
   take(state: NodeState, job: PendingJob): void {
     const { entry } = state;
     entry.nodes.splice(entry.nodes.indexOf(state), 1);
+    state.shape.rowNodes[Math.floor(entry.cell / GRID)]!--;
+    state.shape.columnNodes[entry.cell % GRID]!--;
     if (entry.nodes.length === 0) {
       const cell = state.shape.cells[entry.cell]!;
       cell.splice(cell.indexOf(entry), 1);
@@ -134,5 +148,12 @@ export class FreeCapacityIndex {
     }
     entry.nodes.push(state);
     state.entry = entry;
+    shape.rowNodes[Math.floor(cellIndex / GRID)]!++;
+    shape.columnNodes[cellIndex % GRID]!++;
   }
+}
+
+function highest(counts: Int32Array): number {
+  for (let i = counts.length - 1; i >= 0; i--) if (counts[i]! > 0) return i;
+  return -1;
 }

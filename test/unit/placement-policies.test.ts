@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bestFit, matchesSelector, type NodeCapacity, type PendingJob } from '../../src/scheduling/best-fit.js';
-import { FIT_RULES, fitScore, orderJobs, parsePolicy, type FitRule } from '../../src/scheduling/policies.js';
+import { FIT_RULES, fitScore, jobSequence, orderJobs, parsePolicy, type FitRule } from '../../src/scheduling/policies.js';
 import { seededRandom } from '../../src/seeded-random.js';
 
 const GI = 1024 ** 3;
@@ -94,6 +94,17 @@ describe('orderings', () => {
 
   it('most-work-first weighs the share by how long the job runs', () => {
     expect(orderJobs(jobs, 'most-work-first', nodes).map((j) => j.uid)).toEqual(['small-long', 'memory-big', 'cpu-big', 'small-short']);
+  });
+
+  it('most-work-balanced draws from CPU-heavy or memory-heavy jobs by what the cluster has more of free', () => {
+    const sequence = () => jobSequence(jobs, 'most-work-balanced', nodes);
+    // Memory fuller than CPU: a CPU-heavy job next, the most work first (even shares count as CPU-heavy).
+    expect(sequence().next({ cpu: 0.2, memory: 0.6 })!.uid).toBe('small-long');
+    expect(sequence().next({ cpu: 0.6, memory: 0.2 })!.uid).toBe('memory-big');
+    // One queue empty: the other still gives its jobs.
+    const s = sequence();
+    const seen = Array.from({ length: 5 }, () => s.next({ cpu: 0.9, memory: 0.1 })?.uid);
+    expect(seen).toEqual(['memory-big', 'small-long', 'cpu-big', 'small-short', undefined]);
   });
 
   it('decides who gets the last room', () => {
