@@ -93,6 +93,7 @@ export class Agent {
     };
     this.client = new ReplicaClient({
       replicas: options.replicas,
+      spreadKey: options.name,
       onContact: (sentAt) => {
         this.lastContact = Math.max(this.lastContact, sentAt);
       },

@@ -9,6 +9,8 @@ export interface ReplicaClientOptions {
   replicas: readonly string[];
   /** Per request, heartbeats included; for a watch, until its response headers. */
   timeoutMs?: number;
+  /** Picks the replica tried first (e.g. the node's name), so agents spread over replicas. */
+  spreadKey?: string;
   /**
    * Called with the local monotonic time at which a request was SENT, whenever it got a 2xx.
    * The send time, not the answer's: a reply that lands after the agent was frozen says
@@ -43,6 +45,12 @@ export class WatchSilentError extends Error {
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 500;
 
+function stableHash(text: string): number {
+  let hash = 2166136261; // FNV-1a
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 16777619) >>> 0;
+  return hash;
+}
+
 export class ReplicaClient {
   private readonly replicas: string[];
   private readonly timeoutMs: number;
@@ -52,6 +60,9 @@ export class ReplicaClient {
     if (options.replicas.length === 0) throw new Error('at least one replica URL is needed');
     this.replicas = options.replicas.map((url) => url.replace(/\/+$/, ''));
     this.timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    // Agents given the same list should not all start on its first replica (often the leader,
+    // busy deciding): a stable pick per agent spreads them over the replicas.
+    if (options.spreadKey !== undefined) this.preferred = stableHash(options.spreadKey) % this.replicas.length;
   }
 
   /** The replica that answered last (where the next request goes first). */

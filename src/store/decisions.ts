@@ -23,21 +23,35 @@ interface CapacityRow {
   labels: Record<string, string>;
 }
 
+/**
+ * A round's input: the nodes, then the oldest pending jobs that could fit on one of them now
+ * (no larger than the most free CPU and the most free memory on any node) or on none ever (to be
+ * marked Unschedulable). On a full cluster with a long backlog that is a handful of rows, not
+ * ten thousand read, sent and parsed for nothing on every pass.
+ */
 export async function readPlacementInput(db: Db, limit: number): Promise<{ jobs: PendingJob[]; nodes: NodeCapacity[] }> {
-  const [jobs, nodes] = await Promise.all([
-    db.query<PendingRow>(sql('placement/pending'), [limit]),
-    db.query<CapacityRow>(sql('placement/nodes')),
-  ]);
+  const nodes = (await db.query<CapacityRow>(sql('placement/nodes'))).rows.map((r) => ({
+    name: r.name,
+    cpuMillis: r.cpu_millis,
+    memoryBytes: r.memory_bytes,
+    allocatedCpuMillis: r.allocated_cpu_millis,
+    allocatedMemoryBytes: r.allocated_memory_bytes,
+    labels: r.labels,
+  }));
+  let freeCpu = 0;
+  let freeMemory = 0;
+  let capacityCpu = 0;
+  let capacityMemory = 0;
+  for (const n of nodes) {
+    freeCpu = Math.max(freeCpu, n.cpuMillis - n.allocatedCpuMillis);
+    freeMemory = Math.max(freeMemory, n.memoryBytes - n.allocatedMemoryBytes);
+    capacityCpu = Math.max(capacityCpu, n.cpuMillis);
+    capacityMemory = Math.max(capacityMemory, n.memoryBytes);
+  }
+  const jobs = await db.query<PendingRow>(sql('placement/pending'), [limit, freeCpu, freeMemory, capacityCpu, capacityMemory]);
   return {
     jobs: jobs.rows.map((r) => ({ uid: r.uid, cpuMillis: r.cpu_millis, memoryBytes: r.memory_bytes, durationMs: r.duration_ms, nodeSelector: r.node_selector })),
-    nodes: nodes.rows.map((r) => ({
-      name: r.name,
-      cpuMillis: r.cpu_millis,
-      memoryBytes: r.memory_bytes,
-      allocatedCpuMillis: r.allocated_cpu_millis,
-      allocatedMemoryBytes: r.allocated_memory_bytes,
-      labels: r.labels,
-    })),
+    nodes,
   };
 }
 
