@@ -19,6 +19,9 @@ import { guardBroken } from './guards.js';
 import { DecisionThread } from './lifecycle.js';
 import type { Policy } from './scheduling/policies.js';
 
+/** How long node-health holds off while most nodes are quiet at once (see node-health.ts). */
+const MASS_QUIET_HOLD_MS = 30_000;
+
 export interface ReplicaOptions {
   name: string;
   host: string;
@@ -73,7 +76,10 @@ export class Replica {
     this.controllers = [
       this.placement,
       new Controller(
-        new NodeHealth(this.decisions, this.lease, timings.reconcilePassMs, timings.deadAfterSilentMs, timings.deadAfterDisconnectMs),
+        new NodeHealth(this.decisions, this.lease, timings.reconcilePassMs, timings.deadAfterSilentMs, timings.deadAfterDisconnectMs, {
+          quietAfterMs: 2 * timings.heartbeatMs,
+          holdMs: MASS_QUIET_HOLD_MS,
+        }),
         this.lease,
         logger,
         thread,

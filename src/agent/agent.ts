@@ -60,6 +60,7 @@ interface RunningJob {
 
 const FENCE_CHECK_MS = 100;
 const RETRY_MS = 100; // between rounds when no replica answered
+const REGISTER_BACKOFF_MAX_MS = 1000;
 const REPORT_DRAIN_MS = 2000; // how long stop() lets unanswered finish reports keep trying
 
 export class Agent {
@@ -165,7 +166,9 @@ export class Agent {
         if (signal.aborted) return false;
         if (!(err instanceof ReplicaUnreachableError)) throw err;
         if (round % 20 === 0) this.log.warn({ err: err.message }, 'no replica answered the registration; retrying');
-        await sleep(RETRY_MS, signal);
+        // Backing off, with jitter: a hundred nodes starting at once, or all re-registering
+        // after an outage, must not keep a busy control plane too busy to answer any of them.
+        await sleep(Math.min(REGISTER_BACKOFF_MAX_MS, RETRY_MS * 2 ** Math.min(round, 5)) * (0.5 + Math.random() / 2), signal);
       }
     }
     return false;

@@ -25,6 +25,9 @@ export interface NodeOptions {
   labels?: Record<string, string>;
 }
 
+/** Nodes started together at boot; the next wave waits until these are Ready. */
+const NODE_START_WAVE = 10;
+
 export interface ClusterOptions {
   replicas: number;
   nodes: number;
@@ -309,8 +312,13 @@ export class Cluster {
     await Promise.all(replicas.map((replica) => this.waitHealthy(replica)));
 
     const names = Array.from({ length: this.options.nodes }, (_, i) => `node-${i + 1}`);
-    await Promise.all(names.map((name, i) => this.addNode(name, { labels: this.options.nodeLabels?.(i) })));
-    await this.waitNodesReady(names);
+    // In waves: a hundred agents booting at once on a small machine starve the replicas that
+    // must answer their registrations.
+    for (let first = 0; first < names.length; first += NODE_START_WAVE) {
+      const wave = names.slice(first, first + NODE_START_WAVE);
+      await Promise.all(wave.map((name, i) => this.addNode(name, { labels: this.options.nodeLabels?.(first + i) })));
+      await this.waitNodesReady(wave);
+    }
     this.ready = true;
     this.saveState();
   }

@@ -84,6 +84,11 @@ export async function deadNodeCandidates(db: Db, silentMs: number, disconnectedM
   return (await db.query<{ name: string; reason: string }>(sql('nodes/dead_candidates'), [silentMs, disconnectedMs])).rows;
 }
 
+/** Ready nodes, and how many of them have been quiet longer than `quietMs`. */
+export async function nodeSuspects(db: Db, quietMs: number): Promise<{ ready: number; suspect: number }> {
+  return (await db.query<{ ready: number; suspect: number }>(sql('nodes/suspects'), [quietMs])).rows[0]!;
+}
+
 /**
  * Declares a node dead if it still looks dead, and gives its jobs back: each is retried (using
  * an attempt) or fails when out of attempts. Returns the number of jobs given back, or null

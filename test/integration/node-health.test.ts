@@ -1,0 +1,71 @@
+// node-health against a real database and a real lease: a quiet node is declared dead; when
+// most nodes fall quiet at once, node-health holds off (the control plane is the likelier one
+// cut off) for as long as its rule says, then declares them after all.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import { freshDatabase, type TestDatabase } from '../helpers/database.js';
+import { Lease } from '../../src/lease/lease.js';
+import { NodeHealth } from '../../src/controllers/node-health/node-health.js';
+import { openWatch, registerNode } from '../../src/store/nodes.js';
+
+const logger = pino({ level: 'silent' });
+let t: TestDatabase;
+let lease: Lease;
+
+beforeAll(async () => {
+  t = await freshDatabase('node_health');
+  lease = new Lease({ databaseUrl: t.url, replica: 'test', leaseMs: 2000, renewMs: 667, standbyPollMs: 50, logger });
+  const elected = new Promise<void>((resolve) => lease.once('elected', () => resolve()));
+  lease.start();
+  await elected;
+});
+
+afterAll(async () => {
+  await lease.stop();
+  await t.close();
+});
+
+beforeEach(async () => {
+  await t.db.query('DELETE FROM nodes');
+  for (const name of ['n1', 'n2', 'n3', 'n4']) {
+    await registerNode(t.db, name, 4000, 8 * 1024 ** 3, {});
+    await openWatch(t.db, name, randomUUID(), 'test');
+  }
+  // This leader has been in office long enough for silence to count.
+  await t.db.query("UPDATE lease SET acquired_at = now() - interval '1 minute'");
+});
+
+async function silence(names: string[]): Promise<void> {
+  await t.db.query("UPDATE nodes SET last_heartbeat_at = now() - interval '10 seconds' WHERE name = ANY($1)", [names]);
+}
+
+async function dead(): Promise<string[]> {
+  return (await t.db.query<{ name: string }>("SELECT name FROM nodes WHERE state = 'Dead' ORDER BY name")).rows.map((r) => r.name);
+}
+
+const health = (holdMs: number) => new NodeHealth(t.db, lease, 100, 5000, 1000, { quietAfterMs: 2000, holdMs });
+
+describe('node-health', () => {
+  it('declares one quiet node dead at once', async () => {
+    await silence(['n2']);
+    await health(60_000).reconcile(logger);
+    expect(await dead()).toEqual(['n2']);
+  });
+
+  it('holds off while most nodes are quiet at once, then declares them after the hold', async () => {
+    await silence(['n1', 'n2', 'n3']);
+    const controller = health(1500);
+    await controller.reconcile(logger);
+    expect(await dead()).toEqual([]);
+    await new Promise((r) => setTimeout(r, 1600));
+    await controller.reconcile(logger);
+    expect(await dead()).toEqual(['n1', 'n2', 'n3']);
+  });
+
+  it('counts half of the nodes quiet as no reason to hold off', async () => {
+    await silence(['n1', 'n2']);
+    await health(60_000).reconcile(logger);
+    expect(await dead()).toEqual(['n1', 'n2']);
+  });
+});
