@@ -34,7 +34,7 @@ export interface Policy {
 export const ORDERINGS: readonly Ordering[] = ['arrival', 'largest-first', 'most-work-first', 'most-work-balanced'];
 export const FIT_RULES: readonly FitRule[] = ['best-fit', 'balanced-fit'];
 
-export const DEFAULT_POLICY: Policy = { ordering: 'most-work-first', fit: 'best-fit' };
+export const DEFAULT_POLICY: Policy = { ordering: 'most-work-first', fit: 'balanced-fit' };
 
 export function policyName(policy: Policy): string {
   return `${policy.ordering} + ${policy.fit}`;
