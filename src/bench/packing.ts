@@ -31,6 +31,8 @@ export interface PackingOptions {
   progress: boolean;
   /** Else DATABASE_URL, else an embedded PostgreSQL for the run. */
   databaseUrl?: string;
+  /** Aborting it stops the run and its cluster (containers included). */
+  signal?: AbortSignal;
   log: (line: string) => void;
 }
 
@@ -43,7 +45,7 @@ export interface UseSample {
 }
 
 export interface PackingResult {
-  options: Omit<PackingOptions, 'log'>;
+  options: Omit<PackingOptions, 'log' | 'signal'>;
   /** The runtime that ran, and why when it is not the one asked for. */
   runtime: 'docker' | 'process';
   runtimeNote?: string;
@@ -89,6 +91,7 @@ export async function runPackingBench(opts: PackingOptions): Promise<PackingResu
     home,
     runtime,
     databaseUrl: opts.databaseUrl,
+    signal: opts.signal,
     proxies: false,
     readyTimeoutMs: 15 * 60_000,
     env: { FENCER_PLACEMENT_POLICY: `${opts.policy.ordering}+${opts.policy.fit}` },
@@ -107,7 +110,7 @@ export async function runPackingBench(opts: PackingOptions): Promise<PackingResu
       (await db.query<{ phase: string; n: number }>('SELECT phase, count(*)::int AS n FROM jobs GROUP BY phase')).rows.map((r) => [r.phase, r.n]),
     );
     const timings = await readPlacementTimings(cluster.replicaUrls);
-    const { log: _log, ...options } = opts;
+    const { log: _log, signal: _signal, ...options } = opts;
     return {
       options,
       runtime,
@@ -170,6 +173,7 @@ async function sampleUntilDone(db: ReturnType<typeof createPool>, since: number,
       samples.push(sample);
       bar?.update(row.finished, { cpu: (sample.cpuUse * 100).toFixed(1), memory: (sample.memoryUse * 100).toFixed(1) });
       if (row.finished >= opts.jobs) return samples;
+      opts.signal?.throwIfAborted();
       await delay(SAMPLE_MS);
     }
   } finally {

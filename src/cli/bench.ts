@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { machine, percentile, resultName, writeResult, writeResultFile } from '../bench/results.js';
 import { DEFAULT_POLICY, FIT_RULES, ORDERINGS, parsePolicy } from '../scheduling/policies.js';
+import { onTerminate } from '../lifecycle.js';
 
 export function registerBenchCommands(program: Command): void {
   const bench = program.command('bench').description('benchmarks; results go to bench/results/');
@@ -69,7 +70,12 @@ export function registerBenchCommands(program: Command): void {
       const { runPackingBench } = await import('../bench/packing.js');
       const { packingPlot, packingReport } = await import('../bench/packing-report.js');
       const policy = parsePolicy(opts.policy);
-      const result = await runPackingBench({
+      // Ctrl-C or SIGTERM stops the cluster it started (containers too) before exiting.
+      const { leaveSignalsToTheProgram } = await import('../store/embedded.js');
+      leaveSignalsToTheProgram();
+      const interrupted = new AbortController();
+      const run = runPackingBench({
+        signal: interrupted.signal,
         ...numbers,
         runtime: opts.runtime,
         policy,
@@ -77,6 +83,11 @@ export function registerBenchCommands(program: Command): void {
         progress: process.stdout.isTTY === true,
         log: (line) => process.stdout.write(`${line}\n`),
       });
+      onTerminate(async () => {
+        interrupted.abort(new Error('interrupted'));
+        await run.catch(() => undefined);
+      }, (line) => process.stdout.write(`${line}\n`));
+      const result = await run;
       const date = new Date();
       const command = `fencer bench packing --jobs ${opts.jobs} --nodes ${opts.nodes} --replicas ${opts.replicas} --seed ${opts.seed} --time-scale ${opts.timeScale} --runtime ${opts.runtime} --policy ${opts.policy}${opts.compare ? '' : ' --no-compare'}`;
       const plot = resultName('packing', date, 'svg');

@@ -14,6 +14,15 @@ import { projectRoot } from '../paths.js';
 // keep only the hook's signal handlers.
 for (const event of ['beforeExit', 'exit', 'message']) exitHook.unhookEvent(event);
 
+/**
+ * For a program that stops what it started on SIGINT/SIGTERM itself (and the database last):
+ * the hook's own handlers would stop PostgreSQL and exit first, leaving the program's children
+ * running against a database that is gone.
+ */
+export function leaveSignalsToTheProgram(): void {
+  for (const signal of ['SIGINT', 'SIGTERM']) exitHook.unhookEvent(signal);
+}
+
 export interface EmbeddedDatabase {
   url: string;
   /** Connection URL of the server's maintenance database, to create more databases. */
