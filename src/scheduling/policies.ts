@@ -34,7 +34,11 @@ export interface Policy {
 export const ORDERINGS: readonly Ordering[] = ['arrival', 'largest-first', 'most-work-first', 'most-work-balanced'];
 export const FIT_RULES: readonly FitRule[] = ['best-fit', 'balanced-fit'];
 
-export const DEFAULT_POLICY: Policy = { ordering: 'most-work-first', fit: 'balanced-fit' };
+// balanced-fit simulates 0.4–0.7 % faster on the packing workload, but it leaves a lone small
+// job's node for an empty one when the job's shape is off the node's (a 1 CPU / 1 GiB job on a
+// 4 CPU / 8 GiB node that holds one job), spreading where best fit packs: not the default until
+// measured on a real run.
+export const DEFAULT_POLICY: Policy = { ordering: 'most-work-first', fit: 'best-fit' };
 
 export function policyName(policy: Policy): string {
   return `${policy.ordering} + ${policy.fit}`;
