@@ -8,7 +8,7 @@ import { bestFit } from '../scheduling/best-fit.js';
 import type { Policy } from '../scheduling/policies.js';
 import { ROUND_LIMIT } from '../controllers/placement/placement.js';
 import type { NodeCapacity, PendingJob } from '../scheduling/types.js';
-import { NODE_CPU_MILLIS, NODE_MEMORY_BYTES, lowerBoundMs, type WorkloadJob } from './workload.js';
+import { NODE_CPU_MILLIS, NODE_MEMORY_BYTES, asPendingJob, lowerBoundMs, workloadNodes, type WorkloadJob } from './workload.js';
 
 const ROUND_MS = 100;
 
@@ -26,17 +26,9 @@ export interface SimulationResult {
 }
 
 export function simulatePacking(workload: readonly WorkloadJob[], nodeCount: number, policy: Policy): SimulationResult {
-  const nodes: NodeCapacity[] = Array.from({ length: nodeCount }, (_, i) => ({
-    name: `node-${i}`,
-    cpuMillis: NODE_CPU_MILLIS,
-    memoryBytes: NODE_MEMORY_BYTES,
-    allocatedCpuMillis: 0,
-    allocatedMemoryBytes: 0,
-    labels: {},
-  }));
+  const nodes = workloadNodes(nodeCount);
   const byName = new Map(nodes.map((n) => [n.name, n]));
-  const asPending = (j: WorkloadJob): PendingJob => ({ uid: j.name, cpuMillis: j.cpuMillis, memoryBytes: j.memoryBytes, durationMs: j.durationMs, nodeSelector: {} });
-  let pending = workload.map(asPending);
+  let pending = workload.map(asPendingJob);
   const running: Array<{ job: PendingJob; node: NodeCapacity; endsAt: number }> = [];
   let now = 0;
   let waitedMs = 0;

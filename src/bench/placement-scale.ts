@@ -8,7 +8,7 @@ import { bestFit } from '../scheduling/best-fit.js';
 import type { Policy } from '../scheduling/policies.js';
 import type { NodeCapacity, PendingJob } from '../scheduling/types.js';
 import { seededRandom } from '../seeded-random.js';
-import { NODE_CPU_MILLIS, NODE_MEMORY_BYTES, generateWorkload } from './workload.js';
+import { asPendingJob, generateWorkload, workloadNodes } from './workload.js';
 
 export interface ScaleCase {
   pending: number;
@@ -26,21 +26,8 @@ export interface ScaleResult extends ScaleCase {
 
 export function runScaleCase({ pending, nodes: nodeCount }: ScaleCase, policy: Policy, rounds: number, seed = 1): ScaleResult {
   const random = seededRandom(seed);
-  const jobs: PendingJob[] = generateWorkload({ jobs: pending, seed, timeScale: 1 }).map((j) => ({
-    uid: j.name,
-    cpuMillis: j.cpuMillis,
-    memoryBytes: j.memoryBytes,
-    durationMs: j.durationMs,
-    nodeSelector: {},
-  }));
-  const nodes: NodeCapacity[] = Array.from({ length: nodeCount }, (_, i) => ({
-    name: `node-${i}`,
-    cpuMillis: NODE_CPU_MILLIS,
-    memoryBytes: NODE_MEMORY_BYTES,
-    allocatedCpuMillis: 0,
-    allocatedMemoryBytes: 0,
-    labels: {},
-  }));
+  const jobs = generateWorkload({ jobs: pending, seed, timeScale: 1 }).map(asPendingJob);
+  const nodes = workloadNodes(nodeCount);
   const byName = new Map(nodes.map((n) => [n.name, n]));
   const running: Array<{ job: PendingJob; node: NodeCapacity }> = [];
   let waiting = jobs;

@@ -14,6 +14,7 @@
 // 10 min (many short jobs, a few long ones), divided by the time scale (10 by default, so 3 s
 // to 60 s) to keep a run under ten minutes. The same seed gives the same jobs, in the same order.
 import { seededRandom } from '../seeded-random.js';
+import type { NodeCapacity, PendingJob } from '../scheduling/types.js';
 
 export const NODE_CPU_MILLIS = 16_000;
 export const NODE_MEMORY_BYTES = 64 * 1024 ** 3;
@@ -84,4 +85,21 @@ export function lowerBoundMs(jobs: readonly WorkloadJob[], nodes: number): numbe
     longest = Math.max(longest, j.durationMs);
   }
   return Math.max(cpuWork / (nodes * NODE_CPU_MILLIS), memoryWork / (nodes * NODE_MEMORY_BYTES), longest);
+}
+
+/** `count` empty nodes of the workload's shape, as the placement algorithm sees nodes. */
+export function workloadNodes(count: number): NodeCapacity[] {
+  return Array.from({ length: count }, (_, i) => ({
+    name: `node-${i}`,
+    cpuMillis: NODE_CPU_MILLIS,
+    memoryBytes: NODE_MEMORY_BYTES,
+    allocatedCpuMillis: 0,
+    allocatedMemoryBytes: 0,
+    labels: {},
+  }));
+}
+
+/** A workload job as the placement algorithm sees a pending job. */
+export function asPendingJob(job: WorkloadJob): PendingJob {
+  return { uid: job.name, cpuMillis: job.cpuMillis, memoryBytes: job.memoryBytes, durationMs: job.durationMs, nodeSelector: {} };
 }

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { machine, percentile, resultName, writeResult, writeResultFile } from '../bench/results.js';
 import { DEFAULT_POLICY, FIT_RULES, ORDERINGS, parsePolicy } from '../scheduling/policies.js';
 import { onTerminate } from '../lifecycle.js';
+import { positive, runtimeOption } from './options.js';
 
 export function registerBenchCommands(program: Command): void {
   const bench = program.command('bench').description('benchmarks; results go to bench/results/');
@@ -65,8 +66,8 @@ export function registerBenchCommands(program: Command): void {
     .option('--policy <ordering+fit>', 'placement policy of the run', `${DEFAULT_POLICY.ordering}+${DEFAULT_POLICY.fit}`)
     .option('--no-compare', 'skip replaying the workload under every policy in simulation')
     .action(async (opts: { jobs: string; nodes: string; replicas: string; seed: string; timeScale: string; runtime: string; policy: string; compare: boolean }) => {
-      if (opts.runtime !== 'process' && opts.runtime !== 'docker') throw new Error(`--runtime: "${opts.runtime}" is not process or docker`);
-      const numbers = { jobs: positive('--jobs', opts.jobs), nodes: positive('--nodes', opts.nodes), replicas: positive('--replicas', opts.replicas), seed: positive('--seed', opts.seed), timeScale: positive('--time-scale', opts.timeScale) };
+      const runtime = runtimeOption(opts.runtime);
+      const numbers = { jobs: positive(opts.jobs, '--jobs'), nodes: positive(opts.nodes, '--nodes'), replicas: positive(opts.replicas, '--replicas'), seed: positive(opts.seed, '--seed'), timeScale: positive(opts.timeScale, '--time-scale') };
       const { runPackingBench } = await import('../bench/packing.js');
       const { packingPlot, packingReport } = await import('../bench/packing-report.js');
       const policy = parsePolicy(opts.policy);
@@ -77,7 +78,7 @@ export function registerBenchCommands(program: Command): void {
       const run = runPackingBench({
         signal: interrupted.signal,
         ...numbers,
-        runtime: opts.runtime,
+        runtime,
         policy,
         compare: opts.compare ? ORDERINGS.flatMap((ordering) => FIT_RULES.map((fit) => ({ ordering, fit }))) : [],
         progress: process.stdout.isTTY === true,
@@ -110,7 +111,7 @@ function registerPlacementBench(bench: Command): void {
       const { runScaleCase } = await import('../bench/placement-scale.js');
       const { runCommitRateBench } = await import('../bench/commit-rate.js');
       const { placementReport } = await import('../bench/placement-report.js');
-      const rounds = positive('--rounds', opts.rounds);
+      const rounds = positive(opts.rounds, '--rounds');
       const cases = [
         { pending: 10_000, nodes: 100 },
         { pending: 100_000, nodes: 1_000 },
@@ -125,8 +126,8 @@ function registerPlacementBench(bench: Command): void {
         }),
       );
       const commit = await runCommitRateBench({
-        nodes: positive('--commit-nodes', opts.commitNodes),
-        jobs: positive('--commit-jobs', opts.commitJobs),
+        nodes: positive(opts.commitNodes, '--commit-nodes'),
+        jobs: positive(opts.commitJobs, '--commit-jobs'),
         seed: 1,
         log: (line) => process.stdout.write(`${line}\n`),
       });
@@ -137,10 +138,4 @@ function registerPlacementBench(bench: Command): void {
       process.stdout.write(`\nwritten to ${writeResultFile(resultName('placement', date, 'md'), report)}\n`);
       process.exit(commit.placedTwice > 0 ? 1 : 0);
     });
-}
-
-function positive(flag: string, text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${flag}: "${text}" is not a positive whole number`);
-  return n;
 }

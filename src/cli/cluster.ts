@@ -13,6 +13,7 @@ import { projectRoot } from '../paths.js';
 import { logTail } from '../simulator/process-runtime.js';
 import { fencerHome, readClusterState, statePath, type ClusterState } from '../simulator/state.js';
 import { renderTable } from './table.js';
+import { fail, positive, runtimeOption } from './options.js';
 
 interface UpOptions {
   replicas: string;
@@ -515,21 +516,6 @@ function union(a: string[], b: string[]): string[] {
   return [...new Set([...a, ...b])].sort((x, y) => x.localeCompare(y, 'en', { numeric: true }));
 }
 
-function runtimeOption(raw: string): 'process' | 'docker' {
-  if (raw !== 'process' && raw !== 'docker') fail(`--runtime: "${raw}" is neither process nor docker`);
-  return raw;
-}
-
-function positive(raw: string, flag: string, zeroAllowed = false): number {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < (zeroAllowed ? 0 : 1)) fail(`${flag}: "${raw}" is not a ${zeroAllowed ? 'non-negative' : 'positive'} integer`);
-  return n;
-}
-
-function fail(message: string): never {
-  process.stderr.write(`error: ${message}\n`);
-  process.exit(1);
-}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
