@@ -19,6 +19,13 @@ import { guardBroken } from './guards.js';
 import { DecisionThread } from './lifecycle.js';
 import type { Policy } from './scheduling/policies.js';
 
+/**
+ * How long an API request may wait for a database connection. Nodes give up on a replica after
+ * 500 ms and users' commands after a few seconds; a request still queued past this is answered
+ * 503 rather than done for nobody.
+ */
+const API_WAIT_MS = 2000;
+
 /** How long node-health holds off while most nodes are quiet at once (see node-health.ts). */
 const MASS_QUIET_HOLD_MS = 30_000;
 
@@ -36,6 +43,7 @@ export interface ReplicaOptions {
 export class Replica {
   readonly url: string;
   private readonly api: Db;
+  private readonly liveness: Db;
   private readonly decisions: Db;
   private readonly lease: Lease;
   private readonly listener: Listener;
@@ -53,7 +61,8 @@ export class Replica {
     // not hold the lease row (FOR SHARE) or a job's or node's row lock for long, or it would
     // stall the leader's decisions and any takeover.
     const idleInTxTimeoutMs = guardBroken('idle-in-tx-timeout') ? undefined : timings.idleInTxTimeoutMs;
-    this.api = createPool({ databaseUrl, replica: name, max: 10, idleInTxTimeoutMs });
+    this.api = createPool({ databaseUrl, replica: name, max: 10, idleInTxTimeoutMs, waitMs: API_WAIT_MS });
+    this.liveness = createPool({ databaseUrl, replica: name, max: 4, idleInTxTimeoutMs, waitMs: API_WAIT_MS });
     this.decisions = createPool({ databaseUrl, replica: name, max: 4, idleInTxTimeoutMs });
     const thread = new DecisionThread();
     this.lease = new Lease({
@@ -66,7 +75,7 @@ export class Replica {
       logger: logger.child({ part: 'lease' }),
     });
     this.listener = new Listener(databaseUrl, name, logger.child({ part: 'listener' }));
-    this.watches = new WatchHub(this.api, logger.child({ part: 'watch' }));
+    this.watches = new WatchHub(this.liveness, logger.child({ part: 'watch' }));
     this.placement = new Controller(
       new Placement(this.decisions, this.lease, timings.placementPassMs, timings.confirmTimeoutMs, opts.placementPolicy),
       this.lease,
@@ -120,6 +129,7 @@ export class Replica {
       replica: name,
       url: this.url,
       db: this.api,
+      liveness: this.liveness,
       timings: this.opts.timings,
       watches: this.watches,
       lease: this.lease,
@@ -146,7 +156,7 @@ export class Replica {
       this.watches.shutdown();
       await this.server?.close();
       await this.listener.stop();
-      await Promise.all([this.api.end(), this.decisions.end()]);
+      await Promise.all([this.api.end(), this.liveness.end(), this.decisions.end()]);
     })();
     return this.stopping;
   }

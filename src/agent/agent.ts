@@ -61,6 +61,7 @@ interface RunningJob {
 const FENCE_CHECK_MS = 100;
 const RETRY_MS = 100; // between rounds when no replica answered
 const REGISTER_BACKOFF_MAX_MS = 1000;
+const REPORT_BACKOFF_MAX_MS = 1000;
 const REPORT_DRAIN_MS = 2000; // how long stop() lets unanswered finish reports keep trying
 
 export class Agent {
@@ -166,9 +167,7 @@ export class Agent {
         if (signal.aborted) return false;
         if (!(err instanceof ReplicaUnreachableError)) throw err;
         if (round % 20 === 0) this.log.warn({ err: err.message }, 'no replica answered the registration; retrying');
-        // Backing off, with jitter: a hundred nodes starting at once, or all re-registering
-        // after an outage, must not keep a busy control plane too busy to answer any of them.
-        await sleep(Math.min(REGISTER_BACKOFF_MAX_MS, RETRY_MS * 2 ** Math.min(round, 5)) * (0.5 + Math.random() / 2), signal);
+        await sleep(backoffMs(round, REGISTER_BACKOFF_MAX_MS), signal);
       }
     }
     return false;
@@ -300,7 +299,7 @@ export class Agent {
     const { id } = job.assignment;
     const path = `/api/v1/assignments/${encodeURIComponent(id)}/started`;
     const signal = this.lifetime.signal;
-    while (this.jobs.get(id) === job && !signal.aborted) {
+    for (let round = 0; this.jobs.get(id) === job && !signal.aborted; round++) {
       try {
         const reply = await this.client.request('POST', path, { node: this.options.name }, signal);
         if (reply.status === 409 || reply.status === 404) {
@@ -314,7 +313,7 @@ export class Agent {
       } catch (err) {
         if (signal.aborted) return;
         this.log.debug({ assignment: id, err: (err as Error).message }, 'start report reached no replica; retrying');
-        await sleep(RETRY_MS, signal);
+        await sleep(backoffMs(round, REPORT_BACKOFF_MAX_MS), signal);
       }
     }
   }
@@ -337,7 +336,7 @@ export class Agent {
     const { id } = job.assignment;
     const path = `/api/v1/assignments/${encodeURIComponent(id)}/${what}`;
     const signal = this.reportsLifetime.signal;
-    while (!signal.aborted) {
+    for (let round = 0; !signal.aborted; round++) {
       try {
         const reply = await this.client.request('POST', path, body, signal);
         if (reply.status === 409) this.log.info({ assignment: id, what }, 'report came too late: assignment no longer active');
@@ -346,7 +345,7 @@ export class Agent {
       } catch (err) {
         if (signal.aborted) break;
         this.log.debug({ assignment: id, what, err: (err as Error).message }, 'report reached no replica; retrying');
-        await sleep(RETRY_MS, signal);
+        await sleep(backoffMs(round, REPORT_BACKOFF_MAX_MS), signal);
       }
     }
     this.log.warn({ assignment: id, what }, 'gave up reporting at shutdown');
@@ -388,6 +387,14 @@ export class Agent {
     void tracked.finally(() => this.reports.delete(tracked));
     return tracked;
   }
+}
+
+/**
+ * Backing off, with jitter: a hundred nodes starting at once, or all retrying their reports
+ * after an outage, must not keep a busy control plane too busy to answer any of them.
+ */
+function backoffMs(round: number, maxMs: number): number {
+  return Math.min(maxMs, RETRY_MS * 2 ** Math.min(round, 5)) * (0.5 + Math.random() / 2);
 }
 
 /** Resolves after `ms`, or as soon as `signal` aborts (never rejects). */

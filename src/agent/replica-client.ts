@@ -2,6 +2,8 @@
 // request goes to the replica that last answered and, on a network error, a timeout or a 5xx,
 // moves on round robin to the next. A frozen replica costs one timeout, never a stuck agent.
 
+import http from 'node:http';
+import { StringDecoder } from 'node:string_decoder';
 import type { WatchMessage } from '../domain/assignment.js';
 
 export interface ReplicaClientOptions {
@@ -55,6 +57,11 @@ export class ReplicaClient {
   private readonly replicas: string[];
   private readonly timeoutMs: number;
   private preferred = 0;
+  /**
+   * Kept-alive connections: a heartbeat a second per node over a fresh connection (or through
+   * fetch) costs several times the CPU, and a hundred nodes share two cores with the control plane.
+   */
+  private readonly sockets = new http.Agent({ keepAlive: true, scheduling: 'lifo' });
 
   constructor(private readonly options: ReplicaClientOptions) {
     if (options.replicas.length === 0) throw new Error('at least one replica URL is needed');
@@ -115,25 +122,13 @@ export class ReplicaClient {
       signal?.throwIfAborted();
       const index = (this.preferred + tried) % this.replicas.length;
       const replica = this.replicas[index] as string;
-      const controller = new AbortController();
-      const onAbort = () => controller.abort(signal?.reason);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      const timer = setTimeout(() => controller.abort(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
       const sentAt = performance.now();
       try {
-        const response = await fetch(`${replica}${path}`, { signal: controller.signal, headers: { accept: 'application/x-ndjson' } });
-        clearTimeout(timer);
-        if (response.status !== 200 || response.body === null) {
-          await response.body?.cancel().catch(() => undefined);
-          throw new Error(`HTTP ${response.status}`);
-        }
+        const { response, release } = await this.openStream(replica, path, signal);
         this.preferred = index;
         this.options.onContact?.(sentAt);
-        return new WatchStream(replica, response.body, controller, silenceMs, () => signal?.removeEventListener('abort', onAbort));
+        return new WatchStream(replica, response, silenceMs, release);
       } catch (err) {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        controller.abort();
         if (signal?.aborted) throw signal.reason;
         causes.push(`${replica}: ${describe(err)}`);
       }
@@ -141,30 +136,77 @@ export class ReplicaClient {
     throw new ReplicaUnreachableError(`GET ${path}`, causes);
   }
 
-  private async exchange(
+  /** One request and its whole answer, within the timeout. */
+  private exchange(
     replica: string,
     method: string,
     path: string,
     body: unknown,
     signal: AbortSignal | undefined,
   ): Promise<{ status: number; text: string }> {
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    // The timeout covers the body too: a replica frozen mid-answer is as gone as a dead one.
-    const timer = setTimeout(() => controller.abort(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
-    try {
-      const response = await fetch(`${replica}${path}`, {
-        method,
-        signal: controller.signal,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const headers: http.OutgoingHttpHeaders =
+      payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
+    return new Promise((resolve, reject) => {
+      const request = http.request(`${replica}${path}`, { method, agent: this.sockets, headers });
+      // The timeout covers the body too: a replica frozen mid-answer is as gone as a dead one.
+      const stopWaiting = this.bound(request, signal);
+      let settled = false;
+      const settle = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        stopWaiting();
+        outcome();
+      };
+      request.on('error', (err) => settle(() => reject(err)));
+      request.on('response', (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => settle(() => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') })));
+        response.on('error', (err) => settle(() => reject(err)));
+        response.on('close', () => settle(() => reject(new Error('connection closed mid-answer'))));
       });
-      return { status: response.status, text: await response.text() };
-    } finally {
+      request.end(payload);
+    });
+  }
+
+  /** A watch request, resolved at its response headers (status 200) within the timeout. */
+  private openStream(replica: string, path: string, signal: AbortSignal | undefined): Promise<{ response: http.IncomingMessage; release: () => void }> {
+    return new Promise((resolve, reject) => {
+      const request = http.request(`${replica}${path}`, { agent: this.sockets, headers: { accept: 'application/x-ndjson' } });
+      const stopTimer = this.bound(request, undefined);
+      const onAbort = () => request.destroy(abortReason(signal));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const release = () => signal?.removeEventListener('abort', onAbort);
+      request.on('error', (err) => {
+        stopTimer();
+        release();
+        reject(err);
+      });
+      request.on('response', (response) => {
+        stopTimer();
+        if (response.statusCode !== 200) {
+          response.resume(); // drain it, so the connection can serve the next request
+          release();
+          reject(new Error(`HTTP ${response.statusCode}`));
+          return;
+        }
+        // The stream is open from here on: the signal still closes it, until it ends.
+        resolve({ response, release });
+      });
+      request.end();
+    });
+  }
+
+  /** Destroys the request after the timeout or when `signal` aborts; returns what undoes both. */
+  private bound(request: http.ClientRequest, signal: AbortSignal | undefined): () => void {
+    const timer = setTimeout(() => request.destroy(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+    const onAbort = () => request.destroy(abortReason(signal));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    return () => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
-    }
+    };
   }
 }
 
@@ -175,14 +217,13 @@ export class WatchStream {
 
   constructor(
     readonly replica: string,
-    private readonly body: ReadableStream<Uint8Array>,
-    private readonly controller: AbortController,
+    private readonly response: http.IncomingMessage,
     private readonly silenceMs: number,
     private readonly release: () => void,
   ) {}
 
   close(): void {
-    this.controller.abort();
+    this.response.destroy();
   }
 
   /**
@@ -190,50 +231,43 @@ export class WatchStream {
    * WatchSilentError after silenceMs without a single byte, or the network error.
    */
   async *messages(): AsyncGenerator<WatchMessage> {
-    const reader = this.body.getReader();
-    const decoder = new TextDecoder();
+    const decoder = new StringDecoder('utf8');
     let pending = '';
+    let silent = false;
+    let timer: NodeJS.Timeout | undefined;
+    // Armed only while waiting for bytes: the time the caller spends on a message is not silence.
+    const arm = () => {
+      timer = setTimeout(() => {
+        silent = true;
+        this.response.destroy();
+      }, this.silenceMs);
+    };
     try {
-      for (;;) {
-        const result = await this.readWithinSilence(reader);
-        if (result.done) return;
+      arm();
+      for await (const chunk of this.response) {
+        clearTimeout(timer);
         this.lastDeliveryAt = performance.now();
-        pending += decoder.decode(result.value, { stream: true });
+        pending += decoder.write(chunk as Buffer);
         for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n')) {
           const line = pending.slice(0, nl).trim();
           pending = pending.slice(nl + 1);
           if (line !== '') yield JSON.parse(line) as WatchMessage;
         }
+        arm();
       }
+      if (silent) throw new WatchSilentError(this.replica, this.silenceMs);
+    } catch (err) {
+      throw silent ? new WatchSilentError(this.replica, this.silenceMs) : err;
     } finally {
-      this.controller.abort();
+      clearTimeout(timer);
+      this.response.destroy();
       this.release();
-      try {
-        reader.releaseLock();
-      } catch {
-        // a read still pending on an aborted stream; the stream is gone either way
-      }
     }
   }
+}
 
-  private readWithinSilence(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<ReadableStreamReadResult<Uint8Array>> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.controller.abort();
-        reject(new WatchSilentError(this.replica, this.silenceMs));
-      }, this.silenceMs);
-      reader.read().then(
-        (result) => {
-          clearTimeout(timer);
-          resolve(result);
-        },
-        (err: unknown) => {
-          clearTimeout(timer);
-          reject(err);
-        },
-      );
-    });
-  }
+function abortReason(signal: AbortSignal | undefined): Error {
+  return signal?.reason instanceof Error ? signal.reason : new Error('aborted');
 }
 
 function describe(err: unknown): string {

@@ -10,6 +10,11 @@ export interface ApiContext {
   replica: string;
   url: string;
   db: Db;
+  /**
+   * Node liveness only (register, heartbeat, watch streams): its own connections, so a flood of
+   * reports or user requests queued on `db` never holds a heartbeat past the node's timeout.
+   */
+  liveness: Db;
   timings: Timings;
   watches: WatchHub;
   lease: Lease;

@@ -12,6 +12,9 @@ import type { ErrorBody } from '../domain/resources.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
+/** What pg's pool throws when no connection came free within its connectionTimeoutMillis. */
+const POOL_WAIT_EXCEEDED = 'timeout exceeded when trying to connect';
+
 export function buildServer(ctx: ApiContext): FastifyInstance {
   const app = Fastify({ bodyLimit: BODY_LIMIT_BYTES, logger: false, forceCloseConnections: true });
   app.removeAllContentTypeParsers();
@@ -26,6 +29,10 @@ export function buildServer(ctx: ApiContext): FastifyInstance {
       body.error.details = err.details;
     } else if (err instanceof HttpError) {
       status = err.statusCode;
+    } else if (err.message === POOL_WAIT_EXCEEDED) {
+      // The replica is too busy to reach the database in time: the caller should try another.
+      status = 503;
+      body.error.message = 'replica busy: no database connection free in time; try another replica';
     } else if (typeof (err as { statusCode?: number }).statusCode === 'number') {
       status = (err as unknown as { statusCode: number }).statusCode;
       if ((err as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {

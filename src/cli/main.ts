@@ -2,13 +2,23 @@
 // fencer: the kubectl-like command line, and the entry point of every fencer process
 // (replica, agent, proxy) so one binary runs the whole system.
 import { Command } from 'commander';
-import { registerResourceCommands } from './resources.js';
-import { registerClusterCommands } from './cluster.js';
-import { registerReplicaCommand } from './replica.js';
-import { registerAgentCommand } from './agent.js';
-import { registerProxyCommand } from './proxy.js';
-import { registerBenchCommands } from './bench.js';
-import { registerChaosCommands } from './chaos.js';
+
+type Register = (program: Command) => void;
+
+// Every command, loaded on demand. The processes a cluster runs by the dozen (agents and their
+// proxies) load only their own module: loading them all (the Docker client, embedded
+// PostgreSQL, fastify, ...) cost each agent about half a second of CPU and tens of MiB, which
+// a hundred nodes on two cores cannot spare.
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  resources: async () => (await import('./resources.js')).registerResourceCommands,
+  cluster: async () => (await import('./cluster.js')).registerClusterCommands,
+  replica: async () => (await import('./replica.js')).registerReplicaCommand,
+  agent: async () => (await import('./agent.js')).registerAgentCommand,
+  proxy: async () => (await import('./proxy.js')).registerProxyCommand,
+  bench: async () => (await import('./bench.js')).registerBenchCommands,
+  chaos: async () => (await import('./chaos.js')).registerChaosCommands,
+};
+const PROCESS_COMMANDS = new Set(['agent', 'proxy', 'replica']);
 
 // `fencer get jobs | head` closes our stdout early: that is the reader's choice, not an error.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
@@ -20,13 +30,9 @@ const program = new Command('fencer')
   .description('a fenced, level-triggered cluster job scheduler on PostgreSQL')
   .showHelpAfterError();
 
-registerResourceCommands(program);
-registerClusterCommands(program);
-registerReplicaCommand(program);
-registerAgentCommand(program);
-registerProxyCommand(program);
-registerBenchCommands(program);
-registerChaosCommands(program);
+const command = process.argv[2] ?? '';
+const wanted = PROCESS_COMMANDS.has(command) ? [command] : Object.keys(COMMANDS);
+for (const name of wanted) (await (COMMANDS[name] as () => Promise<Register>)())(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -4,7 +4,7 @@
 // to the node that fits it best by the policy's rule: by default the node whose free CPU and
 // memory, after taking the job, would be smallest (each as a share of that node's capacity).
 // Tight packing keeps large holes free for large jobs.
-import { FreeCapacityIndex } from './node-index.js';
+import { FreeCapacityIndex, type Demand, type NodeState } from './node-index.js';
 import { DEFAULT_POLICY, jobSequence, type ClusterUse, type Policy } from './policies.js';
 import type { NodeCapacity, PendingJob, Placement, PlacementRound, Unschedulable } from './types.js';
 
@@ -28,7 +28,7 @@ function hasSelector(job: PendingJob): boolean {
 class NoRoomFrontier {
   private sizes: Array<{ cpu: number; memory: number }> = [];
 
-  covers(job: PendingJob): boolean {
+  covers(job: Demand): boolean {
     for (const s of this.sizes) if (job.cpuMillis >= s.cpu && job.memoryBytes >= s.memory) return true;
     return false;
   }
@@ -45,29 +45,50 @@ export function bestFit(jobs: readonly PendingJob[], nodes: readonly NodeCapacit
   const placements: Placement[] = [];
   const unschedulable: Unschedulable[] = [];
   const use = clusterUse(nodes);
-  const sequence = jobSequence(jobs, policy.ordering, nodes);
-  for (let job = sequence.next(use); job; job = sequence.next(use)) {
+  // One pass first: jobs no node could ever hold are reported, not ordered; the others' smallest
+  // CPU and memory tell when the cluster is too full for any of them (the loop stops there).
+  const candidates: PendingJob[] = [];
+  let selectiveJobs = 0;
+  let smallest: Demand = { cpuMillis: Infinity, memoryBytes: Infinity };
+  for (const job of jobs) {
     const selective = hasSelector(job);
-    const accept = selective ? (n: NodeCapacity) => matchesSelector(n.labels, job.nodeSelector) : () => true;
     const couldEverFit = selective
-      ? nodes.some((n) => accept(n) && n.cpuMillis >= job.cpuMillis && n.memoryBytes >= job.memoryBytes)
+      ? nodes.some((n) => matchesSelector(n.labels, job.nodeSelector) && n.cpuMillis >= job.cpuMillis && n.memoryBytes >= job.memoryBytes)
       : index.couldEverHold(job);
     if (!couldEverFit) {
       unschedulable.push({ jobUid: job.uid, message: unschedulableMessage(job, nodes) });
       continue;
     }
-    if (!selective && noRoom.covers(job)) continue;
-    const state = selective ? index.bestWhere(job, policy.fit, accept) : index.best(job, policy.fit);
-    if (!state) {
-      if (!selective) noRoom.add(job);
-      continue;
+    candidates.push(job);
+    if (selective) selectiveJobs++;
+    else smallest = { cpuMillis: Math.min(smallest.cpuMillis, job.cpuMillis), memoryBytes: Math.min(smallest.memoryBytes, job.memoryBytes) };
+  }
+  const sequence = jobSequence(candidates, policy.ordering, nodes);
+  for (let job = sequence.next(use); job; job = sequence.next(use)) {
+    if (selectiveJobs === 0 || !hasSelector(job)) {
+      if (noRoom.covers(job)) continue;
+      const state = index.best(job, policy.fit);
+      if (!state) {
+        noRoom.add(job);
+        // No node with room for the smallest CPU and the smallest memory asked: no room for
+        // any job, and the rest of a long backlog is done.
+        if (selectiveJobs === 0 && !index.best(smallest, policy.fit)) break;
+        continue;
+      }
+      place(job, state);
+    } else {
+      const state = index.bestWhere(job, policy.fit, (n) => matchesSelector(n.labels, job.nodeSelector));
+      if (state) place(job, state);
     }
+  }
+  return { placements, unschedulable };
+
+  function place(job: PendingJob, state: NodeState): void {
     index.take(state, job);
     use.cpu += job.cpuMillis / use.cpuCapacity;
     use.memory += job.memoryBytes / use.memoryCapacity;
     placements.push({ jobUid: job.uid, node: state.node.name });
   }
-  return { placements, unschedulable };
 }
 
 /** The cluster's CPU and memory in use (shares of its capacity), kept up to date as the round goes. */

@@ -9,6 +9,9 @@
 import { fitScore, type FitRule } from './policies.js';
 import type { NodeCapacity, PendingJob } from './types.js';
 
+/** What a search needs of a job: its size. */
+export type Demand = Pick<PendingJob, 'cpuMillis' | 'memoryBytes'>;
+
 const GRID = 32;
 
 export interface NodeState {
@@ -68,12 +71,12 @@ export class FreeCapacityIndex {
   }
 
   /** Whether some node could hold the job when empty (ignoring selectors). */
-  couldEverHold(job: PendingJob): boolean {
+  couldEverHold(job: Demand): boolean {
     return this.shapes.some((s) => s.cpuMillis >= job.cpuMillis && s.memoryBytes >= job.memoryBytes);
   }
 
   /** The node that fits the job best by the rule, among all nodes; undefined when none has room. */
-  best(job: PendingJob, fit: FitRule): NodeState | undefined {
+  best(job: Demand, fit: FitRule): NodeState | undefined {
     let best: FreeEntry | undefined;
     let bestScore = Infinity;
     for (const shape of this.shapes) {

@@ -98,10 +98,9 @@ function capacityOf(nodes: readonly NodeCapacity[]): ClusterUse {
 }
 
 /**
- * A static ordering of the jobs, largest key first, ties in arrival order. The keys are ranked
- * to 2^20 levels and packed with each job's position into one float, so a native numeric sort
- * of a Float64Array does the work: 100,000 jobs in a few milliseconds, where a comparator
- * sort takes tens.
+ * A static ordering of the jobs, largest key first, ties in arrival order. Keys are ranked to
+ * 2^16 levels (of the largest key) and the jobs counting-sorted by level: two passes over the
+ * jobs whatever their number, where even a native sort was the larger part of a 10,000-job round.
  */
 export function orderJobs(jobs: readonly PendingJob[], ordering: Exclude<Ordering, 'most-work-balanced'>, nodes: readonly NodeCapacity[]): readonly PendingJob[] {
   if (ordering === 'arrival') return jobs;
@@ -111,22 +110,25 @@ export function orderJobs(jobs: readonly PendingJob[], ordering: Exclude<Orderin
   for (let i = 0; i < jobs.length; i++) {
     const j = jobs[i]!;
     const share = Math.max(j.cpuMillis / totalCpu, j.memoryBytes / totalMemory);
-    keys[i] = ordering === 'largest-first' ? share : share * j.durationMs;
-    if (keys[i]! > largest) largest = keys[i]!;
+    const key = ordering === 'largest-first' ? share : share * j.durationMs;
+    keys[i] = key;
+    if (key > largest) largest = key;
   }
-  const packed = new Float64Array(jobs.length);
+  // Level 0 holds the largest keys; a stable counting sort keeps arrival order within a level.
+  const levels = new Uint32Array(jobs.length);
+  const starts = new Uint32Array(KEY_LEVELS + 1);
   for (let i = 0; i < jobs.length; i++) {
-    const rank = largest > 0 ? Math.floor((keys[i]! / largest) * (KEY_LEVELS - 1)) : 0;
-    packed[i] = (KEY_LEVELS - 1 - rank) * POSITIONS + i; // below 2^52: exact in a double
+    const level = largest > 0 ? KEY_LEVELS - 1 - Math.floor((keys[i]! / largest) * (KEY_LEVELS - 1)) : 0;
+    levels[i] = level;
+    starts[level + 1]!++;
   }
-  packed.sort();
+  for (let level = 1; level <= KEY_LEVELS; level++) starts[level]! += starts[level - 1]!;
   const ordered = new Array<PendingJob>(jobs.length);
-  for (let i = 0; i < packed.length; i++) ordered[i] = jobs[packed[i]! % POSITIONS]!;
+  for (let i = 0; i < jobs.length; i++) ordered[starts[levels[i]!]!++] = jobs[i]!;
   return ordered;
 }
 
-const KEY_LEVELS = 2 ** 20;
-const POSITIONS = 2 ** 32;
+const KEY_LEVELS = 2 ** 16;
 
 /** How badly a node fits: lower is better. Free and demand are shares of the node's capacity. */
 export function fitScore(fit: FitRule, cpuLeft: number, memoryLeft: number): number {

@@ -14,6 +14,12 @@ export interface PoolOptions {
   max?: number;
   /** Leader sessions end when idle inside a transaction longer than this. */
   idleInTxTimeoutMs?: number;
+  /**
+   * How long a query may wait for a connection (default 5 s). Serving pools wait about as long
+   * as their callers do: work queued past that is for a caller that has gone, and doing it
+   * anyway is how an overloaded replica stays overloaded.
+   */
+  waitMs?: number;
 }
 
 function sessionOptions(replica: string, idleInTxTimeoutMs?: number): string {
@@ -33,7 +39,7 @@ export function createPool(opts: PoolOptions): Db {
     max: opts.max ?? 10,
     options: sessionOptions(opts.replica, opts.idleInTxTimeoutMs),
     application_name: applicationName(opts.replica),
-    connectionTimeoutMillis: 5000,
+    connectionTimeoutMillis: opts.waitMs ?? 5000,
     idleTimeoutMillis: 30000,
   });
   // A terminated backend (pg_terminate_backend, a restarted PostgreSQL) surfaces here for idle

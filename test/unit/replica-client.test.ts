@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { ReplicaClient } from '../../src/agent/replica-client.js';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ReplicaClient, ReplicaUnreachableError, WatchSilentError } from '../../src/agent/replica-client.js';
 
 describe('ReplicaClient', () => {
   const replicas = ['http://127.0.0.1:1', 'http://127.0.0.1:2', 'http://127.0.0.1:3'];
@@ -14,5 +16,86 @@ describe('ReplicaClient', () => {
     expect(names.map(first)).toEqual(names.map(first));
     const counts = replicas.map((r) => names.filter((n) => first(n) === r).length);
     for (const count of counts) expect(count).toBeGreaterThan(3);
+  });
+});
+
+describe('ReplicaClient over HTTP', () => {
+  const servers: http.Server[] = [];
+  afterEach(async () => {
+    for (const server of servers.splice(0)) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  async function serve(handler: http.RequestListener): Promise<string> {
+    const server = http.createServer(handler);
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  it('moves past a replica that does not answer in time and remembers the one that did', async () => {
+    const silent = await serve(() => undefined); // accepts, never answers
+    const good = await serve((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => res.end(JSON.stringify({ echoed: JSON.parse(body) })));
+    });
+    const contacts: number[] = [];
+    const client = new ReplicaClient({ replicas: [silent, good], timeoutMs: 100, onContact: (at) => contacts.push(at) });
+    const reply = await client.request<{ echoed: unknown }>('POST', '/x', { a: 1 });
+    expect(reply).toMatchObject({ status: 200, replica: good, body: { echoed: { a: 1 } } });
+    expect(client.current).toBe(good);
+    expect(contacts).toHaveLength(1);
+  });
+
+  it('reuses one connection for many requests', async () => {
+    const sockets = new Set<unknown>();
+    const url = await serve((req, res) => {
+      sockets.add(req.socket);
+      res.end('{}');
+    });
+    const client = new ReplicaClient({ replicas: [url] });
+    for (let i = 0; i < 5; i++) await client.request('POST', '/heartbeat', {});
+    expect(sockets.size).toBe(1);
+  });
+
+  it('says which replicas failed and why when none answered', async () => {
+    const failing = await serve((_req, res) => {
+      res.statusCode = 503;
+      res.end();
+    });
+    const client = new ReplicaClient({ replicas: [failing, 'http://127.0.0.1:1'], timeoutMs: 200 });
+    const error = await client.request('GET', '/x').catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(ReplicaUnreachableError);
+    expect((error as Error).message).toMatch(/HTTP 503.*ECONNREFUSED/);
+  });
+
+  it('reads NDJSON messages split anywhere across chunks, then reports a silent stream', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      const text = `${JSON.stringify({ type: 'keepalive' })}\n${JSON.stringify({ type: 'snapshot', assignments: [] })}\n`;
+      res.write(text.slice(0, 7));
+      setTimeout(() => res.write(text.slice(7, 30)), 20);
+      setTimeout(() => res.write(text.slice(30)), 40); // then nothing: the stream goes silent
+    });
+    const client = new ReplicaClient({ replicas: [url] });
+    const stream = await client.openWatch('/watch', 150);
+    const seen: string[] = [];
+    const outcome = await (async () => {
+      for await (const message of stream.messages()) seen.push(message.type);
+    })().catch((err: unknown) => err);
+    expect(seen).toEqual(['keepalive', 'snapshot']);
+    expect(outcome).toBeInstanceOf(WatchSilentError);
+  });
+
+  it('does not open a watch on a replica that refuses it', async () => {
+    const refusing = await serve((_req, res) => {
+      res.statusCode = 410;
+      res.end('{"error":{"message":"dead"}}');
+    });
+    const client = new ReplicaClient({ replicas: [refusing] });
+    await expect(client.openWatch('/watch', 1000)).rejects.toThrow(/HTTP 410/);
   });
 });

@@ -17,13 +17,13 @@ export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.post('/api/v1/nodes/register', async (request) => {
     const body = jsonObject(request.body);
     const { name, cpuMillis, memoryBytes, labels, incarnation } = validateRegistration(body);
-    await registerNode(ctx.db, name, cpuMillis, memoryBytes, labels, incarnation);
+    await registerNode(ctx.liveness, name, cpuMillis, memoryBytes, labels, incarnation);
     const answer: RegisterResponse = { name, heartbeatIntervalMs: ctx.timings.heartbeatMs };
     return answer;
   });
 
   app.post<{ Params: { name: string } }>('/api/v1/nodes/:name/heartbeat', async (request) => {
-    const state = await heartbeat(ctx.db, request.params.name);
+    const state = await heartbeat(ctx.liveness, request.params.name);
     if (state === 'unknown') throw new HttpError(404, `node ${request.params.name} is not registered`);
     if (state === 'Dead') throw new HttpError(410, `node ${request.params.name} was declared dead: stop every job and register again`);
     return { ok: true };
@@ -36,7 +36,7 @@ export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     if (attempt !== null && !Number.isSafeInteger(attempt)) throw new HttpError(400, `attempt: "${request.query.attempt}" is not an integer`);
     const incarnation = request.query.incarnation ?? null;
     if (incarnation !== null && !UUID.test(incarnation)) throw new HttpError(400, `incarnation: "${incarnation}" is not a UUID`);
-    const state = await openWatch(ctx.db, name, session, ctx.replica, attempt, incarnation);
+    const state = await openWatch(ctx.liveness, name, session, ctx.replica, attempt, incarnation);
     if (state === 'unknown') throw new HttpError(404, `node ${name} is not registered`);
     if (state === 'superseded') throw new HttpError(409, `watch attempt ${attempt} of node ${name} came after a newer one (or from an old incarnation)`);
     if (state === 'Dead') throw new HttpError(410, `node ${name} was declared dead: stop every job and register again`);
