@@ -3,7 +3,7 @@
 // compares it with what is wanted and writes the difference once, in a fenced transaction;
 // running it twice is harmless, so a missed or repeated nudge costs nothing.
 import type { Logger } from 'pino';
-import { DecisionThread, Wakeup } from '../lifecycle.js';
+import { DecisionThread, Wakeup, delay } from '../lifecycle.js';
 import type { Lease } from '../lease/lease.js';
 import { LeaseLostError } from '../errors/lease-lost-error.js';
 import { fencedRejections, reconcileSeconds, reconciles } from '../metrics/registry.js';
@@ -13,6 +13,11 @@ export type ReconcileResult = 'done' | 'requeue';
 export interface Reconciler {
   readonly name: string;
   readonly intervalMs: number;
+  /**
+   * The least time between two passes, however often nudged: a burst of NOTIFYs (a job ending
+   * every few milliseconds) becomes one pass over their sum instead of one pass each.
+   */
+  readonly minGapMs?: number;
   reconcile(log: Logger): Promise<ReconcileResult>;
 }
 
@@ -48,7 +53,7 @@ export class Controller {
   }
 
   private async loop(): Promise<void> {
-    const { name, intervalMs } = this.reconciler;
+    const { name, intervalMs, minGapMs = 0 } = this.reconciler;
     while (!this.stopped) {
       let result: ReconcileResult = 'done';
       const epoch = this.lease.epoch();
@@ -65,7 +70,8 @@ export class Controller {
         }
       }
       if (result === 'requeue') continue;
-      await this.wakeup.sleep(intervalMs);
+      if (minGapMs > 0 && !this.stopped) await delay(minGapMs);
+      await this.wakeup.sleep(Math.max(0, intervalMs - minGapMs));
     }
   }
 

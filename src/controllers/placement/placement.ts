@@ -14,8 +14,12 @@ import type { ReconcileResult, Reconciler } from '../controller.js';
 /** Pending jobs one round reads, oldest first. */
 export const ROUND_LIMIT = 10_000;
 
+/** Jobs end (and free room) many times a second on a busy cluster: place for them together. */
+const MIN_GAP_MS = 30;
+
 export class Placement implements Reconciler {
   readonly name = 'placement';
+  readonly minGapMs = MIN_GAP_MS;
   /** Unschedulable messages already written, so an unplaceable job costs no write per pass. */
   private readonly marked = new Map<string, string>();
 
