@@ -15,6 +15,8 @@ import { guardBroken } from '../guards.js';
 import { newAcceptanceMemory, planSnapshot, type AcceptanceOptions } from './acceptance.js';
 import { ReplicaClient, ReplicaUnreachableError, WatchSilentError, type WatchStream } from './replica-client.js';
 import { RunLog, type StopReason } from './run-log.js';
+import { ReportBatcher, type Report } from './report-batcher.js';
+import { delay } from '../lifecycle.js';
 
 export interface AgentOptions {
   name: string;
@@ -72,7 +74,8 @@ export class Agent {
   private readonly reportsLifetime = new AbortController(); // outlives `lifetime` by the drain
   private readonly memory = newAcceptanceMemory();
   private readonly jobs = new Map<string, RunningJob>();
-  private readonly reports = new Set<Promise<void>>();
+  private readonly reportsInFlight = new Set<Promise<void>>();
+  private readonly reports: ReportBatcher;
   private runLog: RunLog | null = null;
   private starting: Promise<void> | null = null;
   private stopping: Promise<void> | null = null;
@@ -100,6 +103,7 @@ export class Agent {
         this.lastContact = Math.max(this.lastContact, sentAt);
       },
     });
+    this.reports = new ReportBatcher(this.client, options.name, this.log, this.reportsLifetime.signal, (round) => backoffMs(round, REPORT_BACKOFF_MAX_MS));
   }
 
   /** Ids of the assignments running now. */
@@ -137,9 +141,9 @@ export class Agent {
     await this.starting?.catch(() => undefined);
     if (this.fenceTimer) clearInterval(this.fenceTimer);
     await Promise.allSettled(this.loops);
-    if (this.reports.size > 0) {
-      const drained = Promise.allSettled([...this.reports]);
-      await Promise.race([drained, sleep(REPORT_DRAIN_MS)]);
+    if (this.reportsInFlight.size > 0) {
+      const drained = Promise.allSettled([...this.reportsInFlight]);
+      await Promise.race([drained, delay(REPORT_DRAIN_MS)]);
       this.reportsLifetime.abort();
       await drained;
     }
@@ -167,7 +171,7 @@ export class Agent {
         if (signal.aborted) return false;
         if (!(err instanceof ReplicaUnreachableError)) throw err;
         if (round % 20 === 0) this.log.warn({ err: err.message }, 'no replica answered the registration; retrying');
-        await sleep(backoffMs(round, REGISTER_BACKOFF_MAX_MS), signal);
+        await delay(backoffMs(round, REGISTER_BACKOFF_MAX_MS), signal);
       }
     }
     return false;
@@ -178,7 +182,7 @@ export class Agent {
     const path = `/api/v1/nodes/${encodeURIComponent(this.options.name)}/heartbeat`;
     let next = performance.now() + this.options.timings.heartbeatMs;
     while (!signal.aborted) {
-      await sleep(next - performance.now(), signal);
+      await delay(next - performance.now(), signal);
       if (signal.aborted) return;
       next = performance.now() + this.options.timings.heartbeatMs;
       this.checkFence();
@@ -216,7 +220,7 @@ export class Agent {
       } catch (err) {
         if (signal.aborted) return;
         this.log.debug({ err: (err as Error).message }, 'no replica opened a watch stream; retrying');
-        await sleep(RETRY_MS, signal);
+        await delay(RETRY_MS, signal);
         continue;
       }
       this.watch = stream;
@@ -297,29 +301,16 @@ export class Agent {
 
   private async reportStarted(job: RunningJob): Promise<void> {
     const { id } = job.assignment;
-    const path = `/api/v1/assignments/${encodeURIComponent(id)}/started`;
-    const signal = this.lifetime.signal;
-    for (let round = 0; this.jobs.get(id) === job && !signal.aborted; round++) {
-      try {
-        const reply = await this.client.request('POST', path, { node: this.options.name }, signal);
-        if (reply.status === 409 || reply.status === 404) {
-          // No longer active: it may already be someone else's. Stop at once.
-          this.log.warn({ assignment: id, status: reply.status }, 'control plane says the assignment is stale');
-          this.stopJob(id, 'stale');
-        } else if (reply.status >= 300) {
-          this.log.warn({ assignment: id, status: reply.status, error: errorMessage(reply.body) }, 'start report refused');
-        }
-        return;
-      } catch (err) {
-        if (signal.aborted) return;
-        this.log.debug({ assignment: id, err: (err as Error).message }, 'start report reached no replica; retrying');
-        await sleep(backoffMs(round, REPORT_BACKOFF_MAX_MS), signal);
-      }
+    const outcome = await this.reports.send({ kind: 'started', id }, () => this.jobs.get(id) === job && !this.lifetime.signal.aborted);
+    if (outcome === 'not-active') {
+      // No longer active: it may already be someone else's. Stop at once.
+      this.log.warn({ assignment: id }, 'control plane says the assignment is stale');
+      this.stopJob(id, 'stale');
     }
   }
 
   private reportFinished(job: RunningJob): Promise<void> {
-    return this.reportEnd(job, 'finished', { node: this.options.name, outcome: 'Succeeded' });
+    return this.reportEnd(job, { kind: 'finished', id: job.assignment.id, outcome: 'Succeeded' });
   }
 
   /**
@@ -328,27 +319,14 @@ export class Agent {
    * left Running on a node that no longer runs it.
    */
   private reportAbandoned(job: RunningJob, reason: StopReason): Promise<void> {
-    return this.reportEnd(job, 'abandoned', { node: this.options.name, reason });
+    return this.reportEnd(job, { kind: 'abandoned', id: job.assignment.id, reason });
   }
 
-  private async reportEnd(job: RunningJob, what: 'finished' | 'abandoned', body: object): Promise<void> {
+  private async reportEnd(job: RunningJob, report: Report): Promise<void> {
     await job.startReport; // the control plane hears "started" before how the run ended
-    const { id } = job.assignment;
-    const path = `/api/v1/assignments/${encodeURIComponent(id)}/${what}`;
-    const signal = this.reportsLifetime.signal;
-    for (let round = 0; !signal.aborted; round++) {
-      try {
-        const reply = await this.client.request('POST', path, body, signal);
-        if (reply.status === 409) this.log.info({ assignment: id, what }, 'report came too late: assignment no longer active');
-        else if (reply.status >= 300) this.log.warn({ assignment: id, what, status: reply.status, error: errorMessage(reply.body) }, 'report refused');
-        return;
-      } catch (err) {
-        if (signal.aborted) break;
-        this.log.debug({ assignment: id, what, err: (err as Error).message }, 'report reached no replica; retrying');
-        await sleep(backoffMs(round, REPORT_BACKOFF_MAX_MS), signal);
-      }
-    }
-    this.log.warn({ assignment: id, what }, 'gave up reporting at shutdown');
+    const outcome = await this.reports.send(report);
+    if (outcome === 'not-active') this.log.info({ assignment: report.id, what: report.kind }, 'report came too late: assignment no longer active');
+    else if (outcome === undefined) this.log.warn({ assignment: report.id, what: report.kind }, 'gave up reporting at shutdown');
   }
 
   /**
@@ -383,8 +361,8 @@ export class Agent {
 
   private track(report: Promise<void>): Promise<void> {
     const tracked = report.catch((err: unknown) => this.log.error({ err }, 'report failed'));
-    this.reports.add(tracked);
-    void tracked.finally(() => this.reports.delete(tracked));
+    this.reportsInFlight.add(tracked);
+    void tracked.finally(() => this.reportsInFlight.delete(tracked));
     return tracked;
   }
 }
@@ -395,20 +373,6 @@ export class Agent {
  */
 function backoffMs(round: number, maxMs: number): number {
   return Math.min(maxMs, RETRY_MS * 2 ** Math.min(round, 5)) * (0.5 + Math.random() / 2);
-}
-
-/** Resolves after `ms`, or as soon as `signal` aborts (never rejects). */
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, Math.max(0, ms));
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 function errorMessage(body: unknown): string {

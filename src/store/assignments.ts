@@ -43,14 +43,7 @@ async function lockJobOf(tx: Tx, assignmentId: string): Promise<string | undefin
 }
 
 export async function reportStarted(db: Db, assignmentId: string, node: string): Promise<ReportResult> {
-  return transaction(db, async (tx) => {
-    const jobUid = await lockJobOf(tx, assignmentId);
-    if (!jobUid) return { outcome: 'not-active' };
-    const started = await tx.query(sql('assignments/start'), [assignmentId, node]);
-    if (started.rowCount === 0) return { outcome: 'not-active' };
-    const job = (await tx.query<JobRow>(sql('jobs/set_phase'), [jobUid, assignmentId, 'Running', null, null])).rows[0];
-    return { outcome: 'ok', job };
-  });
+  return transaction(db, (tx) => applyStarted(tx, assignmentId, node));
 }
 
 export async function reportFinished(
@@ -60,15 +53,7 @@ export async function reportFinished(
   outcome: 'Succeeded' | 'Failed',
   message: string | null,
 ): Promise<ReportResult> {
-  return transaction(db, async (tx) => {
-    const jobUid = await lockJobOf(tx, assignmentId);
-    if (!jobUid) return { outcome: 'not-active' };
-    const ended = await endAssignments(tx, [assignmentId], outcome, node);
-    if (ended.length === 0) return { outcome: 'not-active' };
-    const reason = outcome === 'Succeeded' ? 'Completed' : 'Error';
-    const job = (await tx.query<JobRow>(sql('jobs/set_phase'), [jobUid, assignmentId, outcome, reason, message])).rows[0];
-    return { outcome: 'ok', job };
-  });
+  return transaction(db, (tx) => applyFinished(tx, assignmentId, node, outcome, message));
 }
 
 /**
@@ -77,13 +62,57 @@ export async function reportFinished(
  * as every retry decision is.
  */
 export async function reportAbandoned(db: Db, assignmentId: string, node: string): Promise<ReportResult> {
-  return transaction(db, async (tx) => {
-    const jobUid = await lockJobOf(tx, assignmentId);
-    if (!jobUid) return { outcome: 'not-active' };
-    const ended = await endAssignments(tx, [assignmentId], 'Lost', node);
-    if (ended.length === 0) return { outcome: 'not-active' };
-    return { outcome: 'ok', job: undefined };
-  });
+  return transaction(db, (tx) => applyAbandoned(tx, assignmentId, node));
+}
+
+/** One of a node's reports, as a batch carries it. */
+export type NodeReport =
+  | { kind: 'started'; id: string }
+  | { kind: 'finished'; id: string; outcome: 'Succeeded' | 'Failed'; message: string | null }
+  | { kind: 'abandoned'; id: string };
+
+/**
+ * A node's reports in one request, in the order given (a job's start before its end). Each is
+ * its own transaction: one job's report never waits on, or rolls back with, another's.
+ */
+export async function applyReports(db: Db, node: string, reports: readonly NodeReport[]): Promise<Array<ReportResult['outcome']>> {
+  const outcomes: Array<ReportResult['outcome']> = [];
+  for (const report of reports) {
+    const result = await transaction(db, (tx) => {
+      if (report.kind === 'started') return applyStarted(tx, report.id, node);
+      if (report.kind === 'finished') return applyFinished(tx, report.id, node, report.outcome, report.message);
+      return applyAbandoned(tx, report.id, node);
+    });
+    outcomes.push(result.outcome);
+  }
+  return outcomes;
+}
+
+async function applyStarted(tx: Tx, assignmentId: string, node: string): Promise<ReportResult> {
+  const jobUid = await lockJobOf(tx, assignmentId);
+  if (!jobUid) return { outcome: 'not-active' };
+  const started = await tx.query(sql('assignments/start'), [assignmentId, node]);
+  if (started.rowCount === 0) return { outcome: 'not-active' };
+  const job = (await tx.query<JobRow>(sql('jobs/set_phase'), [jobUid, assignmentId, 'Running', null, null])).rows[0];
+  return { outcome: 'ok', job };
+}
+
+async function applyFinished(tx: Tx, assignmentId: string, node: string, outcome: 'Succeeded' | 'Failed', message: string | null): Promise<ReportResult> {
+  const jobUid = await lockJobOf(tx, assignmentId);
+  if (!jobUid) return { outcome: 'not-active' };
+  const ended = await endAssignments(tx, [assignmentId], outcome, node);
+  if (ended.length === 0) return { outcome: 'not-active' };
+  const reason = outcome === 'Succeeded' ? 'Completed' : 'Error';
+  const job = (await tx.query<JobRow>(sql('jobs/set_phase'), [jobUid, assignmentId, outcome, reason, message])).rows[0];
+  return { outcome: 'ok', job };
+}
+
+async function applyAbandoned(tx: Tx, assignmentId: string, node: string): Promise<ReportResult> {
+  const jobUid = await lockJobOf(tx, assignmentId);
+  if (!jobUid) return { outcome: 'not-active' };
+  const ended = await endAssignments(tx, [assignmentId], 'Lost', node);
+  if (ended.length === 0) return { outcome: 'not-active' };
+  return { outcome: 'ok', job: undefined };
 }
 
 interface ActiveRow {

@@ -153,6 +153,19 @@ describe('while no replica leads', () => {
     );
     expect(retried.attempt).toBe(2);
 
+    // Many reports in one request, answered one by one, in order: only the node's own active
+    // assignment changes; a bad batch changes nothing and names the field.
+    const batch = (node: string, reports: unknown) => post(`/api/v1/nodes/${node}/reports`, JSON.stringify({ reports }), 'application/json');
+    const fromOther = await batch('other', [{ kind: 'started', id: retried.id }]);
+    expect(fromOther.body).toEqual({ outcomes: ['not-active'] });
+    const refused = await batch('n1', [{ kind: 'started', id: retried.id }, { kind: 'begun', id: retried.id }]);
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('reports[1].kind');
+    const answered = await batch('n1', [{ kind: 'started', id: retried.id }, { kind: 'finished', id: 'not-a-uuid', outcome: 'Succeeded' }, { kind: 'started', id: retried.id }]);
+    expect(answered.body).toEqual({ outcomes: ['ok', 'not-active', 'ok'] }); // starting twice is harmless
+    const running = await (await fetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up`)).json();
+    expect(running.status.phase).toBe('Running');
+
     // Cancel: the assignment leaves the node's snapshots (so the node stops it), resources go back.
     const cancelled = await fetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up/cancel`, { method: 'POST' });
     expect(cancelled.status).toBe(200);
