@@ -29,7 +29,7 @@ export function packingReport(result: PackingResult, command: string, date: Date
     `- command: \`${command}\``,
     `- machine: ${machine()}`,
     `- date: ${date.toISOString()}`,
-    `- cluster: ${o.replicas} replicas, ${o.nodes} nodes of 16 CPU / 64 GiB, ${result.runtime} runtime${result.runtimeNote ? ` (${result.runtimeNote})` : ''}, embedded PostgreSQL`,
+    `- cluster: ${o.replicas} replicas, ${o.nodes} nodes of 16 CPU / 64 GiB${o.nodesPerProcess > 1 ? ` (${o.nodesPerProcess} per agent ${result.runtime === 'docker' ? 'container' : 'process'})` : ''}, ${result.runtime} runtime${result.runtimeNote ? ` (${result.runtimeNote})` : ''}, embedded PostgreSQL`,
     `- workload: ${o.jobs} jobs, seed ${o.seed} (src/bench/workload.ts), durations divided by ${o.timeScale} (30 s–10 min become ${30 / o.timeScale} s–${600 / o.timeScale} s)`,
     `- placement policy: ${policyName(o.policy)}`,
     `- the backlog went in as one request (${seconds(result.submitMs)}); the clock starts when it was accepted`,

@@ -21,6 +21,8 @@ import { readPlacementTimings, type RoundTimings } from './placement-metrics.js'
 export interface PackingOptions {
   jobs: number;
   nodes: number;
+  /** Nodes per agent process or container (Cluster's nodesPerProcess). */
+  nodesPerProcess: number;
   replicas: number;
   seed: number;
   timeScale: number;
@@ -93,6 +95,7 @@ export async function runPackingBench(opts: PackingOptions): Promise<PackingResu
     databaseUrl: opts.databaseUrl,
     signal: opts.signal,
     proxies: false,
+    nodesPerProcess: opts.nodesPerProcess,
     readyTimeoutMs: 15 * 60_000,
     env: { FENCER_PLACEMENT_POLICY: `${opts.policy.ordering}+${opts.policy.fit}` },
   });

@@ -5,7 +5,7 @@ import { Agent } from '../agent/agent.js';
 import { timingsFromEnv } from '../config.js';
 
 interface AgentFlags {
-  name: string;
+  name: string[];
   cpu: string;
   memory: string;
   label?: Record<string, string>;
@@ -18,13 +18,17 @@ export function registerAgentCommand(program: Command): void {
   program
     .command('agent')
     .description('run a worker agent: a simulated node that holds CPU and memory for each job it is given')
-    .requiredOption('--name <name>', 'node name (a DNS-1123 label)')
+    .requiredOption(
+      '--name <names>',
+      'node name (a DNS-1123 label); several, comma-separated, run that many nodes in this one process (benchmarks)',
+      parseNames,
+    )
     .requiredOption('--cpu <quantity>', 'CPU capacity, e.g. 4 or 3500m')
     .requiredOption('--memory <quantity>', 'memory capacity, e.g. 8Gi')
     .option('--label <k=v>', 'a node label, repeatable (os, arch and pool=default are set unless given)', collectLabel)
     .option('--labels <k=v,...>', 'node labels, comma-separated', collectLabels)
     .requiredOption('--replicas <urls>', 'control-plane replica base URLs, comma-separated', parseReplicas)
-    .requiredOption('--log-file <path>', 'where the run log (NDJSON, see docs/agent-log.md) is appended')
+    .requiredOption('--log-file <path>', 'where the run log (NDJSON, see docs/agent-log.md) is appended; {name} is the node name (required with several)')
     .action(async (flags: AgentFlags) => {
       await runAgent(flags);
     });
@@ -32,17 +36,31 @@ export function registerAgentCommand(program: Command): void {
 
 async function runAgent(flags: AgentFlags): Promise<void> {
   const labels = { os: process.platform, arch: process.arch, pool: 'default', ...flags.labels, ...flags.label };
-  const logger = pino().child({ node: flags.name });
-  const agent = new Agent({
-    name: flags.name,
-    cpu: flags.cpu,
-    memory: flags.memory,
-    labels,
-    replicas: flags.replicas,
-    logFile: flags.logFile,
-    timings: timingsFromEnv(),
-    logger,
-  });
+  if (flags.name.length > 1 && !flags.logFile.includes('{name}')) {
+    throw new InvalidArgumentError('--log-file must contain {name} when --name lists several nodes: each node keeps its own run log');
+  }
+  const root = pino();
+  const logger = flags.name.length === 1 ? root.child({ node: flags.name[0] }) : root;
+  // Several nodes in one process share its runtime (V8, GC, event loop): on a small machine that
+  // is what lets a benchmark run a hundred of them. Each is still its own agent, with its own
+  // connections, heartbeats, watch stream, self-fence and run log.
+  const agents = flags.name.map(
+    (name) =>
+      new Agent({
+        name,
+        cpu: flags.cpu,
+        memory: flags.memory,
+        labels,
+        replicas: flags.replicas,
+        logFile: flags.logFile.replaceAll('{name}', name),
+        timings: timingsFromEnv(),
+        logger: root.child({ node: name }),
+      }),
+  );
+  const agent = {
+    start: () => Promise.all(agents.map((a) => a.start())),
+    stop: () => Promise.all(agents.map((a) => a.stop())),
+  };
 
   let signalled = false;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -79,6 +97,13 @@ function collectLabel(raw: string, previous: Record<string, string> = {}): Recor
 
 function collectLabels(raw: string, previous: Record<string, string> = {}): Record<string, string> {
   return raw.split(',').filter((part) => part.trim() !== '').reduce((labels, part) => collectLabel(part, labels), previous);
+}
+
+function parseNames(raw: string): string[] {
+  const names = raw.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  if (names.length === 0) throw new InvalidArgumentError('at least one node name is needed');
+  if (new Set(names).size !== names.length) throw new InvalidArgumentError(`"${raw}" names a node twice`);
+  return names;
 }
 
 function parseReplicas(raw: string): string[] {

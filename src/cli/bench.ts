@@ -59,15 +59,16 @@ export function registerBenchCommands(program: Command): void {
     .description('a seeded backlog of jobs on nodes in Docker containers: CPU and memory use, time to finish, round times')
     .option('--jobs <n>', 'jobs in the backlog', '10000')
     .option('--nodes <n>', 'nodes (16 CPU / 64 GiB each)', '100')
+    .option('--nodes-per-process <n>', 'nodes hosted by one agent process or container (more fit a small machine)', '1')
     .option('--replicas <n>', 'control-plane replicas', '3')
     .option('--seed <n>', 'workload seed', '1')
     .option('--time-scale <n>', 'divide job durations by this', '10')
     .option('--runtime <runtime>', 'docker (falls back to process, and says so, without an engine) or process', 'docker')
     .option('--policy <ordering+fit>', 'placement policy of the run', `${DEFAULT_POLICY.ordering}+${DEFAULT_POLICY.fit}`)
     .option('--no-compare', 'skip replaying the workload under every policy in simulation')
-    .action(async (opts: { jobs: string; nodes: string; replicas: string; seed: string; timeScale: string; runtime: string; policy: string; compare: boolean }) => {
+    .action(async (opts: { jobs: string; nodes: string; nodesPerProcess: string; replicas: string; seed: string; timeScale: string; runtime: string; policy: string; compare: boolean }) => {
       const runtime = runtimeOption(opts.runtime);
-      const numbers = { jobs: positive(opts.jobs, '--jobs'), nodes: positive(opts.nodes, '--nodes'), replicas: positive(opts.replicas, '--replicas'), seed: positive(opts.seed, '--seed'), timeScale: positive(opts.timeScale, '--time-scale') };
+      const numbers = { jobs: positive(opts.jobs, '--jobs'), nodes: positive(opts.nodes, '--nodes'), nodesPerProcess: positive(opts.nodesPerProcess, '--nodes-per-process'), replicas: positive(opts.replicas, '--replicas'), seed: positive(opts.seed, '--seed'), timeScale: positive(opts.timeScale, '--time-scale') };
       const { runPackingBench } = await import('../bench/packing.js');
       const { packingPlot, packingReport } = await import('../bench/packing-report.js');
       const policy = parsePolicy(opts.policy);
@@ -90,7 +91,7 @@ export function registerBenchCommands(program: Command): void {
       }, (line) => process.stdout.write(`${line}\n`));
       const result = await run;
       const date = new Date();
-      const command = `fencer bench packing --jobs ${opts.jobs} --nodes ${opts.nodes} --replicas ${opts.replicas} --seed ${opts.seed} --time-scale ${opts.timeScale} --runtime ${opts.runtime} --policy ${opts.policy}${opts.compare ? '' : ' --no-compare'}`;
+      const command = `fencer bench packing --jobs ${opts.jobs} --nodes ${opts.nodes} --nodes-per-process ${opts.nodesPerProcess} --replicas ${opts.replicas} --seed ${opts.seed} --time-scale ${opts.timeScale} --runtime ${opts.runtime} --policy ${opts.policy}${opts.compare ? '' : ' --no-compare'}`;
       const plot = resultName('packing', date, 'svg');
       writeResultFile(plot, packingPlot(result));
       const report = packingReport(result, command, date, plot);

@@ -54,6 +54,12 @@ export interface ClusterOptions {
   restart?: boolean;
   /** Put each node behind its own proxy, so it can be partitioned. Default true. */
   proxies?: boolean;
+  /**
+   * Nodes hosted by one agent process (or container), default 1. More lets a small machine run
+   * many nodes (benchmarks); such nodes cannot be killed, frozen or cut off one by one, and
+   * need `proxies: false`.
+   */
+  nodesPerProcess?: number;
   /** How long start() waits for replicas to be healthy and nodes to be Ready. Default 60 s. */
   readyTimeoutMs?: number;
   /** Aborting it during start() stops what was started and makes start() throw. */
@@ -77,6 +83,8 @@ export interface ChaosAction {
 interface Member {
   name: string;
   kind: 'replica' | 'node' | 'proxy';
+  /** The nodes an agent process hosts, when more than the one it is named after. */
+  hosts?: string[];
   spec: ProcessSpec;
   pid: number;
   /** False once stopNode() was asked: an exit is then expected, not a death. */
@@ -144,7 +152,7 @@ export class Cluster {
   }
 
   get nodeNames(): string[] {
-    return this.ofKind('node').map((m) => m.name);
+    return this.ofKind('node').flatMap((m) => m.hosts ?? [m.name]);
   }
 
   /** The replicas' own URLs (clients and tests; nodes go through their proxies). */
@@ -314,10 +322,20 @@ export class Cluster {
     const names = Array.from({ length: this.options.nodes }, (_, i) => `node-${i + 1}`);
     // In waves: a hundred agents booting at once on a small machine starve the replicas that
     // must answer their registrations.
-    for (let first = 0; first < names.length; first += NODE_START_WAVE) {
-      const wave = names.slice(first, first + NODE_START_WAVE);
-      await Promise.all(wave.map((name, i) => this.addNode(name, { labels: this.options.nodeLabels?.(first + i) })));
-      await this.waitNodesReady(wave);
+    const perProcess = this.options.nodesPerProcess ?? 1;
+    if (perProcess > 1 && (this.options.proxies ?? true)) throw new Error('nodesPerProcess above 1 needs proxies: false');
+    const wave = NODE_START_WAVE * perProcess;
+    for (let first = 0; first < names.length; first += wave) {
+      const starting = names.slice(first, first + wave);
+      const groups = Array.from({ length: Math.ceil(starting.length / perProcess) }, (_, g) => starting.slice(g * perProcess, (g + 1) * perProcess));
+      await Promise.all(
+        groups.map((group, g) =>
+          perProcess === 1
+            ? this.addNode(group[0] as string, { labels: this.options.nodeLabels?.(first + g) })
+            : this.addNodeGroup(group, { labels: this.options.nodeLabels?.(first + g * perProcess) }),
+        ),
+      );
+      await this.waitNodesReady(starting);
     }
     this.ready = true;
     this.saveState();
@@ -353,6 +371,29 @@ export class Cluster {
       // Never below what the agent itself needs, or a small node would be OOM-killed.
       memoryBytes: memoryBytes === null ? undefined : Math.max(memoryBytes, MIN_AGENT_MEMORY_BYTES),
     }));
+  }
+
+  /** Several nodes in one agent process (the first node's labels for all). */
+  private async addNodeGroup(names: string[], opts: NodeOptions): Promise<void> {
+    const labels = opts.labels ?? { pool: 'default' };
+    const cpu = this.options.nodeCpu ?? '4';
+    const memory = this.options.nodeMemory ?? '8Gi';
+    const args = [
+      'agent', '--name', names.join(','),
+      '--cpu', cpu,
+      '--memory', memory,
+      '--replicas', this.replicaUrls.join(','),
+      '--log-file', this.nodeLogFile('{name}'),
+    ];
+    if (Object.keys(labels).length > 0) args.push('--labels', Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(','));
+    const cpuMillis = parseCpu(cpu);
+    const memoryBytes = parseMemory(memory);
+    const member = this.member(`${names[0]}-to-${names.at(-1)}`, 'node', args, {
+      cpus: cpuMillis === null ? undefined : (names.length * cpuMillis) / 1000,
+      memoryBytes: memoryBytes === null ? undefined : Math.max(names.length * memoryBytes, MIN_AGENT_MEMORY_BYTES),
+    });
+    member.hosts = names;
+    await this.launch(member);
   }
 
   private member(name: string, kind: Member['kind'], args: string[], limits: Pick<ProcessSpec, 'cpus' | 'memoryBytes'> = {}): Member {
@@ -424,12 +465,14 @@ export class Cluster {
       supervisorPid: process.pid,
       startedAt: this.startedAt,
       replicas: this.ofKind('replica').map((m) => ({ name: m.name, pid: m.pid, url: this.replicaUrl(m.name) })),
-      nodes: this.ofKind('node').map((m) => ({
-        name: m.name,
-        pid: m.pid,
-        logFile: this.nodeLogFile(m.name),
-        proxyPid: this.members.get(proxyName(m.name))?.pid,
-      })),
+      nodes: this.ofKind('node').flatMap((m) =>
+        (m.hosts ?? [m.name]).map((name) => ({
+          name,
+          pid: m.pid,
+          logFile: this.nodeLogFile(name),
+          proxyPid: this.members.get(proxyName(m.name))?.pid,
+        })),
+      ),
     };
     writeClusterState(state, this.options.home);
   }

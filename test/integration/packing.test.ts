@@ -11,12 +11,13 @@ import { DEFAULT_POLICY, policyName } from '../../src/scheduling/policies.js';
 import { freshDatabase } from '../helpers/database.js';
 
 describe('bench packing, small', () => {
-  it('runs 500 jobs on 10 nodes to the end and reports use, time and rounds', async () => {
+  it('runs 500 jobs on 10 nodes (5 per agent process) to the end and reports use, time and rounds', async () => {
     const t = await freshDatabase('packing', { migrate: false });
     try {
       const result = await runPackingBench({
         jobs: 500,
         nodes: 10,
+        nodesPerProcess: 5,
         replicas: 3,
         seed: 1,
         timeScale: 100,
@@ -37,6 +38,7 @@ describe('bench packing, small', () => {
       expect(result.round.p50Ms).not.toBeNull();
       expect(result.simulations).toHaveLength(2);
       const report = packingReport(result, 'fencer bench packing …', new Date(), 'plot.svg');
+      expect(report).toContain('10 nodes of 16 CPU / 64 GiB (5 per agent process)');
       expect(report).toMatch(/\| CPU use while jobs waited \(allocated \/ capacity\) \| \d+\.\d %/);
       expect(report).toMatch(/\| time to finish \/ lower bound \| \d+\.\d{3} \|/);
       expect(report).toContain(policyName(DEFAULT_POLICY));
