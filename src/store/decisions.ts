@@ -101,6 +101,9 @@ export async function declareNodeDead(
   disconnectedMs: number,
   reason: string,
 ): Promise<number | null> {
+  // Its heartbeat row first: a heartbeat in flight lands before the re-check below, and one
+  // that comes later waits and is told the node is dead.
+  await tx.query(sql('nodes/lock_heartbeat'), [node]);
   const held = (await tx.query<{ job_uid: string; id: string }>(sql('assignments/active_job_uids_on_node'), [node])).rows;
   await tx.query(sql('jobs/lock'), [held.map((h) => h.job_uid)]);
   const declared = await tx.query(sql('nodes/declare_dead'), [node, silentMs, disconnectedMs, reason]);

@@ -7,7 +7,8 @@ import pino from 'pino';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { Lease } from '../../src/lease/lease.js';
 import { NodeHealth } from '../../src/controllers/node-health/node-health.js';
-import { openWatch, registerNode } from '../../src/store/nodes.js';
+import { heartbeat, openWatch, registerNode } from '../../src/store/nodes.js';
+import { declareNodeDead } from '../../src/store/decisions.js';
 
 const logger = pino({ level: 'silent' });
 let t: TestDatabase;
@@ -37,7 +38,7 @@ beforeEach(async () => {
 });
 
 async function silence(names: string[]): Promise<void> {
-  await t.db.query("UPDATE nodes SET last_heartbeat_at = now() - interval '10 seconds' WHERE name = ANY($1)", [names]);
+  await t.db.query("UPDATE node_heartbeats SET at = now() - interval '10 seconds' WHERE name = ANY($1)", [names]);
 }
 
 async function dead(): Promise<string[]> {
@@ -47,6 +48,25 @@ async function dead(): Promise<string[]> {
 const health = (holdMs: number) => new NodeHealth(t.db, lease, 100, 5000, 1000, { quietAfterMs: 2000, holdMs });
 
 describe('node-health', () => {
+  it('answers a heartbeat that comes while the node is being declared dead with Dead, never Ready', async () => {
+    await silence(['n2']);
+    const tx = await t.db.connect();
+    try {
+      await tx.query('BEGIN');
+      expect(await declareNodeDead(tx, 'n2', 5000, 1000, 'test')).not.toBeNull();
+      let answer: string | undefined;
+      const beat = heartbeat(t.db, 'n2').then((state) => (answer = state));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // The death holds the heartbeat row: the heartbeat waits for it (without that lock it
+      // would already have been answered Ready, and the node would keep its jobs).
+      expect(answer).toBeUndefined();
+      await tx.query('COMMIT');
+      expect(await beat).toBe('Dead');
+    } finally {
+      tx.release();
+    }
+  });
+
   it('declares one quiet node dead at once', async () => {
     await silence(['n2']);
     await health(60_000).reconcile(logger);

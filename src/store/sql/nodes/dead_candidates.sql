@@ -7,7 +7,7 @@ SELECT name,
        CASE WHEN disconnected_at IS NOT NULL AND greatest(disconnected_at, since.acquired_at) < now() - $2::bigint * interval '1 millisecond'
             THEN 'watch connection closed and not back within ' || $2::bigint || ' ms'
             ELSE 'no heartbeat for ' || $1::bigint || ' ms' END AS reason
-FROM nodes, since
+FROM nodes JOIN node_heartbeats h USING (name), since
 WHERE state = 'Ready'
-  AND (greatest(last_heartbeat_at, since.acquired_at) < now() - $1::bigint * interval '1 millisecond'
+  AND (greatest(h.at, since.acquired_at) < now() - $1::bigint * interval '1 millisecond'
        OR (disconnected_at IS NOT NULL AND greatest(disconnected_at, since.acquired_at) < now() - $2::bigint * interval '1 millisecond'))
