@@ -20,7 +20,7 @@ export async function registerNode(
 ): Promise<NodeRow> {
   return transaction(db, async (tx) => {
     // The heartbeat row first: the lock order of declaring a node dead (heartbeat, jobs, node).
-    await tx.query(sql('nodes/heartbeat'), [name, true]);
+    await tx.query(sql('nodes/heartbeat'), [name]);
     const previous = (await tx.query<NodeRow & { incarnation: string | null }>(sql('nodes/get'), [name])).rows[0];
     if (previous && incarnation && previous.incarnation !== incarnation) {
       const held = (await tx.query<{ job_uid: string; id: string }>(sql('assignments/active_job_uids_on_node'), [name])).rows;
@@ -34,16 +34,13 @@ export async function registerNode(
 }
 
 /**
- * 'unknown' when no such node; 'Dead' when the node must re-register. Two statements in one
- * transaction: the state is read after the heartbeat row's lock was had, so a death that was
+ * 'unknown' when no such node; 'Dead' when the node must re-register. The state is read after
+ * the heartbeat row's lock was had (fencer_heartbeat(), migration 0005), so a death that was
  * being declared meanwhile is the answer (410), never a stale 'Ready'.
  */
 export async function heartbeat(db: Db, name: string): Promise<'Ready' | 'Dead' | 'unknown'> {
-  return transaction(db, async (tx) => {
-    const beat = await tx.query(sql('nodes/heartbeat'), [name, false]);
-    if (beat.rowCount === 0) return 'unknown';
-    return (await tx.query<{ state: 'Ready' | 'Dead' }>(sql('nodes/state'), [name])).rows[0]?.state ?? 'unknown';
-  });
+  const row = (await db.query<{ state: 'Ready' | 'Dead' | null }>(sql('nodes/beat'), [name])).rows[0];
+  return row?.state ?? 'unknown';
 }
 
 export async function openWatch(

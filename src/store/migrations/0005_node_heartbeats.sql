@@ -10,3 +10,22 @@ CREATE TABLE node_heartbeats (
 );
 INSERT INTO node_heartbeats (name, at) SELECT name, last_heartbeat_at FROM nodes;
 ALTER TABLE nodes DROP COLUMN last_heartbeat_at;
+
+-- A heartbeat in one round trip: record it, then read the node's state. The function is
+-- VOLATILE, so its second statement takes a fresh snapshot, after the heartbeat row's lock was
+-- had: a death committed while the heartbeat waited for that lock is what it returns. NULL: no
+-- such node.
+CREATE FUNCTION fencer_heartbeat(node text) RETURNS text LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    node_state text;
+BEGIN
+    INSERT INTO node_heartbeats (name, at)
+    SELECT node, now() WHERE EXISTS (SELECT 1 FROM nodes WHERE name = node)
+    ON CONFLICT (name) DO UPDATE SET at = EXCLUDED.at;
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
+    SELECT state INTO node_state FROM nodes WHERE name = node;
+    RETURN node_state;
+END
+$$;
