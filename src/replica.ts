@@ -75,7 +75,9 @@ export class Replica {
       logger: logger.child({ part: 'lease' }),
     });
     this.listener = new Listener(databaseUrl, name, logger.child({ part: 'listener' }));
-    this.watches = new WatchHub(this.liveness, logger.child({ part: 'watch' }));
+    // Snapshots come in bursts (a placement round touches every node): they read through the
+    // API pool, so that the liveness pool stays free for heartbeats and watch opens.
+    this.watches = new WatchHub(this.api, logger.child({ part: 'watch' }));
     this.placement = new Controller(
       new Placement(this.decisions, this.lease, timings.placementPassMs, timings.confirmTimeoutMs, opts.placementPolicy),
       this.lease,

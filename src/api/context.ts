@@ -11,7 +11,8 @@ export interface ApiContext {
   url: string;
   db: Db;
   /**
-   * Node liveness only (register, heartbeat, watch streams): its own connections, so a flood of
+   * Node liveness only (register, heartbeat, opening and closing watch streams; not their
+   * snapshots, which come in bursts): its own connections, so a flood of
    * reports or user requests queued on `db` never holds a heartbeat past the node's timeout.
    */
   liveness: Db;
