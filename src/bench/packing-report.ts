@@ -32,7 +32,7 @@ export function packingReport(result: PackingResult, command: string, date: Date
     `- cluster: ${o.replicas} replicas, ${o.nodes} nodes of 16 CPU / 64 GiB${o.nodesPerProcess > 1 ? ` (${o.nodesPerProcess} per agent ${result.runtime === 'docker' ? 'container' : 'process'})` : ''}, ${result.runtime} runtime${result.runtimeNote ? ` (${result.runtimeNote})` : ''}, embedded PostgreSQL`,
     `- workload: ${o.jobs} jobs, seed ${o.seed} (src/bench/workload.ts), durations divided by ${o.timeScale} (30 s–10 min become ${30 / o.timeScale} s–${600 / o.timeScale} s)`,
     `- placement policy: ${policyName(o.policy)}`,
-    `- the backlog went in as one request (${seconds(result.submitMs)}); the clock starts when it was accepted`,
+    `- the backlog went in as ${result.submitRequests} requests back to back over the replicas (the last answered ${seconds(result.submitMs)} after the first); the clock starts when the first was answered`,
     '',
     '| | |',
     '|---|---|',
