@@ -49,7 +49,7 @@ export function bestFit(jobs: readonly PendingJob[], nodes: readonly NodeCapacit
   // CPU and memory tell when the cluster is too full for any of them (the loop stops there).
   const candidates: PendingJob[] = [];
   let selectiveJobs = 0;
-  let smallest: Demand = { cpuMillis: Infinity, memoryBytes: Infinity };
+  const smallest: Demand = { cpuMillis: Infinity, memoryBytes: Infinity };
   for (const job of jobs) {
     const selective = hasSelector(job);
     const couldEverFit = selective
@@ -61,7 +61,10 @@ export function bestFit(jobs: readonly PendingJob[], nodes: readonly NodeCapacit
     }
     candidates.push(job);
     if (selective) selectiveJobs++;
-    else smallest = { cpuMillis: Math.min(smallest.cpuMillis, job.cpuMillis), memoryBytes: Math.min(smallest.memoryBytes, job.memoryBytes) };
+    else {
+      smallest.cpuMillis = Math.min(smallest.cpuMillis, job.cpuMillis);
+      smallest.memoryBytes = Math.min(smallest.memoryBytes, job.memoryBytes);
+    }
   }
   const sequence = jobSequence(candidates, policy.ordering, nodes);
   for (let job = sequence.next(use); job; job = sequence.next(use)) {

@@ -276,7 +276,7 @@ export class Cluster {
       }
       await this.launch(existing);
     } else {
-      await this.addNode(name, opts);
+      await this.addNodes([name], opts);
     }
     await this.waitNodesReady([name]);
     this.saveState();
@@ -329,11 +329,7 @@ export class Cluster {
       const starting = names.slice(first, first + wave);
       const groups = Array.from({ length: Math.ceil(starting.length / perProcess) }, (_, g) => starting.slice(g * perProcess, (g + 1) * perProcess));
       await Promise.all(
-        groups.map((group, g) =>
-          perProcess === 1
-            ? this.addNode(group[0] as string, { labels: this.options.nodeLabels?.(first + g) })
-            : this.addNodeGroup(group, { labels: this.options.nodeLabels?.(first + g * perProcess) }),
-        ),
+        groups.map((group, g) => this.addNodes(group, { labels: this.options.nodeLabels?.(first + g * perProcess) })),
       );
       await this.waitNodesReady(starting);
     }
@@ -341,58 +337,45 @@ export class Cluster {
     this.saveState();
   }
 
-  private async addNode(name: string, opts: NodeOptions): Promise<void> {
+  /**
+   * Starts one agent process for the named nodes: one node behind its own proxy (when proxies
+   * are on), or several sharing the process (nodesPerProcess; the first node's options for all).
+   */
+  private async addNodes(names: string[], opts: NodeOptions): Promise<void> {
+    const single = names.length === 1;
+    const first = names[0] as string;
     let replicaUrls = this.replicaUrls;
-    if (this.options.proxies ?? true) {
+    if (single && (this.options.proxies ?? true)) {
       const routes = await Promise.all(
         [...this.replicaPorts.values()].map(async (targetPort) => ({ listenPort: await this.allocatePort(), targetPort })),
       );
-      const proxy = this.member(proxyName(name), 'proxy', ['proxy', '--listen', formatRoutes(routes)]);
+      const proxy = this.member(proxyName(first), 'proxy', ['proxy', '--listen', formatRoutes(routes)]);
       await this.launch(proxy);
       await Promise.all(routes.map((r) => waitListening(r.listenPort, proxy.name, () => this.runtime.isRunning(proxy.name))));
       replicaUrls = routes.map((r) => `http://127.0.0.1:${r.listenPort}`);
     }
     const labels = opts.labels ?? { pool: 'default' };
-    const args = [
-      'agent', '--name', name,
-      '--cpu', opts.cpu ?? this.options.nodeCpu ?? '4',
-      '--memory', opts.memory ?? this.options.nodeMemory ?? '8Gi',
-      '--replicas', replicaUrls.join(','),
-      '--log-file', this.nodeLogFile(name),
-    ];
-    if (Object.keys(labels).length > 0) {
-      args.push('--labels', Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(','));
-    }
-    // The docker runtime holds the agent's container to what the node claims to have.
-    const cpuMillis = parseCpu(opts.cpu ?? this.options.nodeCpu ?? '4');
-    const memoryBytes = parseMemory(opts.memory ?? this.options.nodeMemory ?? '8Gi');
-    await this.launch(this.member(name, 'node', args, {
-      cpus: cpuMillis === null ? undefined : cpuMillis / 1000,
-      // Never below what the agent itself needs, or a small node would be OOM-killed.
-      memoryBytes: memoryBytes === null ? undefined : Math.max(memoryBytes, MIN_AGENT_MEMORY_BYTES),
-    }));
-  }
-
-  /** Several nodes in one agent process (the first node's labels for all). */
-  private async addNodeGroup(names: string[], opts: NodeOptions): Promise<void> {
-    const labels = opts.labels ?? { pool: 'default' };
-    const cpu = this.options.nodeCpu ?? '4';
-    const memory = this.options.nodeMemory ?? '8Gi';
+    const cpu = opts.cpu ?? this.options.nodeCpu ?? '4';
+    const memory = opts.memory ?? this.options.nodeMemory ?? '8Gi';
     const args = [
       'agent', '--name', names.join(','),
       '--cpu', cpu,
       '--memory', memory,
-      '--replicas', this.replicaUrls.join(','),
-      '--log-file', this.nodeLogFile('{name}'),
+      '--replicas', replicaUrls.join(','),
+      '--log-file', this.nodeLogFile(single ? first : '{name}'),
     ];
-    if (Object.keys(labels).length > 0) args.push('--labels', Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(','));
+    if (Object.keys(labels).length > 0) {
+      args.push('--labels', Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(','));
+    }
+    // The docker runtime holds the agent's container to what its nodes claim to have.
     const cpuMillis = parseCpu(cpu);
     const memoryBytes = parseMemory(memory);
-    const member = this.member(`${names[0]}-to-${names.at(-1)}`, 'node', args, {
+    const member = this.member(single ? first : `${first}-to-${names.at(-1)}`, 'node', args, {
       cpus: cpuMillis === null ? undefined : (names.length * cpuMillis) / 1000,
+      // Never below what the agent itself needs, or a small node would be OOM-killed.
       memoryBytes: memoryBytes === null ? undefined : Math.max(names.length * memoryBytes, MIN_AGENT_MEMORY_BYTES),
     });
-    member.hosts = names;
+    if (!single) member.hosts = names;
     await this.launch(member);
   }
 
