@@ -4,7 +4,7 @@
 import type { Db, Tx } from './db.js';
 import { transaction } from './db.js';
 import { sql } from './sql.js';
-import type { EndedAssignment, JobRow } from './rows.js';
+import type { EndedAssignment } from './rows.js';
 import type { AssignmentMessage } from '../domain/assignment.js';
 
 export type EndState = 'Succeeded' | 'Failed' | 'Lost' | 'Unconfirmed' | 'Cancelled';
@@ -33,17 +33,16 @@ async function releaseEnded(tx: Tx, ended: EndedAssignment[]): Promise<EndedAssi
   return ended;
 }
 
-export type ReportResult = { outcome: 'ok'; job: JobRow | undefined } | { outcome: 'not-active' };
+export type ReportOutcome = 'ok' | 'not-active';
 
-async function lockJobOf(tx: Tx, assignmentId: string): Promise<string | undefined> {
-  const assignment = (await tx.query<{ job_uid: string }>(sql('assignments/get'), [assignmentId])).rows[0];
-  if (!assignment) return undefined;
-  await tx.query(sql('jobs/lock'), [[assignment.job_uid]]);
-  return assignment.job_uid;
-}
+/** One of a node's reports, as a batch carries it. */
+export type NodeReport =
+  | { kind: 'started'; id: string }
+  | { kind: 'finished'; id: string; outcome: 'Succeeded' | 'Failed'; message: string | null }
+  | { kind: 'abandoned'; id: string };
 
-export async function reportStarted(db: Db, assignmentId: string, node: string): Promise<ReportResult> {
-  return transaction(db, (tx) => applyStarted(tx, assignmentId, node));
+export async function reportStarted(db: Db, assignmentId: string, node: string): Promise<ReportOutcome> {
+  return only(await applyReports(db, node, [{ kind: 'started', id: assignmentId }]));
 }
 
 export async function reportFinished(
@@ -52,8 +51,8 @@ export async function reportFinished(
   node: string,
   outcome: 'Succeeded' | 'Failed',
   message: string | null,
-): Promise<ReportResult> {
-  return transaction(db, (tx) => applyFinished(tx, assignmentId, node, outcome, message));
+): Promise<ReportOutcome> {
+  return only(await applyReports(db, node, [{ kind: 'finished', id: assignmentId, outcome, message }]));
 }
 
 /**
@@ -61,58 +60,83 @@ export async function reportFinished(
  * Lost and its resources go back; the job itself is given back by the leader (job-reconcile),
  * as every retry decision is.
  */
-export async function reportAbandoned(db: Db, assignmentId: string, node: string): Promise<ReportResult> {
-  return transaction(db, (tx) => applyAbandoned(tx, assignmentId, node));
+export async function reportAbandoned(db: Db, assignmentId: string, node: string): Promise<ReportOutcome> {
+  return only(await applyReports(db, node, [{ kind: 'abandoned', id: assignmentId }]));
 }
 
-/** One of a node's reports, as a batch carries it. */
-export type NodeReport =
-  | { kind: 'started'; id: string }
-  | { kind: 'finished'; id: string; outcome: 'Succeeded' | 'Failed'; message: string | null }
-  | { kind: 'abandoned'; id: string };
+function only(outcomes: ReportOutcome[]): ReportOutcome {
+  return outcomes[0] ?? 'not-active';
+}
 
 /**
- * A node's reports in one request, in the order given (a job's start before its end). Each is
- * its own transaction: one job's report never waits on, or rolls back with, another's.
+ * A node's reports in one transaction of a few statements over arrays, however many there are:
+ * a hundred nodes each starting thirty jobs cost a hundred short transactions, not three
+ * thousand. Starts apply before ends, so a short job's start and finish may share a batch. The
+ * guard is each statement's row condition: only an active assignment of this node changes; any
+ * other report is answered 'not-active' and changes nothing. Outcomes are in the reports' order.
  */
-export async function applyReports(db: Db, node: string, reports: readonly NodeReport[]): Promise<Array<ReportResult['outcome']>> {
-  const outcomes: Array<ReportResult['outcome']> = [];
-  for (const report of reports) {
-    const result = await transaction(db, (tx) => {
-      if (report.kind === 'started') return applyStarted(tx, report.id, node);
-      if (report.kind === 'finished') return applyFinished(tx, report.id, node, report.outcome, report.message);
-      return applyAbandoned(tx, report.id, node);
-    });
-    outcomes.push(result.outcome);
-  }
-  return outcomes;
+export async function applyReports(db: Db, node: string, reports: readonly NodeReport[]): Promise<ReportOutcome[]> {
+  if (reports.length === 0) return [];
+  const started = new Set<string>();
+  const ended = new Set<string>();
+  await transaction(db, async (tx) => {
+    await tx.query(sql('assignments/lock_jobs'), [reports.map((r) => r.id)]);
+    for (const id of await startAll(tx, node, reports)) started.add(id);
+    for (const id of await endAll(tx, node, reports)) ended.add(id);
+  });
+  const endedOnce = new Set<string>();
+  return reports.map((r) => {
+    if (r.kind === 'started') return started.has(r.id) ? 'ok' : 'not-active';
+    // One assignment ends once: a repeated end report in the same batch is not-active.
+    if (!ended.has(r.id) || endedOnce.has(r.id)) return 'not-active';
+    endedOnce.add(r.id);
+    return 'ok';
+  });
 }
 
-async function applyStarted(tx: Tx, assignmentId: string, node: string): Promise<ReportResult> {
-  const jobUid = await lockJobOf(tx, assignmentId);
-  if (!jobUid) return { outcome: 'not-active' };
-  const started = await tx.query(sql('assignments/start'), [assignmentId, node]);
-  if (started.rowCount === 0) return { outcome: 'not-active' };
-  const job = (await tx.query<JobRow>(sql('jobs/set_phase'), [jobUid, assignmentId, 'Running', null, null])).rows[0];
-  return { outcome: 'ok', job };
+async function startAll(tx: Tx, node: string, reports: readonly NodeReport[]): Promise<string[]> {
+  const ids = reports.filter((r) => r.kind === 'started').map((r) => r.id);
+  if (ids.length === 0) return [];
+  const rows = (await tx.query<{ id: string; job_uid: string }>(sql('assignments/start'), [ids, node])).rows;
+  await setPhases(tx, rows.map((a) => ({ jobUid: a.job_uid, assignmentId: a.id, phase: 'Running', reason: null, message: null })));
+  return rows.map((a) => a.id);
 }
 
-async function applyFinished(tx: Tx, assignmentId: string, node: string, outcome: 'Succeeded' | 'Failed', message: string | null): Promise<ReportResult> {
-  const jobUid = await lockJobOf(tx, assignmentId);
-  if (!jobUid) return { outcome: 'not-active' };
-  const ended = await endAssignments(tx, [assignmentId], outcome, node);
-  if (ended.length === 0) return { outcome: 'not-active' };
-  const reason = outcome === 'Succeeded' ? 'Completed' : 'Error';
-  const job = (await tx.query<JobRow>(sql('jobs/set_phase'), [jobUid, assignmentId, outcome, reason, message])).rows[0];
-  return { outcome: 'ok', job };
+async function endAll(tx: Tx, node: string, reports: readonly NodeReport[]): Promise<string[]> {
+  const ends = new Map<string, Exclude<NodeReport, { kind: 'started' }>>();
+  for (const r of reports) if (r.kind !== 'started' && !ends.has(r.id)) ends.set(r.id, r);
+  if (ends.size === 0) return [];
+  const endState = (r: Exclude<NodeReport, { kind: 'started' }>): EndState => (r.kind === 'finished' ? r.outcome : 'Lost');
+  const rows = (await tx.query<EndedAssignment>(sql('assignments/end_reported'), [[...ends.keys()], [...ends.values()].map(endState), node])).rows;
+  await releaseEnded(tx, rows);
+  // A finished job takes its assignment's outcome; an abandoned one is given back by the leader.
+  const finished = rows.flatMap((a) => {
+    const r = ends.get(a.id);
+    if (r?.kind !== 'finished') return [];
+    const reason = r.outcome === 'Succeeded' ? 'Completed' : 'Error';
+    return [{ jobUid: a.job_uid, assignmentId: a.id, phase: r.outcome, reason, message: r.message }];
+  });
+  await setPhases(tx, finished);
+  return rows.map((a) => a.id);
 }
 
-async function applyAbandoned(tx: Tx, assignmentId: string, node: string): Promise<ReportResult> {
-  const jobUid = await lockJobOf(tx, assignmentId);
-  if (!jobUid) return { outcome: 'not-active' };
-  const ended = await endAssignments(tx, [assignmentId], 'Lost', node);
-  if (ended.length === 0) return { outcome: 'not-active' };
-  return { outcome: 'ok', job: undefined };
+interface PhaseChange {
+  jobUid: string;
+  assignmentId: string;
+  phase: 'Running' | 'Succeeded' | 'Failed';
+  reason: string | null;
+  message: string | null;
+}
+
+async function setPhases(tx: Tx, changes: PhaseChange[]): Promise<void> {
+  if (changes.length === 0) return;
+  await tx.query(sql('jobs/set_phase'), [
+    changes.map((c) => c.jobUid),
+    changes.map((c) => c.assignmentId),
+    changes.map((c) => c.phase),
+    changes.map((c) => c.reason),
+    changes.map((c) => c.message),
+  ]);
 }
 
 interface ActiveRow {

@@ -20,15 +20,15 @@ export function assignmentRoutes(app: FastifyInstance, ctx: ApiContext): void {
     const outcomes: Array<'ok' | 'not-active'> = new Array(reports.length).fill('not-active');
     const valid = reports.flatMap((report, i) => (UUID.test(report.id) ? [{ report, i }] : []));
     const applied = await applyReports(ctx.db, node, valid.map((v) => v.report));
-    valid.forEach((v, k) => (outcomes[v.i] = applied[k] as 'ok' | 'not-active'));
+    valid.forEach((v, k) => (outcomes[v.i] = applied[k] ?? 'not-active'));
     return { outcomes };
   });
 
   app.post<{ Params: { id: string } }>('/api/v1/assignments/:id/started', async (request) => {
     const { id } = request.params;
     const node = nodeOf(jsonObject(request.body));
-    const result = await reportStarted(ctx.db, uuidOr409(id), node);
-    if (result.outcome === 'not-active') throw stale(id, node);
+    const answer = await reportStarted(ctx.db, uuidOr409(id), node);
+    if (answer === 'not-active') throw stale(id, node);
     return { ok: true };
   });
 
@@ -38,16 +38,16 @@ export function assignmentRoutes(app: FastifyInstance, ctx: ApiContext): void {
     const node = nodeOf(body);
     const outcome = body.outcome === 'Failed' ? 'Failed' : 'Succeeded';
     const message = typeof body.message === 'string' ? body.message : null;
-    const result = await reportFinished(ctx.db, uuidOr409(id), node, outcome, message);
-    if (result.outcome === 'not-active') throw stale(id, node);
+    const answer = await reportFinished(ctx.db, uuidOr409(id), node, outcome, message);
+    if (answer === 'not-active') throw stale(id, node);
     return { ok: true };
   });
 
   app.post<{ Params: { id: string } }>('/api/v1/assignments/:id/abandoned', async (request) => {
     const { id } = request.params;
     const node = nodeOf(jsonObject(request.body));
-    const result = await reportAbandoned(ctx.db, uuidOr409(id), node);
-    if (result.outcome === 'not-active') throw stale(id, node);
+    const answer = await reportAbandoned(ctx.db, uuidOr409(id), node);
+    if (answer === 'not-active') throw stale(id, node);
     return { ok: true };
   });
 }

@@ -1,8 +1,10 @@
--- jobs/set_phase: move a job whose current assignment is $2 to a new phase.
--- $1 uid, $2 assignment id, $3 phase, $4 reason, $5 message.
-UPDATE jobs
-SET phase = $3, reason = $4, message = $5, updated_at = now(), resource_version = resource_version + 1,
-    started_at = CASE WHEN $3 = 'Running' THEN coalesce(started_at, now()) ELSE started_at END,
-    finished_at = CASE WHEN $3 IN ('Succeeded', 'Failed', 'Cancelled') THEN now() ELSE finished_at END
-WHERE uid = $1 AND assignment_id IS NOT DISTINCT FROM $2
-RETURNING *
+-- jobs/set_phase: move jobs to new phases, each only while its current assignment is the one
+-- given (a job placed again since keeps its new phase).
+-- $1 uuid[] uids, $2 uuid[] assignment ids, $3 text[] phases, $4 text[] reasons, $5 text[] messages.
+UPDATE jobs j
+SET phase = r.phase, reason = r.reason, message = r.message, updated_at = now(),
+    resource_version = j.resource_version + 1,
+    started_at = CASE WHEN r.phase = 'Running' THEN coalesce(j.started_at, now()) ELSE j.started_at END,
+    finished_at = CASE WHEN r.phase IN ('Succeeded', 'Failed', 'Cancelled') THEN now() ELSE j.finished_at END
+FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[]) AS r(uid, assignment_id, phase, reason, message)
+WHERE j.uid = r.uid AND j.assignment_id IS NOT DISTINCT FROM r.assignment_id

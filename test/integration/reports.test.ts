@@ -1,0 +1,98 @@
+// A node's batch of reports, applied in one transaction over arrays: only the node's own active
+// assignments change, a short job's start and finish may share a batch, an assignment ends once,
+// and whatever ended gives its resources back. Breaking the row condition (dropping "a.node = $3"
+// from assignments/end_reported, or "node = $2" from assignments/start) makes the other node's
+// assignment change here, and this test fail.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabase, type TestDatabase } from '../helpers/database.js';
+import { fenced } from '../../src/lease/fenced.js';
+import { commitPlacements } from '../../src/store/decisions.js';
+import { submitJob } from '../../src/store/jobs.js';
+import { registerNode } from '../../src/store/nodes.js';
+import { applyReports } from '../../src/store/assignments.js';
+import type { JobRequest } from '../../src/domain/resources.js';
+
+const leader = { epoch: () => 7 };
+
+function job(name: string): JobRequest {
+  return {
+    namespace: 'default',
+    name,
+    labels: {},
+    spec: { resources: { cpu: '500m', memory: '256Mi' }, duration: '1s', maxAttempts: 3 },
+    cpuMillis: 500,
+    memoryBytes: 256 * 1024 ** 2,
+    durationMs: 1000,
+    nodeSelector: {},
+    maxAttempts: 3,
+  };
+}
+
+describe('a node report batch', () => {
+  let t: TestDatabase;
+
+  beforeAll(async () => {
+    t = await freshDatabase('reports');
+    await t.db.query("UPDATE lease SET holder = 't', epoch = 7, expires_at = now() + interval '1 hour'");
+    await registerNode(t.db, 'n1', 4000, 8 * 1024 ** 3, {});
+    await registerNode(t.db, 'n2', 4000, 8 * 1024 ** 3, {});
+    await t.db.query('UPDATE nodes SET watch_session = gen_random_uuid()');
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  async function place(name: string, node: string): Promise<string> {
+    const uid = (await submitJob(t.db, job(name))).job.uid;
+    expect(await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node }], 60_000))).toBe(1);
+    return (await t.db.query<{ id: string }>('SELECT id FROM assignments WHERE job_uid = $1', [uid])).rows[0]!.id;
+  }
+
+  const phase = async (name: string) => (await t.db.query<{ phase: string }>('SELECT phase FROM jobs WHERE name = $1', [name])).rows[0]!.phase;
+  const state = async (id: string) => (await t.db.query<{ state: string }>('SELECT state FROM assignments WHERE id = $1', [id])).rows[0]!.state;
+  const allocated = async (node: string) =>
+    Number((await t.db.query<{ cpu: string }>('SELECT allocated_cpu_millis AS cpu FROM nodes WHERE name = $1', [node])).rows[0]!.cpu);
+
+  it('changes only the node own active assignments and answers each report in order', async () => {
+    const short = await place('short', 'n1');
+    const failing = await place('failing', 'n1');
+    const given = await place('given-up', 'n1');
+    const long = await place('long', 'n1');
+    const elsewhere = await place('elsewhere', 'n2');
+    expect(await allocated('n1')).toBe(2000);
+
+    const outcomes = await applyReports(t.db, 'n1', [
+      { kind: 'started', id: short },
+      { kind: 'started', id: failing },
+      { kind: 'started', id: long },
+      { kind: 'started', id: elsewhere }, // n2's: not n1's to start
+      { kind: 'finished', id: short, outcome: 'Succeeded', message: null },
+      { kind: 'finished', id: failing, outcome: 'Failed', message: 'exit 3' },
+      { kind: 'finished', id: short, outcome: 'Failed', message: 'again' }, // ends once
+      { kind: 'abandoned', id: given },
+      { kind: 'finished', id: elsewhere, outcome: 'Succeeded', message: null }, // not n1's to end
+    ]);
+    expect(outcomes).toEqual(['ok', 'ok', 'ok', 'not-active', 'ok', 'ok', 'not-active', 'ok', 'not-active']);
+
+    expect(await phase('short')).toBe('Succeeded');
+    expect(await phase('failing')).toBe('Failed');
+    expect((await t.db.query('SELECT message FROM jobs WHERE name = $1', ['failing'])).rows[0].message).toBe('exit 3');
+    expect(await phase('long')).toBe('Running');
+    expect(await state(given)).toBe('Lost'); // the leader gives the job back, not the report
+    expect(await state(elsewhere)).toBe('Assigned');
+    expect(await phase('elsewhere')).toBe('Assigned');
+    expect(await allocated('n1')).toBe(500); // only "long" still holds
+    expect(await allocated('n2')).toBe(500);
+
+    // The history shows the short job's start before its end, as if reported one by one.
+    const history = (await t.db.query<{ to_state: string }>("SELECT to_state FROM history WHERE job = 'default/short' AND entity = 'job' ORDER BY id")).rows;
+    expect(history.map((r) => r.to_state)).toEqual(['Pending', 'Assigned', 'Running', 'Succeeded']);
+
+    // Reports about what already ended change nothing.
+    expect(await applyReports(t.db, 'n1', [{ kind: 'started', id: short }, { kind: 'abandoned', id: failing }])).toEqual(['not-active', 'not-active']);
+    expect(await phase('short')).toBe('Succeeded');
+    expect(await allocated('n1')).toBe(500);
+    expect(await applyReports(t.db, 'n1', [])).toEqual([]);
+  });
+});
