@@ -245,5 +245,31 @@ describe('several jobs in one request', () => {
     expect(clash.status).toBe(409);
     expect(clash.body.error.message).toMatch(/job default\/batch-1 already exists with a different spec.*none of the 2 jobs was accepted/);
     expect(await jobCount()).toBe(before + 3);
+    // The same again (batch-1 unchanged, batch-5 new): accepted, nothing duplicated.
+    const again = await post('/api/v1/jobs', JSON.stringify([1, 5].map((i) => ({ apiVersion: 'fencer.dev/v1', kind: 'Job', metadata: { name: `batch-${i}` }, spec: { resources: { cpu: '250m', memory: '64Mi' }, duration: '1s' } }))), 'application/json');
+    expect(again.status).toBe(201);
+    expect(again.body.items.map((j: any) => j.metadata.name)).toEqual(['batch-1', 'batch-5']);
+    expect(await jobCount()).toBe(before + 4);
+  });
+
+  // Bodies over 32 KiB are read on a worker thread (src/api/validation/off-loop.ts), so that
+  // reading ten thousand documents never stalls the replica: the answers must be the same.
+  it('reads a large body off the event loop with the same answers', async () => {
+    const before = await jobCount();
+    const docs = Array.from({ length: 400 }, (_, i) => named(`large-${i}`));
+    expect(docs.join('---\n').length).toBeGreaterThan(32 * 1024);
+    const bad = [...docs];
+    bad[350] = bad[350]!.replace('cpu: 500m', 'cpu: abc');
+    const refused = await post('/api/v1/jobs', bad.join('---\n'));
+    expect(refused.status).toBe(400);
+    // Document 350 starts after 350 documents of 9 lines, each with its `---`; cpu is its 7th line.
+    expect(refused.body.error.details).toEqual([{ path: '[350].spec.resources.cpu', message: '"abc" is not a CPU quantity', line: 350 * 10 + 7 }]);
+    expect(await jobCount()).toBe(before);
+
+    const accepted = await post('/api/v1/jobs', docs.join('---\n'));
+    expect(accepted.status).toBe(201);
+    expect(accepted.body.items).toHaveLength(400);
+    expect(accepted.body.items[399].metadata.name).toBe('large-399');
+    expect(await jobCount()).toBe(before + 400);
   });
 });

@@ -1,9 +1,7 @@
 // Jobs: create (YAML or JSON), get, list, delete, cancel. Any replica, no leader needed.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ApiContext } from '../context.js';
-import { parseManifests, type Manifest } from '../validation/manifest.js';
-import { validateJob } from '../validation/job.js';
-import { ValidationError, type ValidationDetail } from '../../errors/validation-error.js';
+import { readSubmissionOffLoop } from '../validation/off-loop.js';
 import { HttpError } from '../../errors/http-error.js';
 import { cancelJob, deleteJob, getJob, listJobs, submitJob, submitJobs } from '../../store/jobs.js';
 import { presentJob } from '../present.js';
@@ -17,24 +15,7 @@ interface JobParams {
 /** Room for a backlog of ten thousand jobs in one request. */
 const BATCH_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 
-async function submitMany(ctx: ApiContext, manifests: Manifest[], reply: FastifyReply) {
-  const details: ValidationDetail[] = [];
-  const jobs: JobRequest[] = [];
-  for (const [i, manifest] of manifests.entries()) {
-    try {
-      jobs.push(validateJob(manifest));
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      details.push(...error.details.map((d) => ({ ...d, path: d.path ? `[${i}].${d.path}` : `[${i}]` })));
-    }
-  }
-  if (details.length > 0) throw new ValidationError(details);
-  const names = new Set<string>();
-  for (const job of jobs) {
-    const key = `${job.namespace}/${job.name}`;
-    if (names.has(key)) throw new ValidationError([{ path: '(body)', message: `job ${key} appears twice` }]);
-    names.add(key);
-  }
+async function submitMany(ctx: ApiContext, jobs: JobRequest[], reply: FastifyReply) {
   const result = await submitJobs(ctx.db, jobs);
   if (result.outcome === 'conflict') {
     const { namespace, name } = result.job;
@@ -48,9 +29,9 @@ export function jobRoutes(app: FastifyInstance, ctx: ApiContext): void {
   // One document: that job. Several (`---` documents or a JSON array): all of them in one
   // transaction, all accepted or none, answered with a JobList.
   app.post('/api/v1/jobs', { bodyLimit: BATCH_BODY_LIMIT_BYTES }, async (request, reply) => {
-    const manifests = parseManifests(String(request.body ?? ''), request.headers['content-type']);
-    if (manifests.length > 1) return submitMany(ctx, manifests, reply);
-    const job = validateJob(manifests[0]!);
+    const { jobs, several } = await readSubmissionOffLoop(String(request.body ?? ''), request.headers['content-type']);
+    if (several) return submitMany(ctx, jobs, reply);
+    const job = jobs[0]!;
     const result = await submitJob(ctx.db, job);
     if (result.outcome === 'conflict') {
       throw new HttpError(409, `job ${job.namespace}/${job.name} already exists with a different spec (jobs are immutable; delete it first)`);
