@@ -36,12 +36,18 @@ describe('bench packing, small', () => {
       expect(result.memoryUseWhileWaiting).toBeLessThanOrEqual(1);
       expect(result.decide.count).toBeGreaterThan(0);
       expect(result.round.p50Ms).not.toBeNull();
+      // Every job ran once; its node held it at least as long as it ran.
+      expect(result.overhead.assignments).toBe(500);
+      expect(result.overhead.beyondRunP50Ms).toBeGreaterThanOrEqual(0);
+      expect(result.overhead.shareOfHeld).toBeGreaterThan(0);
+      expect(result.overhead.shareOfHeld).toBeLessThan(1);
       expect(result.simulations).toHaveLength(2);
       const report = packingReport(result, 'fencer bench packing …', new Date(), 'plot.svg');
       expect(report).toContain('10 nodes of 16 CPU / 64 GiB (5 per agent process)');
       expect(report).toMatch(/\| CPU use while jobs waited \(allocated \/ capacity\) \| \d+\.\d %/);
       expect(report).toMatch(/\| time to finish \/ lower bound \| \d+\.\d{3} \|/);
       expect(report).toContain(policyName(DEFAULT_POLICY));
+      expect(report).toMatch(/\| share of allocated node-time beyond the runs \(the simulation has none\) \| \d+\.\d % \|/);
       expect(packingPlot(result)).toMatch(/^<svg[\s\S]*<path d="M[\s\S]*<\/svg>\n$/);
     } finally {
       await t.close();
