@@ -62,8 +62,8 @@ check: build ## run the independent checker: DATABASE_URL=... LOGS=dir-of-node-l
 test: ## run the tests (npm test)
 	@npm test
 
-bench-packing: image ## 10,000 jobs on 100 Docker nodes: CPU and memory use, time to finish vs the lower bound (JOBS=, NODES=, RUNTIME=process)
-	@$(FENCER) bench packing --jobs $(or $(JOBS),10000) --nodes $(or $(NODES),100) --runtime $(or $(RUNTIME),docker)
+bench-packing: image ## 10,000 jobs on 100 Docker nodes, 10 per container: CPU and memory use, time to finish vs the lower bound (JOBS=, NODES=, PER=, RUNTIME=process)
+	@$(FENCER) bench packing --jobs $(or $(JOBS),10000) --nodes $(or $(NODES),100) --nodes-per-process $(or $(PER),10) --runtime $(or $(RUNTIME),docker)
 
 bench-placement: build ## the placement algorithm at 10k×100, 100k×1,000, 100k×5,000; committed placements per second on 5,000 simulated nodes
 	@$(FENCER) bench placement

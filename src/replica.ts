@@ -10,7 +10,7 @@ import { Listener } from './store/listener.js';
 import { Lease } from './lease/lease.js';
 import { Controller } from './controllers/controller.js';
 import { Placement } from './controllers/placement/placement.js';
-import { NodeHealth } from './controllers/node-health/node-health.js';
+import { NodeHealth, deathRule } from './controllers/node-health/node-health.js';
 import { JobReconcile } from './controllers/job-reconcile/job-reconcile.js';
 import { WatchHub } from './api/watch-hub.js';
 import { buildServer } from './api/server.js';
@@ -87,7 +87,7 @@ export class Replica {
     this.controllers = [
       this.placement,
       new Controller(
-        new NodeHealth(this.decisions, this.lease, timings.reconcilePassMs, timings.deadAfterSilentMs, timings.deadAfterDisconnectMs, {
+        new NodeHealth(this.decisions, this.lease, timings.reconcilePassMs, deathRule(timings), {
           quietAfterMs: 2 * timings.heartbeatMs,
           holdMs: MASS_QUIET_HOLD_MS,
         }),

@@ -80,8 +80,15 @@ export async function markUnschedulable(tx: Tx, jobs: Unschedulable[]): Promise<
   await tx.query(sql('placement/mark_unschedulable'), [jobs.map((j) => j.jobUid), jobs.map((j) => j.message)]);
 }
 
-export async function deadNodeCandidates(db: Db, silentMs: number, disconnectedMs: number): Promise<Array<{ name: string; reason: string }>> {
-  return (await db.query<{ name: string; reason: string }>(sql('nodes/dead_candidates'), [silentMs, disconnectedMs])).rows;
+/** When a node looks dead (nodes/dead_candidates.sql says how they combine). */
+export interface DeathRule {
+  silentMs: number;
+  disconnectedMs: number;
+  disconnectedQuietMs: number;
+}
+
+export async function deadNodeCandidates(db: Db, rule: DeathRule): Promise<Array<{ name: string; reason: string }>> {
+  return (await db.query<{ name: string; reason: string }>(sql('nodes/dead_candidates'), [rule.silentMs, rule.disconnectedMs, rule.disconnectedQuietMs])).rows;
 }
 
 /** Ready nodes, and how many of them have been quiet longer than `quietMs`. */
@@ -97,8 +104,7 @@ export async function nodeSuspects(db: Db, quietMs: number): Promise<{ ready: nu
 export async function declareNodeDead(
   tx: Tx,
   node: string,
-  silentMs: number,
-  disconnectedMs: number,
+  rule: DeathRule,
   reason: string,
 ): Promise<number | null> {
   // Its heartbeat row first: a heartbeat in flight lands before the re-check below, and one
@@ -106,7 +112,7 @@ export async function declareNodeDead(
   await tx.query(sql('nodes/lock_heartbeat'), [node]);
   const held = (await tx.query<{ job_uid: string; id: string }>(sql('assignments/active_job_uids_on_node'), [node])).rows;
   await tx.query(sql('jobs/lock'), [held.map((h) => h.job_uid)]);
-  const declared = await tx.query(sql('nodes/declare_dead'), [node, silentMs, disconnectedMs, reason]);
+  const declared = await tx.query(sql('nodes/declare_dead'), [node, rule.silentMs, rule.disconnectedMs, reason, rule.disconnectedQuietMs]);
   if (declared.rowCount === 0) return null;
   const lost = await endAssignments(tx, held.map((h) => h.id), 'Lost', node);
   await requeue(tx, lost, 'NodeDied', `node ${node} died: ${reason}`, true);

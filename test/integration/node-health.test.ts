@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { Lease } from '../../src/lease/lease.js';
-import { NodeHealth } from '../../src/controllers/node-health/node-health.js';
+import { NodeHealth, deathRule } from '../../src/controllers/node-health/node-health.js';
+import { DEFAULT_TIMINGS } from '../../src/config.js';
 import { heartbeat, openWatch, registerNode } from '../../src/store/nodes.js';
 import { declareNodeDead } from '../../src/store/decisions.js';
 
@@ -45,7 +46,14 @@ async function dead(): Promise<string[]> {
   return (await t.db.query<{ name: string }>("SELECT name FROM nodes WHERE state = 'Dead' ORDER BY name")).rows.map((r) => r.name);
 }
 
-const health = (holdMs: number) => new NodeHealth(t.db, lease, 100, 5000, 1000, { quietAfterMs: 2000, holdMs });
+const RULE = deathRule(DEFAULT_TIMINGS); // dead after 5 s silent, or 1 s disconnected with 0.5 s quiet
+const health = (holdMs: number) => new NodeHealth(t.db, lease, 100, RULE, { quietAfterMs: 2000, holdMs });
+
+/** The node's watch closed `closedMs` ago; its last heartbeat was `beatMs` ago. */
+async function disconnect(name: string, closedMs: number, beatMs: number): Promise<void> {
+  await t.db.query("UPDATE nodes SET disconnected_at = now() - $2::int * interval '1 millisecond' WHERE name = $1", [name, closedMs]);
+  await t.db.query("UPDATE node_heartbeats SET at = now() - $2::int * interval '1 millisecond' WHERE name = $1", [name, beatMs]);
+}
 
 describe('node-health', () => {
   it('answers a heartbeat that comes while the node is being declared dead with Dead, never Ready', async () => {
@@ -53,7 +61,7 @@ describe('node-health', () => {
     const tx = await t.db.connect();
     try {
       await tx.query('BEGIN');
-      expect(await declareNodeDead(tx, 'n2', 5000, 1000, 'test')).not.toBeNull();
+      expect(await declareNodeDead(tx, 'n2', RULE, 'test')).not.toBeNull();
       let answer: string | undefined;
       const beat = heartbeat(t.db, 'n2').then((state) => (answer = state));
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -81,6 +89,25 @@ describe('node-health', () => {
     await new Promise((r) => setTimeout(r, 1600));
     await controller.reconcile(logger);
     expect(await dead()).toEqual(['n1', 'n2', 'n3']);
+  });
+
+  it('declares a node dead a second after its watch closed when its heartbeats stopped too (killed)', async () => {
+    await disconnect('n2', 1200, 1200);
+    await health(60_000).reconcile(logger);
+    expect(await dead()).toEqual(['n2']);
+    const reason = (await t.db.query("SELECT dead_reason FROM nodes WHERE name = 'n2'")).rows[0].dead_reason;
+    expect(reason).toMatch(/watch connection closed and not back within 1000 ms, heartbeats stopped/);
+  });
+
+  it('keeps a node that heartbeats while it reconnects its watch, until the silence timeout', async () => {
+    // Its watch was on a replica that died; it has fenced itself and is opening another.
+    await disconnect('n2', 2500, 100);
+    await health(60_000).reconcile(logger);
+    expect(await dead()).toEqual([]);
+    // Still no watch after the silence timeout: no use to anyone, declared dead.
+    await disconnect('n2', 5200, 100);
+    await health(60_000).reconcile(logger);
+    expect(await dead()).toEqual(['n2']);
   });
 
   it('counts half of the nodes quiet as no reason to hold off', async () => {

@@ -1,6 +1,8 @@
 // node-health: a Ready node that sent no heartbeat for deadAfterSilentMs, or whose watch
-// stream closed and did not come back within deadAfterDisconnectMs, is declared dead (fenced,
-// re-checked in the transaction) and its jobs go back to pending or fail when out of attempts.
+// stream closed and did not come back within deadAfterDisconnectMs while its heartbeats stopped
+// too (a killed node), is declared dead (fenced, re-checked in the transaction) and its jobs go
+// back to pending or fail when out of attempts. A node still heartbeating while it reconnects
+// its watch has fenced itself already and is alive: it is not declared dead for it.
 //
 // Unless most nodes fall quiet at once: then the likelier story is that the control plane is
 // the one cut off or starved (its replicas too slow to answer, its network down), not that the
@@ -11,15 +13,20 @@ import type { Logger } from 'pino';
 import type { Db } from '../../store/db.js';
 import type { Lease } from '../../lease/lease.js';
 import { fenced } from '../../lease/fenced.js';
-import { deadNodeCandidates, declareNodeDead, nodeSuspects } from '../../store/decisions.js';
+import { deadNodeCandidates, declareNodeDead, nodeSuspects, type DeathRule } from '../../store/decisions.js';
 import { nodesDeclaredDead } from '../../metrics/registry.js';
 import type { ReconcileResult, Reconciler } from '../controller.js';
+import type { Timings } from '../../config.js';
 
 export interface MassQuietRule {
   /** A node is quiet when its heartbeat is this overdue, or its watch stream is closed. */
   quietAfterMs: number;
   /** How long to hold off while most nodes are quiet. */
   holdMs: number;
+}
+
+export function deathRule(timings: Timings): DeathRule {
+  return { silentMs: timings.deadAfterSilentMs, disconnectedMs: timings.deadAfterDisconnectMs, disconnectedQuietMs: timings.disconnectedQuietMs };
 }
 
 export class NodeHealth implements Reconciler {
@@ -31,22 +38,19 @@ export class NodeHealth implements Reconciler {
     private readonly db: Db,
     private readonly lease: Lease,
     readonly intervalMs: number,
-    private readonly deadAfterSilentMs: number,
-    private readonly deadAfterDisconnectMs: number,
+    private readonly rule: DeathRule,
     private readonly massQuiet: MassQuietRule,
   ) {}
 
   async reconcile(log: Logger): Promise<ReconcileResult> {
-    const candidates = await deadNodeCandidates(this.db, this.deadAfterSilentMs, this.deadAfterDisconnectMs);
+    const candidates = await deadNodeCandidates(this.db, this.rule);
     if (candidates.length === 0) {
       this.holdingSince = undefined;
       return 'done';
     }
     if (await this.mostNodesQuiet(log)) return 'done';
     for (const { name, reason } of candidates) {
-      const requeued = await fenced(this.db, this.lease, (tx) =>
-        declareNodeDead(tx, name, this.deadAfterSilentMs, this.deadAfterDisconnectMs, reason),
-      );
+      const requeued = await fenced(this.db, this.lease, (tx) => declareNodeDead(tx, name, this.rule, reason));
       if (requeued === null) continue;
       nodesDeclaredDead.inc();
       log.warn({ node: name, reason, jobs: requeued }, 'node declared dead');
