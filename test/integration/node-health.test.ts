@@ -8,7 +8,7 @@ import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { Lease } from '../../src/lease/lease.js';
 import { NodeHealth, deathRule } from '../../src/controllers/node-health/node-health.js';
 import { DEFAULT_TIMINGS } from '../../src/config.js';
-import { heartbeat, openWatch, registerNode } from '../../src/store/nodes.js';
+import { closeWatch, heartbeat, openWatch, registerNode } from '../../src/store/nodes.js';
 import { declareNodeDead } from '../../src/store/decisions.js';
 
 const logger = pino({ level: 'silent' });
@@ -114,5 +114,38 @@ describe('node-health', () => {
     await silence(['n1', 'n2']);
     await health(60_000).reconcile(logger);
     expect(await dead()).toEqual(['n1', 'n2']);
+  });
+});
+
+describe('registering again', () => {
+  const watchOf = async (name: string) =>
+    (await t.db.query<{ watch_session: string | null; disconnected_at: Date | null; state: string }>('SELECT watch_session, disconnected_at, state FROM nodes WHERE name = $1', [name])).rows[0]!;
+
+  it('keeps the open watch stream of the same incarnation: a late retry must not strand the node', async () => {
+    // Seen in a packing run: the first registration timed out at the node but reached the
+    // database after the retry had succeeded and the watch had opened. Resetting the stream
+    // then left 34 of 100 nodes heartbeating, Ready and never placed on.
+    const incarnation = randomUUID();
+    const session = randomUUID();
+    await registerNode(t.db, 'r1', 4000, 8 * 1024 ** 3, {}, incarnation);
+    await openWatch(t.db, 'r1', session, 'test', 1, incarnation);
+    await registerNode(t.db, 'r1', 4000, 8 * 1024 ** 3, {}, incarnation);
+    expect(await watchOf('r1')).toMatchObject({ watch_session: session, disconnected_at: null, state: 'Ready' });
+
+    // Declared dead, then registering again with its stream still open: Ready and connected.
+    await t.db.query("UPDATE nodes SET state = 'Dead', dead_at = now() WHERE name = 'r1'");
+    await registerNode(t.db, 'r1', 4000, 8 * 1024 ** 3, {}, incarnation);
+    expect(await watchOf('r1')).toMatchObject({ watch_session: session, state: 'Ready' });
+
+    // A stream that closed is forgotten: not connected until the node opens another (and not
+    // counted as disconnected since long ago, which would get it declared dead at once).
+    await closeWatch(t.db, 'r1', session);
+    await registerNode(t.db, 'r1', 4000, 8 * 1024 ** 3, {}, incarnation);
+    expect(await watchOf('r1')).toMatchObject({ watch_session: null, disconnected_at: null });
+
+    // A new incarnation (the node restarted) cannot have the old stream.
+    await openWatch(t.db, 'r1', session, 'test', 2, incarnation);
+    await registerNode(t.db, 'r1', 4000, 8 * 1024 ** 3, {}, randomUUID());
+    expect(await watchOf('r1')).toMatchObject({ watch_session: null, disconnected_at: null });
   });
 });
