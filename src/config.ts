@@ -20,13 +20,11 @@ export interface Timings {
    */
   deadAfterDisconnectMs: number;
   /**
-   * Heartbeats stopped this long, with the watch closed: dead. A node heartbeats every
-   * disconnectedHeartbeatMs while its watch is closed, so a live one reconnecting is never this
-   * quiet, and a killed one is by the time deadAfterDisconnectMs has passed.
+   * Heartbeats stopped this long, with the watch closed: dead. Longer than heartbeatMs, so a
+   * live node reconnecting its watch (it still heartbeats) is not this quiet, while a killed
+   * one is within half a second of deadAfterDisconnectMs.
    */
   disconnectedQuietMs: number;
-  /** How often a node heartbeats while it has no open watch stream. */
-  disconnectedHeartbeatMs: number;
   /** A placement the node never confirmed (started) within this goes back to pending. */
   confirmTimeoutMs: number;
   /** A node that reached no replica for this long stops its jobs (< deadAfterSilentMs). */
@@ -49,8 +47,7 @@ export const DEFAULT_TIMINGS: Timings = {
   heartbeatMs: 1000,
   deadAfterSilentMs: 5000,
   deadAfterDisconnectMs: 1000,
-  disconnectedQuietMs: 500,
-  disconnectedHeartbeatMs: 200,
+  disconnectedQuietMs: 1500,
   confirmTimeoutMs: 5000,
   selfFenceMs: 3000,
   selfFenceDisconnectedMs: 800,
@@ -68,7 +65,6 @@ const ENV_NAMES: Record<keyof Timings, string> = {
   deadAfterSilentMs: 'FENCER_DEAD_AFTER_SILENT_MS',
   deadAfterDisconnectMs: 'FENCER_DEAD_AFTER_DISCONNECT_MS',
   disconnectedQuietMs: 'FENCER_DISCONNECTED_QUIET_MS',
-  disconnectedHeartbeatMs: 'FENCER_DISCONNECTED_HEARTBEAT_MS',
   confirmTimeoutMs: 'FENCER_CONFIRM_TIMEOUT_MS',
   selfFenceMs: 'FENCER_SELF_FENCE_MS',
   selfFenceDisconnectedMs: 'FENCER_SELF_FENCE_DISCONNECTED_MS',
@@ -97,9 +93,10 @@ export function timingsFromEnv(env: NodeJS.ProcessEnv = process.env): Timings {
   if (timings.selfFenceDisconnectedMs + 100 >= timings.deadAfterDisconnectMs) {
     throw new Error('FENCER_SELF_FENCE_DISCONNECTED_MS must be shorter than FENCER_DEAD_AFTER_DISCONNECT_MS (by more than 100 ms), or two nodes may run a job at once');
   }
-  // Two beats may go missing before a reconnecting node looks killed.
-  if (timings.disconnectedHeartbeatMs * 2 >= timings.disconnectedQuietMs || timings.disconnectedQuietMs > timings.deadAfterDisconnectMs) {
-    throw new Error('FENCER_DISCONNECTED_HEARTBEAT_MS must be under half of FENCER_DISCONNECTED_QUIET_MS, which must not exceed FENCER_DEAD_AFTER_DISCONNECT_MS');
+  // A live node's heartbeat is at most one interval old (plus its trip); only a stopped one
+  // may count as quiet.
+  if (timings.disconnectedQuietMs <= timings.heartbeatMs) {
+    throw new Error('FENCER_DISCONNECTED_QUIET_MS must be longer than FENCER_HEARTBEAT_MS, or a node reconnecting its watch is declared dead');
   }
   return timings;
 }

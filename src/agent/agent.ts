@@ -84,7 +84,6 @@ export class Agent {
   private watch: WatchStream | null = null;
   private lastContact = Number.NEGATIVE_INFINITY;
   private watchClosedAt: number | null = null;
-  private wakeHeartbeat: () => void = () => {};
   private fenced = false;
   /** This process's identity: re-registering under it keeps our jobs; a new process gets a new one. */
   private readonly incarnation = randomUUID();
@@ -181,21 +180,11 @@ export class Agent {
   private async heartbeatLoop(): Promise<void> {
     const signal = this.lifetime.signal;
     const path = `/api/v1/nodes/${encodeURIComponent(this.options.name)}/heartbeat`;
-    let sentAt = performance.now();
+    let next = performance.now() + this.options.timings.heartbeatMs;
     while (!signal.aborted) {
-      // While its watch is closed the node heartbeats faster: that is how the leader tells a
-      // node reconnecting its watch from a killed one (nodes/dead_candidates.sql). A watch that
-      // breaks cuts the current wait short.
-      const wake = new AbortController();
-      const stop = () => wake.abort();
-      signal.addEventListener('abort', stop, { once: true });
-      this.wakeHeartbeat = stop;
-      const interval = this.watchClosedAt === null ? this.options.timings.heartbeatMs : this.options.timings.disconnectedHeartbeatMs;
-      await delay(sentAt + interval - performance.now(), wake.signal);
-      signal.removeEventListener('abort', stop);
+      await delay(next - performance.now(), signal);
       if (signal.aborted) return;
-      if (wake.signal.aborted && performance.now() - sentAt < this.options.timings.disconnectedHeartbeatMs) continue;
-      sentAt = performance.now();
+      next = performance.now() + this.options.timings.heartbeatMs;
       this.checkFence();
       let status: number;
       try {
@@ -251,7 +240,6 @@ export class Agent {
       } finally {
         this.watch = null;
         this.watchClosedAt = performance.now();
-        this.wakeHeartbeat();
         this.client.demote(stream.replica);
       }
       this.checkFence();

@@ -46,7 +46,7 @@ async function dead(): Promise<string[]> {
   return (await t.db.query<{ name: string }>("SELECT name FROM nodes WHERE state = 'Dead' ORDER BY name")).rows.map((r) => r.name);
 }
 
-const RULE = deathRule(DEFAULT_TIMINGS); // dead after 5 s silent, or 1 s disconnected with 0.5 s quiet
+const RULE = deathRule(DEFAULT_TIMINGS); // dead after 5 s silent, or 1 s disconnected with 1.5 s quiet
 const health = (holdMs: number) => new NodeHealth(t.db, lease, 100, RULE, { quietAfterMs: 2000, holdMs });
 
 /** The node's watch closed `closedMs` ago; its last heartbeat was `beatMs` ago. */
@@ -92,7 +92,7 @@ describe('node-health', () => {
   });
 
   it('declares a node dead a second after its watch closed when its heartbeats stopped too (killed)', async () => {
-    await disconnect('n2', 1200, 1200);
+    await disconnect('n2', 1200, 1600);
     await health(60_000).reconcile(logger);
     expect(await dead()).toEqual(['n2']);
     const reason = (await t.db.query("SELECT dead_reason FROM nodes WHERE name = 'n2'")).rows[0].dead_reason;
@@ -101,11 +101,11 @@ describe('node-health', () => {
 
   it('keeps a node that heartbeats while it reconnects its watch, until the silence timeout', async () => {
     // Its watch was on a replica that died; it has fenced itself and is opening another.
-    await disconnect('n2', 2500, 100);
+    await disconnect('n2', 2500, 900); // its last heartbeat is at most one interval (1 s) old
     await health(60_000).reconcile(logger);
     expect(await dead()).toEqual([]);
     // Still no watch after the silence timeout: no use to anyone, declared dead.
-    await disconnect('n2', 5200, 100);
+    await disconnect('n2', 5200, 900);
     await health(60_000).reconcile(logger);
     expect(await dead()).toEqual(['n2']);
   });

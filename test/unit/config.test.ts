@@ -1,6 +1,6 @@
 // Timings from the environment: each FENCER_<NAME> in milliseconds, refused when it would break
 // a rule another timing depends on (a node must fence itself before it can be declared dead; a
-// reconnecting node must heartbeat often enough not to look killed).
+// reconnecting node, still heartbeating, must not look killed).
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TIMINGS, timingsFromEnv } from '../../src/config.js';
 
@@ -14,8 +14,7 @@ describe('timingsFromEnv', () => {
     [{ FENCER_HEARTBEAT_MS: 'soon' }, /FENCER_HEARTBEAT_MS: "soon" is not a positive number/],
     [{ FENCER_SELF_FENCE_MS: '4950' }, /FENCER_SELF_FENCE_MS must be shorter than FENCER_DEAD_AFTER_SILENT_MS/],
     [{ FENCER_SELF_FENCE_DISCONNECTED_MS: '950' }, /FENCER_SELF_FENCE_DISCONNECTED_MS must be shorter/],
-    [{ FENCER_DISCONNECTED_HEARTBEAT_MS: '250' }, /FENCER_DISCONNECTED_HEARTBEAT_MS must be under half of FENCER_DISCONNECTED_QUIET_MS/],
-    [{ FENCER_DISCONNECTED_QUIET_MS: '1200' }, /must not exceed FENCER_DEAD_AFTER_DISCONNECT_MS/],
+    [{ FENCER_DISCONNECTED_QUIET_MS: '1000' }, /FENCER_DISCONNECTED_QUIET_MS must be longer than FENCER_HEARTBEAT_MS/],
   ])('refuses %o', (env, message) => {
     expect(() => timingsFromEnv(env)).toThrow(message);
   });
