@@ -1,4 +1,22 @@
-// Submitting and reading jobs over HTTP against whichever replica answers.
+// Jobs for tests: a validated request for the store, and submitting and reading jobs over HTTP
+// against whichever replica answers.
+import type { JobRequest } from '../../src/domain/resources.js';
+
+/** A validated 1 s job of 256 MiB, as the store takes it. */
+export function jobRequest(name: string, cpuMillis = 500): JobRequest {
+  return {
+    namespace: 'default',
+    name,
+    labels: {},
+    spec: { resources: { cpu: `${cpuMillis}m`, memory: '256Mi' }, duration: '1s', maxAttempts: 3 },
+    cpuMillis,
+    memoryBytes: 256 * 1024 ** 2,
+    durationMs: 1000,
+    nodeSelector: {},
+    maxAttempts: 3,
+  };
+}
+
 export function jobYaml(name: string, opts: { cpu?: string; memory?: string; duration?: string; nodeSelector?: Record<string, string>; maxAttempts?: number } = {}): string {
   const selector = opts.nodeSelector
     ? `  nodeSelector:\n${Object.entries(opts.nodeSelector).map(([k, v]) => `    ${k}: ${v}`).join('\n')}\n`

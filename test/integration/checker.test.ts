@@ -17,24 +17,11 @@ import { reportFinished, reportStarted } from '../../src/store/assignments.js';
 import { RunLog } from '../../src/agent/run-log.js';
 import { check } from '../../src/checker/check.js';
 import { readHistory, readRunLogs } from '../../src/checker/read.js';
-import type { JobRequest } from '../../src/domain/resources.js';
+import { jobRequest } from '../helpers/jobs.js';
 
 const leader = { epoch: () => 7 };
 const CHECK = join(process.cwd(), 'chaos', 'check');
 
-function job(name: string): JobRequest {
-  return {
-    namespace: 'default',
-    name,
-    labels: {},
-    spec: { resources: { cpu: '500m', memory: '256Mi' }, duration: '1s', maxAttempts: 3 },
-    cpuMillis: 500,
-    memoryBytes: 256 * 1024 ** 2,
-    durationMs: 1000,
-    nodeSelector: {},
-    maxAttempts: 3,
-  };
-}
 
 describe('the checker on a real history and run log', () => {
   let t: TestDatabase;
@@ -55,7 +42,7 @@ describe('the checker on a real history and run log', () => {
 
   /** Submits, places on node-1 and returns what the node would be told. */
   async function place(name: string) {
-    const uid = (await submitJob(t.db, job(name))).job.uid;
+    const uid = (await submitJob(t.db, jobRequest(name))).job.uid;
     expect(await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'node-1' }], 60_000))).toBe(1);
     const a = (await t.db.query<{ id: string; epoch: number; attempt: number }>('SELECT id, epoch::int AS epoch, attempt FROM assignments WHERE job_uid = $1', [uid])).rows[0]!;
     return { id: a.id, job: `default/${name}`, jobUid: uid, epoch: a.epoch, attempt: a.attempt };

@@ -10,23 +10,10 @@ import { commitPlacements } from '../../src/store/decisions.js';
 import { submitJob } from '../../src/store/jobs.js';
 import { registerNode } from '../../src/store/nodes.js';
 import { applyReports } from '../../src/store/assignments.js';
-import type { JobRequest } from '../../src/domain/resources.js';
+import { jobRequest } from '../helpers/jobs.js';
 
 const leader = { epoch: () => 7 };
 
-function job(name: string): JobRequest {
-  return {
-    namespace: 'default',
-    name,
-    labels: {},
-    spec: { resources: { cpu: '500m', memory: '256Mi' }, duration: '1s', maxAttempts: 3 },
-    cpuMillis: 500,
-    memoryBytes: 256 * 1024 ** 2,
-    durationMs: 1000,
-    nodeSelector: {},
-    maxAttempts: 3,
-  };
-}
 
 describe('a node report batch', () => {
   let t: TestDatabase;
@@ -44,7 +31,7 @@ describe('a node report batch', () => {
   });
 
   async function place(name: string, node: string): Promise<string> {
-    const uid = (await submitJob(t.db, job(name))).job.uid;
+    const uid = (await submitJob(t.db, jobRequest(name))).job.uid;
     expect(await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node }], 60_000))).toBe(1);
     return (await t.db.query<{ id: string }>('SELECT id FROM assignments WHERE job_uid = $1', [uid])).rows[0]!.id;
   }
