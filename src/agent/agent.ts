@@ -2,10 +2,18 @@
 // some replica, runs what its snapshots assign (a job "runs" by holding its CPU and memory for
 // its duration), reports start and finish, and writes every start and stop to its run log.
 //
-// Its one hard duty is self-fencing (DESIGN.md, promise 5): a node cut off from the control
-// plane stops its jobs before the control plane may declare it dead and give them to another
-// node, so two runs of a job never overlap. Every local timing decision uses performance.now():
-// wall time can jump, the monotonic clock only moves forward (and keeps moving while frozen).
+// Its one hard duty is never to run a job the control plane may give to another node
+// (DESIGN.md, promise 5), whatever is delayed:
+// - an assignment runs only once its start is committed: the "started" report is the claim.
+//   Until then the control plane may take the placement back (confirm timeout); after it, only
+//   the node's death or the node's own report ends the assignment. A claim answered later than
+//   the confirm timeout after it was sent is given up, not run, so a run always begins within
+//   that long of its commit (job-reconcile relies on it to expire silent runs).
+// - a node cut off from the control plane stops its jobs before the control plane may declare
+//   it dead (self-fence, on exactly the clocks the death rule reads: its heartbeats and its
+//   watch stream).
+// Every local timing decision uses performance.now(): wall time can jump, the monotonic clock
+// only moves forward (and keeps moving while frozen).
 
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -52,12 +60,19 @@ export function selfFenceCause(
   return null;
 }
 
+type EndReport = Exclude<Report, { kind: 'started' }>;
+
 interface RunningJob {
   assignment: AssignmentMessage;
   startedAt: number;
   timer: NodeJS.Timeout;
-  /** Settles once "started" was answered, or given up because the job no longer runs. */
-  startReport: Promise<void>;
+}
+
+/** An assignment whose start (the claim) was sent and not yet answered. */
+interface Claim {
+  assignment: AssignmentMessage;
+  /** Local monotonic time the claim was first queued: the run must begin within the confirm timeout of it. */
+  sentAt: number;
 }
 
 const FENCE_CHECK_MS = 100;
@@ -74,6 +89,11 @@ export class Agent {
   private readonly reportsLifetime = new AbortController(); // outlives `lifetime` by the drain
   private readonly memory = newAcceptanceMemory();
   private readonly jobs = new Map<string, RunningJob>();
+  private readonly claims = new Map<string, Claim>();
+  /** How each run that ended here ended, until the control plane stops listing it as active. */
+  private readonly outcomes = new Map<string, EndReport>();
+  /** Assignments with an end report queued or in flight (so a snapshot does not queue another). */
+  private readonly endsInFlight = new Set<string>();
   private readonly reportsInFlight = new Set<Promise<void>>();
   private readonly reports: ReportBatcher;
   private runLog: RunLog | null = null;
@@ -250,27 +270,85 @@ export class Agent {
     // Cut off means the control plane may already count this node as gone: a snapshot that
     // was sitting in the socket during a freeze is not something to act on.
     if (this.checkFence()) return;
-    const plan = planSnapshot(this.memory, new Set(this.jobs.keys()), assignments, this.guards);
-    for (const id of plan.withdraw) this.stopJob(id, 'withdrawn');
+    const local = new Set([...this.jobs.keys(), ...this.claims.keys()]);
+    const plan = planSnapshot(this.memory, local, assignments, this.guards);
+    for (const id of plan.withdraw) {
+      this.dropClaim(id); // ended before its claim was answered: it will not run
+      this.stopJob(id, 'withdrawn');
+    }
     for (const assignment of plan.reject) {
       this.runLog?.reject(assignment, 'stale-epoch');
       this.log.warn({ assignment: assignment.id, epoch: assignment.epoch, newestEpoch: this.memory.newestEpoch }, 'rejected an assignment from an older epoch');
     }
-    for (const assignment of plan.start) this.startJob(assignment);
+    for (const assignment of plan.start) this.claim(assignment);
+    this.settleForgotten(assignments, local);
+  }
+
+  /**
+   * A claimed (Running) assignment the node does not run: its claim's answer was lost, or its
+   * end report was. Say again how it ended (or that it was given up), so it never stays
+   * active for nothing; the snapshots repeat until the control plane agrees.
+   */
+  private settleForgotten(assignments: readonly AssignmentMessage[], local: ReadonlySet<string>): void {
+    const listed = new Set<string>();
+    for (const a of assignments) {
+      listed.add(a.id);
+      if (a.state !== 'Running' || local.has(a.id) || this.jobs.has(a.id) || this.claims.has(a.id) || this.endsInFlight.has(a.id)) continue;
+      const report: EndReport = this.outcomes.get(a.id) ?? { kind: 'abandoned', id: a.id, reason: 'not-running' };
+      this.log.info({ assignment: a.id, what: report.kind }, 'the control plane still counts an assignment this node does not run; reporting how it ended');
+      this.track(this.reportEnd(report));
+    }
+    for (const id of this.outcomes.keys()) if (!listed.has(id)) this.outcomes.delete(id);
+  }
+
+  /** Claims an assignment (reports it started) and runs it once the claim is committed. */
+  private claim(assignment: AssignmentMessage): void {
+    const claim: Claim = { assignment, sentAt: performance.now() };
+    this.claims.set(assignment.id, claim);
+    this.track(this.claimThenRun(claim));
+  }
+
+  private dropClaim(id: string): void {
+    const claim = this.claims.get(id);
+    if (!claim) return;
+    this.claims.delete(id);
+    this.runLog?.reject(claim.assignment, 'unclaimed');
+  }
+
+  private async claimThenRun(claim: Claim): Promise<void> {
+    const { id } = claim.assignment;
+    const wanted = () => this.claims.get(id) === claim && !this.lifetime.signal.aborted;
+    const outcome = await this.reports.send({ kind: 'started', id }, wanted);
+    const stillWanted = wanted();
+    if (this.claims.get(id) === claim) this.claims.delete(id);
+    if (outcome === 'not-active') {
+      // Taken back before the claim got in (or never ours): someone else's now, or no one's.
+      this.runLog?.reject(claim.assignment, 'claim-refused');
+      this.log.warn({ assignment: id }, 'claim refused: the assignment is no longer active');
+      return;
+    }
+    if (outcome === undefined) return; // dropped unsent or unanswered: a snapshot settles it
+    const late = performance.now() - claim.sentAt > this.options.timings.confirmTimeoutMs;
+    if (!stillWanted || late || this.checkFence()) {
+      // Committed, but the node may no longer run it: give it back at once.
+      if (late) this.runLog?.reject(claim.assignment, 'claim-late');
+      this.log.warn({ assignment: id, late }, 'claimed an assignment the node will not run; giving it back');
+      await this.reportEnd({ kind: 'abandoned', id, reason: late ? 'claim-late' : 'not-running' });
+      return;
+    }
+    this.startJob(claim.assignment);
   }
 
   private startJob(assignment: AssignmentMessage): void {
     if (!this.runLog) return;
-    this.runLog.start(assignment); // on disk before anyone hears "started"
+    this.runLog.start(assignment);
     const job: RunningJob = {
       assignment,
       startedAt: performance.now(),
       timer: setTimeout(() => this.onJobTimer(job), assignment.durationMs),
-      startReport: Promise.resolve(),
     };
     this.jobs.set(assignment.id, job);
     this.log.info({ assignment: assignment.id, job: assignment.job, epoch: assignment.epoch, durationMs: assignment.durationMs }, 'job started');
-    job.startReport = this.track(this.reportStarted(job));
   }
 
   private onJobTimer(job: RunningJob): void {
@@ -282,7 +360,7 @@ export class Agent {
       return;
     }
     this.stopJob(job.assignment.id, 'completed');
-    this.track(this.reportFinished(job));
+    this.track(this.reportEnd({ kind: 'finished', id: job.assignment.id, outcome: 'Succeeded' }));
   }
 
   private stopJob(id: string, reason: StopReason): void {
@@ -292,41 +370,27 @@ export class Agent {
     clearTimeout(job.timer);
     this.runLog?.stop(job.assignment, reason);
     this.log.info({ assignment: id, job: job.assignment.job, reason }, 'job stopped');
-    if (reason === 'self-fence' || reason === 'shutdown') this.track(this.reportAbandoned(job, reason));
+    // A job the node stopped on its own is still active for the control plane until told:
+    // say so as soon as a replica answers, so the job is retried rather than left Running.
+    if (reason === 'self-fence' || reason === 'shutdown') this.track(this.reportEnd({ kind: 'abandoned', id, reason }));
   }
 
+  /** Stops every job and drops every unanswered claim (one that got in is given back when answered). */
   private stopAll(reason: StopReason): void {
+    for (const id of [...this.claims.keys()]) this.dropClaim(id);
     for (const id of [...this.jobs.keys()]) this.stopJob(id, reason);
   }
 
-  private async reportStarted(job: RunningJob): Promise<void> {
-    const { id } = job.assignment;
-    const outcome = await this.reports.send({ kind: 'started', id }, () => this.jobs.get(id) === job && !this.lifetime.signal.aborted);
-    if (outcome === 'not-active') {
-      // No longer active: it may already be someone else's. Stop at once.
-      this.log.warn({ assignment: id }, 'control plane says the assignment is stale');
-      this.stopJob(id, 'stale');
+  private async reportEnd(report: EndReport): Promise<void> {
+    this.outcomes.set(report.id, report);
+    this.endsInFlight.add(report.id);
+    try {
+      const outcome = await this.reports.send(report);
+      if (outcome === 'not-active') this.log.info({ assignment: report.id, what: report.kind }, 'report came too late: assignment no longer active');
+      else if (outcome === undefined) this.log.warn({ assignment: report.id, what: report.kind }, 'report not delivered (refused, or given up at shutdown)');
+    } finally {
+      this.endsInFlight.delete(report.id);
     }
-  }
-
-  private reportFinished(job: RunningJob): Promise<void> {
-    return this.reportEnd(job, { kind: 'finished', id: job.assignment.id, outcome: 'Succeeded' });
-  }
-
-  /**
-   * A job the node stopped on its own (self-fence, shutdown) is still active for the control
-   * plane until told: say so as soon as a replica answers, so the job is retried rather than
-   * left Running on a node that no longer runs it.
-   */
-  private reportAbandoned(job: RunningJob, reason: StopReason): Promise<void> {
-    return this.reportEnd(job, { kind: 'abandoned', id: job.assignment.id, reason });
-  }
-
-  private async reportEnd(job: RunningJob, report: Report): Promise<void> {
-    await job.startReport; // the control plane hears "started" before how the run ended
-    const outcome = await this.reports.send(report);
-    if (outcome === 'not-active') this.log.info({ assignment: report.id, what: report.kind }, 'report came too late: assignment no longer active');
-    else if (outcome === undefined) this.log.warn({ assignment: report.id, what: report.kind }, 'gave up reporting at shutdown');
   }
 
   /**

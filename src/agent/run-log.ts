@@ -13,12 +13,16 @@ import type { AssignmentMessage } from '../domain/assignment.js';
 export type StopReason =
   | 'completed' // ran for its full duration
   | 'self-fence' // cut off from every replica for too long: stopped before it could be given away
-  | 'stale' // the control plane answered 409 to "started": no longer active
+  | 'stale' // (no longer written: a refused claim is a reject line, claim-refused)
   | 'withdrawn' // absent from a snapshot: cancelled, deleted or given back
   | 'node-dead' // the heartbeat got 410: the node was declared dead and its jobs requeued
   | 'shutdown'; // the agent stopped gracefully
 
-export type RejectReason = 'stale-epoch';
+export type RejectReason =
+  | 'stale-epoch' // from a leader older than the newest the node has seen
+  | 'claim-refused' // its start (the claim) was answered not-active: taken back or never this node's
+  | 'claim-late' // its claim was answered after the confirm timeout: given back, not run
+  | 'unclaimed'; // dropped before its claim was answered (withdrawn, self-fence, node dead, shutdown)
 
 export interface RunLogLine {
   event: 'start' | 'stop' | 'reject';

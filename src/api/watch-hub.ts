@@ -10,6 +10,8 @@ import type { Db } from '../store/db.js';
 import { activeAssignments } from '../store/assignments.js';
 import { closeWatch } from '../store/nodes.js';
 import type { WatchMessage } from '../domain/assignment.js';
+import { faultFor } from '../faults.js';
+import { delay } from '../lifecycle.js';
 
 const KEEPALIVE_MS = 500;
 /**
@@ -51,6 +53,8 @@ class WatchStream {
         this.dirty = false;
         try {
           const assignments = await activeAssignments(this.db, this.node);
+          const held = faultFor('snapshots', this.node)?.delayMs; // test-only: a slow delivery
+          if (held) await delay(held);
           this.write({ type: 'snapshot', assignments });
         } catch (err) {
           this.logger.warn({ node: this.node, err: (err as Error).message }, 'watch snapshot failed');

@@ -10,25 +10,21 @@ import type { AssignmentMessage } from '../domain/assignment.js';
 export type EndState = 'Succeeded' | 'Failed' | 'Lost' | 'Unconfirmed' | 'Cancelled';
 
 /**
- * Ends the given assignments if still active (on `node`, when given), gives their resources back
- * to their nodes and tells those nodes. Callers lock the jobs first. Returns what ended.
+ * Ends the given assignments if still active (on `node`, when given) and tells their nodes (what
+ * they held goes back by the assignments' trigger, migration 0006). Callers lock the jobs first.
+ * Returns what ended.
  */
 export async function endAssignments(tx: Tx, ids: string[], endState: EndState, node: string | null): Promise<EndedAssignment[]> {
   const ended =
     endState === 'Unconfirmed'
       ? (await tx.query<EndedAssignment>(sql('assignments/end_unconfirmed'), [ids])).rows
       : (await tx.query<EndedAssignment>(sql('assignments/end'), [ids, endState, node])).rows;
-  return releaseEnded(tx, ended);
+  return notifyEnded(tx, ended);
 }
 
-/** Gives back what ended assignments held, and tells their nodes. */
-async function releaseEnded(tx: Tx, ended: EndedAssignment[]): Promise<EndedAssignment[]> {
+/** Tells the nodes of ended assignments (their watch streams send a fresh snapshot). */
+async function notifyEnded(tx: Tx, ended: EndedAssignment[]): Promise<EndedAssignment[]> {
   if (ended.length === 0) return ended;
-  await tx.query(sql('nodes/release'), [
-    ended.map((a) => a.node),
-    ended.map((a) => a.cpu_millis),
-    ended.map((a) => a.memory_bytes),
-  ]);
   await tx.query(sql('nodes/notify'), [ended.map((a) => a.node)]);
   return ended;
 }
@@ -108,7 +104,7 @@ async function endAll(tx: Tx, node: string, reports: readonly NodeReport[]): Pro
   if (ends.size === 0) return [];
   const endState = (r: Exclude<NodeReport, { kind: 'started' }>): EndState => (r.kind === 'finished' ? r.outcome : 'Lost');
   const rows = (await tx.query<EndedAssignment>(sql('assignments/end_reported'), [[...ends.keys()], [...ends.values()].map(endState), node])).rows;
-  await releaseEnded(tx, rows);
+  await notifyEnded(tx, rows);
   // A finished job takes its assignment's outcome; an abandoned one is given back by the leader.
   const finished = rows.flatMap((a) => {
     const r = ends.get(a.id);

@@ -65,12 +65,12 @@ export class NodeGoneError extends Error {
 /** Commits one round of placements; returns how many jobs were placed. */
 export async function commitPlacements(tx: Tx, epoch: number, placements: Placement[], confirmTimeoutMs: number): Promise<number> {
   if (placements.length === 0) return 0;
-  const result = await tx.query<{ placed: number; nodes_allocated: number; nodes_wanted: number; nodes: string[] }>(
+  const result = await tx.query<{ placed: number; nodes_ready: number; nodes_wanted: number; nodes: string[] }>(
     sql('placement/place'),
     [placements.map((p) => p.jobUid), placements.map((p) => p.node), placements.map(() => randomUUID()), epoch, confirmTimeoutMs],
   );
   const row = result.rows[0]!;
-  if (row.nodes_allocated !== row.nodes_wanted) throw new NodeGoneError();
+  if (row.nodes_ready !== row.nodes_wanted) throw new NodeGoneError();
   await tx.query(sql('nodes/notify'), [row.nodes]);
   return row.placed;
 }

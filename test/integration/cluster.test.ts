@@ -96,11 +96,6 @@ describe('a cluster of real processes', () => {
          SELECT assignment_id, uid, 'node-3', $2, 1, 'Assigned', cpu_millis, memory_bytes, duration_ms, now() + interval '5 s' FROM j`,
         [name, assignmentEpoch],
       );
-      await t.db.query(
-        `UPDATE nodes SET allocated_cpu_millis = allocated_cpu_millis + j.cpu_millis, allocated_memory_bytes = allocated_memory_bytes + j.memory_bytes
-         FROM jobs j WHERE nodes.name = 'node-3' AND j.name = $1`,
-        [name],
-      );
       await t.db.query("SELECT pg_notify('fencer_assignments', 'node-3')");
     };
     await place('epoch-new', epoch);

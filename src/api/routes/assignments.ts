@@ -5,6 +5,7 @@ import type { ApiContext } from '../context.js';
 import { jsonObject } from '../body.js';
 import { HttpError } from '../../errors/http-error.js';
 import { ValidationError } from '../../errors/validation-error.js';
+import { injectFault } from '../faults.js';
 import { applyReports, reportAbandoned, reportFinished, reportStarted, type NodeReport } from '../../store/assignments.js';
 
 /** A node's batch: what one node has to say every few tens of milliseconds, at most. */
@@ -16,6 +17,7 @@ export function assignmentRoutes(app: FastifyInstance, ctx: ApiContext): void {
   // not three thousand.
   app.post<{ Params: { name: string } }>('/api/v1/nodes/:name/reports', async (request) => {
     const node = request.params.name;
+    await injectFault('reports', node);
     const reports = parseReports(jsonObject(request.body));
     const outcomes: Array<'ok' | 'not-active'> = new Array(reports.length).fill('not-active');
     const valid = reports.flatMap((report, i) => (UUID.test(report.id) ? [{ report, i }] : []));

@@ -8,6 +8,7 @@ import { HttpError } from '../../errors/http-error.js';
 import { ValidationError } from '../../errors/validation-error.js';
 import { heartbeat, listNodes, openWatch, registerNode } from '../../store/nodes.js';
 import { presentNode } from '../present.js';
+import { injectFault } from '../faults.js';
 import { API_VERSION } from '../../domain/resources.js';
 import { parseCpu, parseMemory } from '../../domain/quantity.js';
 import { isDns1123Label } from '../../domain/names.js';
@@ -23,6 +24,7 @@ export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
   });
 
   app.post<{ Params: { name: string } }>('/api/v1/nodes/:name/heartbeat', async (request) => {
+    await injectFault('heartbeats', request.params.name);
     const state = await heartbeat(ctx.liveness, request.params.name);
     if (state === 'unknown') throw new HttpError(404, `node ${request.params.name} is not registered`);
     if (state === 'Dead') throw new HttpError(410, `node ${request.params.name} was declared dead: stop every job and register again`);

@@ -5,7 +5,7 @@
 -- it is alive after all.
 WITH since AS (SELECT acquired_at FROM lease WHERE id = 1)
 UPDATE nodes
-SET state = 'Dead', dead_at = now(), dead_reason = $4, allocated_cpu_millis = 0, allocated_memory_bytes = 0
+SET state = 'Dead', dead_at = now(), dead_reason = $4
 FROM since, node_heartbeats h
 WHERE nodes.name = $1 AND h.name = nodes.name AND state = 'Ready'
   AND (greatest(h.at, since.acquired_at) < now() - $2::bigint * interval '1 millisecond'

@@ -1,6 +1,6 @@
 -- nodes/register: a node (re)joins (any replica); its heartbeat row is written first
--- (nodes/heartbeat). It is Ready and holds what its active assignments hold (recounted, never
--- trusted). A new incarnation is not yet connected (until it opens its watch stream). The same
+-- (nodes/heartbeat). It is Ready; what it holds is the assignments' triggers' to count (migration
+-- 0006), never this statement's. A new incarnation is not yet connected (until it opens its watch stream). The same
 -- incarnation again (a retried request that arrived late, or the node registering after it was
 -- declared dead) keeps the watch stream it has open: resetting it would leave a node that
 -- heartbeats, holds an open stream and is never placed on. A closed one is forgotten, so the
@@ -14,9 +14,5 @@ SET cpu_millis = EXCLUDED.cpu_millis, memory_bytes = EXCLUDED.memory_bytes, labe
     dead_at = NULL, dead_reason = NULL, disconnected_at = NULL,
     watch_session = CASE WHEN nodes.incarnation = EXCLUDED.incarnation AND nodes.disconnected_at IS NULL THEN nodes.watch_session END,
     watch_replica = CASE WHEN nodes.incarnation = EXCLUDED.incarnation AND nodes.disconnected_at IS NULL THEN nodes.watch_replica END,
-    watch_attempt = CASE WHEN nodes.incarnation IS DISTINCT FROM EXCLUDED.incarnation THEN 0 ELSE nodes.watch_attempt END,
-    allocated_cpu_millis = (SELECT coalesce(sum(a.cpu_millis), 0) FROM assignments a
-                            WHERE a.node = $1 AND a.state IN ('Assigned', 'Running')),
-    allocated_memory_bytes = (SELECT coalesce(sum(a.memory_bytes), 0) FROM assignments a
-                              WHERE a.node = $1 AND a.state IN ('Assigned', 'Running'))
+    watch_attempt = CASE WHEN nodes.incarnation IS DISTINCT FROM EXCLUDED.incarnation THEN 0 ELSE nodes.watch_attempt END
 RETURNING *, now() AS last_heartbeat_at

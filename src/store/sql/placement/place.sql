@@ -1,6 +1,8 @@
 -- placement/place: commit a round of placements in one statement (run inside a fenced
 -- transaction). Only jobs still Pending and due are claimed; the unique index refuses a second
--- active assignment; the nodes' CHECK constraint refuses any overcommit.
+-- active assignment; the chosen nodes are locked and must still be Ready; the assignments'
+-- trigger (migration 0006) adds what they hold to their nodes, where the CHECK constraint
+-- refuses any overcommit.
 -- $1 uuid[] job uids, $2 text[] nodes, $3 uuid[] assignment ids, $4 epoch, $5 confirm timeout ms.
 WITH decision AS (
   SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[]) AS d(job_uid, node, assignment_id)
@@ -17,15 +19,12 @@ WITH decision AS (
          now() + $5::bigint * interval '1 millisecond'
   FROM claimed
   RETURNING id
-), allocated AS (
-  UPDATE nodes n
-  SET allocated_cpu_millis = n.allocated_cpu_millis + c.cpu,
-      allocated_memory_bytes = n.allocated_memory_bytes + c.memory
-  FROM (SELECT node, sum(cpu_millis) AS cpu, sum(memory_bytes) AS memory FROM claimed GROUP BY node) c
-  WHERE n.name = c.node AND n.state = 'Ready'
-  RETURNING n.name
+), ready AS (
+  SELECT n.name FROM nodes n
+  WHERE n.name IN (SELECT node FROM claimed) AND n.state = 'Ready'
+  FOR UPDATE
 )
 SELECT (SELECT count(*) FROM assigned)::int AS placed,
-       (SELECT count(*) FROM allocated)::int AS nodes_allocated,
+       (SELECT count(*) FROM ready)::int AS nodes_ready,
        (SELECT count(DISTINCT node) FROM claimed)::int AS nodes_wanted,
        coalesce((SELECT array_agg(DISTINCT node) FROM claimed), '{}') AS nodes

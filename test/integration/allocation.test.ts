@@ -1,0 +1,168 @@
+// What a node holds (nodes.allocated_*) is always the sum of its active assignments: placement's
+// capacity check reads it, so a count that is too low overcommits the node, and one that goes
+// negative fails every later report of that node. Checked here after sequences of every
+// operation that places or ends an assignment, and for the interleaving that once broke it: a
+// late duplicate registration that waited behind a placement's lock and recounted from a
+// snapshot without that placement.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { freshDatabase, type TestDatabase } from '../helpers/database.js';
+import { eventually } from '../helpers/eventually.js';
+import { fenced } from '../../src/lease/fenced.js';
+import { commitPlacements, declareNodeDead, returnUnconfirmed, retryOrphaned, orphanedJobs } from '../../src/store/decisions.js';
+import { cancelJob, deleteJob, submitJob } from '../../src/store/jobs.js';
+import { registerNode } from '../../src/store/nodes.js';
+import { applyReports } from '../../src/store/assignments.js';
+import { seededRandom } from '../../src/seeded-random.js';
+import { jobRequest } from '../helpers/jobs.js';
+
+const leader = { epoch: () => 7 };
+const GiB = 1024 ** 3;
+const RULE = { silentMs: 5000, disconnectedMs: 1000, disconnectedQuietMs: 1500 };
+
+/** Nodes whose allocated_* differ from the sum of their active assignments. */
+async function miscounted(t: TestDatabase): Promise<Array<{ name: string; allocated: number; held: number }>> {
+  return (
+    await t.db.query(`
+      SELECT n.name, n.allocated_cpu_millis::int AS allocated, coalesce(sum(a.cpu_millis), 0)::int AS held
+      FROM nodes n LEFT JOIN assignments a ON a.node = n.name AND a.state IN ('Assigned', 'Running')
+      GROUP BY n.name, n.allocated_cpu_millis, n.allocated_memory_bytes
+      HAVING n.allocated_cpu_millis <> coalesce(sum(a.cpu_millis), 0) OR n.allocated_memory_bytes <> coalesce(sum(a.memory_bytes), 0)`)
+  ).rows;
+}
+
+describe('a node allocation', () => {
+  let t: TestDatabase;
+  const incarnations = new Map<string, string>();
+
+  beforeAll(async () => {
+    t = await freshDatabase('allocation');
+    await t.db.query("UPDATE lease SET holder = 't', epoch = 7, expires_at = now() + interval '1 hour'");
+    for (const n of ['n1', 'n2', 'n3']) {
+      incarnations.set(n, randomUUID());
+      await registerNode(t.db, n, 4000, 8 * GiB, {}, incarnations.get(n));
+    }
+    await t.db.query('UPDATE nodes SET watch_session = gen_random_uuid()');
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('counts a placement that a late duplicate registration waited behind', async () => {
+    const uid = (await submitJob(t.db, jobRequest('behind'))).job.uid;
+    const placing = await t.db.connect();
+    try {
+      await placing.query('BEGIN');
+      await placing.query("SELECT set_config('fencer.epoch', '7', true)");
+      expect(await commitPlacements(placing, 7, [{ jobUid: uid, node: 'n1' }], 60_000)).toBe(1);
+      // The same incarnation registers again (its first request timed out at the node, reached
+      // the database late): it must wait for the placement's lock on the node.
+      const registering = registerNode(t.db, 'n1', 4000, 8 * GiB, {}, incarnations.get('n1'));
+      await eventually(async () => {
+        const waiting = await t.db.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO nodes%'");
+        return (waiting.rowCount ?? 0) > 0;
+      }, { what: 'the registration to wait on the node row' });
+      await placing.query('COMMIT');
+      await registering;
+    } finally {
+      placing.release();
+    }
+    expect(await miscounted(t)).toEqual([]);
+  });
+
+  it('is the sum of the active assignments after any sequence of operations', async () => {
+    const random = seededRandom(42);
+    const pick = <T>(items: readonly T[]): T | undefined => items[Math.floor(random() * items.length)];
+    const active = async () => (await t.db.query<{ id: string; job_uid: string; node: string; state: string; name: string }>(
+      "SELECT a.id, a.job_uid, a.node, a.state, j.name FROM assignments a JOIN jobs j ON j.uid = a.job_uid WHERE a.state IN ('Assigned', 'Running')",
+    )).rows;
+    const ready = async () => (await t.db.query<{ name: string }>("SELECT name FROM nodes WHERE state = 'Ready'")).rows.map((r) => r.name);
+    const operations: Record<string, () => Promise<unknown>> = {
+      place: async () => {
+        const nodes = await ready();
+        const uids: string[] = [];
+        for (let i = 0; i < 3; i++) uids.push((await submitJob(t.db, jobRequest(`j-${randomUUID().slice(0, 8)}`, 100 + Math.floor(random() * 900)))).job.uid);
+        await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, uids.map((jobUid) => ({ jobUid, node: pick(nodes)! })), random() < 0.3 ? 0 : 60_000)).catch(() => 0);
+      },
+      start: async () => {
+        const a = pick(await active());
+        if (a) await applyReports(t.db, a.node, [{ kind: 'started', id: a.id }]);
+      },
+      finish: async () => {
+        const a = pick(await active());
+        if (a) await applyReports(t.db, a.node, [{ kind: 'started', id: a.id }, { kind: 'finished', id: a.id, outcome: 'Succeeded', message: null }]);
+      },
+      abandon: async () => {
+        const a = pick(await active());
+        if (a) await applyReports(t.db, a.node, [{ kind: 'abandoned', id: a.id }]);
+        const orphans = await orphanedJobs(t.db, 100);
+        await fenced(t.db, leader, (tx) => retryOrphaned(tx, orphans));
+      },
+      unconfirmed: async () => {
+        const late = (await t.db.query<{ id: string; job_uid: string }>("SELECT id, job_uid FROM assignments WHERE state = 'Assigned' AND confirm_by < now()")).rows;
+        await fenced(t.db, leader, (tx) => returnUnconfirmed(tx, late, 0));
+      },
+      cancel: async () => {
+        const a = pick(await active());
+        if (a) await cancelJob(t.db, 'default', a.name);
+      },
+      delete: async () => {
+        const a = pick(await active());
+        if (a) await deleteJob(t.db, 'default', a.name);
+      },
+      die: async () => {
+        const node = pick(await ready());
+        if (!node) return;
+        await t.db.query("UPDATE node_heartbeats SET at = now() - interval '1 hour' WHERE name = $1", [node]);
+        await t.db.query("UPDATE lease SET acquired_at = now() - interval '1 hour'");
+        await fenced(t.db, leader, (tx) => declareNodeDead(tx, node, RULE, 'test'));
+      },
+      'register again': async () => {
+        const node = pick(['n1', 'n2', 'n3'])!;
+        await registerNode(t.db, node, 4000, 8 * GiB, {}, incarnations.get(node));
+        await t.db.query('UPDATE nodes SET watch_session = gen_random_uuid() WHERE name = $1', [node]);
+      },
+      'restart': async () => {
+        const node = pick(['n1', 'n2', 'n3'])!;
+        incarnations.set(node, randomUUID());
+        await registerNode(t.db, node, 4000, 8 * GiB, {}, incarnations.get(node));
+        await t.db.query('UPDATE nodes SET watch_session = gen_random_uuid() WHERE name = $1', [node]);
+      },
+    };
+    const names = Object.keys(operations);
+    const weights = names.map((n) => (n === 'place' ? 4 : n === 'die' || n === 'restart' ? 0.3 : 1));
+    const total = weights.reduce((a, b) => a + b, 0);
+    const choose = () => {
+      let r = random() * total;
+      for (let i = 0; i < names.length; i++) if ((r -= weights[i]!) < 0) return names[i]!;
+      return names[0]!;
+    };
+    for (let step = 0; step < 150; step++) {
+      // Two at once, as two replicas would: reports, registrations and decisions race.
+      const pair = [choose(), choose()];
+      await Promise.all(pair.map((name) => operations[name]!()));
+      const wrong = await miscounted(t);
+      if (wrong.length > 0) throw new Error(`after step ${step} (${pair.join(' + ')}): ${JSON.stringify(wrong)}`);
+    }
+    // The sequence went every way an assignment can end, or the check above proved less than it says.
+    const ended = (await t.db.query<{ state: string }>("SELECT DISTINCT state FROM assignments WHERE state NOT IN ('Assigned', 'Running')")).rows.map((r) => r.state);
+    expect(ended.sort()).toEqual(['Cancelled', 'Lost', 'Succeeded', 'Unconfirmed']);
+    expect((await t.db.query("SELECT 1 FROM nodes WHERE state = 'Dead'")).rowCount).toBeGreaterThan(0);
+  });
+
+  it('is miscounted, and the check above says so, when the triggers are dropped (the broken variant)', async () => {
+    const broken = await freshDatabase('allocation_broken');
+    try {
+      await broken.db.query("UPDATE lease SET holder = 't', epoch = 7, expires_at = now() + interval '1 hour'");
+      await registerNode(broken.db, 'n1', 4000, 8 * GiB, {});
+      await broken.db.query('UPDATE nodes SET watch_session = gen_random_uuid()');
+      await broken.db.query('DROP TRIGGER assignments_allocate ON assignments');
+      const uid = (await submitJob(broken.db, jobRequest('uncounted'))).job.uid;
+      await fenced(broken.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'n1' }], 60_000));
+      expect(await miscounted(broken)).toEqual([{ name: 'n1', allocated: 0, held: 500 }]);
+    } finally {
+      await broken.close();
+    }
+  });
+});
