@@ -27,10 +27,12 @@ export interface Timings {
   disconnectedQuietMs: number;
   /** A placement the node never confirmed (started) within this goes back to pending. */
   confirmTimeoutMs: number;
-  /** A node that reached no replica for this long stops its jobs (< deadAfterSilentMs). */
-  selfFenceMs: number;
-  /** A node with no open watch stream for this long stops its jobs (< deadAfterDisconnectMs). */
-  selfFenceDisconnectedMs: number;
+  /**
+   * How late a node's fence check may run (event-loop lag, a short stall) and still stop its jobs
+   * before the control plane may declare it dead: the node's self-fence thresholds are the death
+   * rule's, each this much plus FENCE_CHECK_MS earlier (selfFenceRule).
+   */
+  fenceLagMs: number;
   /** A watch stream silent this long (no keepalive) is treated as broken. */
   watchSilenceMs: number;
   /** The placement controller's safety-net pass. */
@@ -49,8 +51,7 @@ export const DEFAULT_TIMINGS: Timings = {
   deadAfterDisconnectMs: 1000,
   disconnectedQuietMs: 1500,
   confirmTimeoutMs: 5000,
-  selfFenceMs: 3000,
-  selfFenceDisconnectedMs: 800,
+  fenceLagMs: 250,
   watchSilenceMs: 1500,
   placementPassMs: 100,
   reconcilePassMs: 200,
@@ -66,8 +67,7 @@ const ENV_NAMES: Record<keyof Timings, string> = {
   deadAfterDisconnectMs: 'FENCER_DEAD_AFTER_DISCONNECT_MS',
   disconnectedQuietMs: 'FENCER_DISCONNECTED_QUIET_MS',
   confirmTimeoutMs: 'FENCER_CONFIRM_TIMEOUT_MS',
-  selfFenceMs: 'FENCER_SELF_FENCE_MS',
-  selfFenceDisconnectedMs: 'FENCER_SELF_FENCE_DISCONNECTED_MS',
+  fenceLagMs: 'FENCER_FENCE_LAG_MS',
   watchSilenceMs: 'FENCER_WATCH_SILENCE_MS',
   placementPassMs: 'FENCER_PLACEMENT_PASS_MS',
   reconcilePassMs: 'FENCER_RECONCILE_PASS_MS',
@@ -85,13 +85,20 @@ export function timingsFromEnv(env: NodeJS.ProcessEnv = process.env): Timings {
     timings[key] = value;
   }
   if (env.FENCER_LEASE_MS && !env.FENCER_RENEW_MS) timings.renewMs = Math.round(timings.leaseMs / 3);
-  // A node checks its fence every 100 ms: each self-fence limit plus that must stay below the
-  // matching dead timeout, or a node could still run a job the control plane has given away.
-  if (timings.selfFenceMs + 100 >= timings.deadAfterSilentMs) {
-    throw new Error('FENCER_SELF_FENCE_MS must be shorter than FENCER_DEAD_AFTER_SILENT_MS (by more than 100 ms), or two nodes may run a job at once');
+  for (const gone of ['FENCER_SELF_FENCE_MS', 'FENCER_SELF_FENCE_DISCONNECTED_MS']) {
+    if (env[gone]) throw new Error(`${gone} is no longer set on its own: the self-fence follows the death rule, earlier by FENCER_FENCE_LAG_MS + ${FENCE_CHECK_MS} ms`);
   }
-  if (timings.selfFenceDisconnectedMs + 100 >= timings.deadAfterDisconnectMs) {
-    throw new Error('FENCER_SELF_FENCE_DISCONNECTED_MS must be shorter than FENCER_DEAD_AFTER_DISCONNECT_MS (by more than 100 ms), or two nodes may run a job at once');
+  // The self-fence thresholds are the death rule's minus the margin: each must leave a live node
+  // room for its heartbeats, or nodes fence themselves between two of them.
+  const fence = selfFenceRule(timings);
+  if (fence.quietMs <= timings.heartbeatMs) {
+    throw new Error(
+      `FENCER_DISCONNECTED_QUIET_MS (${timings.disconnectedQuietMs}) minus the fence margin (${fenceMarginMs(timings)} ms: FENCER_FENCE_LAG_MS + ${FENCE_CHECK_MS}) ` +
+        `must be longer than FENCER_HEARTBEAT_MS (${timings.heartbeatMs}), or a node fences itself between two heartbeats`,
+    );
+  }
+  if (fence.disconnectedMs <= 0) {
+    throw new Error(`FENCER_DEAD_AFTER_DISCONNECT_MS (${timings.deadAfterDisconnectMs}) must be longer than the fence margin (${fenceMarginMs(timings)} ms: FENCER_FENCE_LAG_MS + ${FENCE_CHECK_MS})`);
   }
   // A live node's heartbeat is at most one interval old (plus its trip); only a stopped one
   // may count as quiet.
@@ -100,6 +107,35 @@ export function timingsFromEnv(env: NodeJS.ProcessEnv = process.env): Timings {
   }
   return timings;
 }
+
+/** How often a node applies its self-fence rule (and first thing in every callback). */
+export const FENCE_CHECK_MS = 100;
+
+/** How much earlier than the death rule a node fences itself: one check interval plus the lag allowed. */
+export function fenceMarginMs(timings: Pick<Timings, 'fenceLagMs'>): number {
+  return FENCE_CHECK_MS + timings.fenceLagMs;
+}
+
+/**
+ * The node's self-fence: the control plane's death rule (nodes/dead_candidates.sql), on the
+ * node's own clocks, each threshold earlier by the margin. The death rule reads the node's last
+ * heartbeat and when its watch stream closed; the node reads when it sent its last heartbeat that
+ * was answered 2xx (the database recorded it no earlier) and when it saw its stream close (the
+ * replica records a close no earlier than the node sees it: the replica only learns of it from
+ * its end of the same connection). So whenever the death rule could hold, this rule held at
+ * least the margin before. Nothing else counts: a report or a watch open answered 2xx is not a
+ * heartbeat.
+ */
+export function selfFenceRule(timings: Pick<Timings, 'deadAfterSilentMs' | 'deadAfterDisconnectMs' | 'disconnectedQuietMs' | 'fenceLagMs'>) {
+  const margin = fenceMarginMs(timings);
+  return {
+    silentMs: timings.deadAfterSilentMs - margin,
+    disconnectedMs: timings.deadAfterDisconnectMs - margin,
+    quietMs: timings.disconnectedQuietMs - margin,
+  };
+}
+
+export type SelfFenceRule = ReturnType<typeof selfFenceRule>;
 
 /** The environment a child process needs to run with these timings. */
 export function timingsToEnv(timings: Timings): Record<string, string> {

@@ -7,6 +7,8 @@ export type Guard =
   | 'node-epoch-check' // the agent runs assignments from an older epoch
   | 'node-dedupe' // the agent runs an assignment id it has already seen
   | 'self-fence' // the agent keeps running jobs when cut off from every replica
+  | 'claim-first' // the agent runs an assignment as soon as a snapshot lists it, claiming it after
+  | 'fence-on-heartbeats' // the agent's self-fence counts any answered request, not only heartbeats
   | 'idle-in-tx-timeout'; // leader sessions may stay idle in a transaction forever
 
 export function guardBroken(guard: Guard, env: NodeJS.ProcessEnv = process.env): boolean {

@@ -12,18 +12,14 @@ export class Wakeup {
       return Promise.resolve();
     }
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      const wake = () => {
+      // However the sleep ends, it stops listening: a nudge after it is kept for the next one.
+      const done = () => {
         clearTimeout(timer);
-        done();
-      };
-      function done() {
+        if (this.wake === done) this.wake = undefined;
         resolve();
-      }
-      this.wake = () => {
-        this.wake = undefined;
-        wake();
       };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
     });
   }
 

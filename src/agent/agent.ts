@@ -18,7 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AssignmentMessage, RegisterRequest, RegisterResponse } from '../domain/assignment.js';
-import type { Timings } from '../config.js';
+import { FENCE_CHECK_MS, selfFenceRule, type SelfFenceRule, type Timings } from '../config.js';
 import { guardBroken } from '../guards.js';
 import { newAcceptanceMemory, planSnapshot, type AcceptanceOptions } from './acceptance.js';
 import { ReplicaClient, ReplicaUnreachableError, WatchSilentError, type WatchStream } from './replica-client.js';
@@ -36,27 +36,25 @@ export interface AgentOptions {
   timings: Timings;
   logger: Logger;
   /** Test-only guard switches; default from FENCER_BREAK_GUARDS (src/guards.ts). */
-  guards?: AcceptanceOptions & { selfFenceBroken?: boolean };
+  guards?: AcceptanceOptions & { selfFenceBroken?: boolean; claimFirstBroken?: boolean; fenceOnHeartbeatsBroken?: boolean };
 }
 
-export type FenceCause = 'no-contact' | 'no-watch';
+export type FenceCause = 'no-heartbeat' | 'no-watch';
 
 /**
- * The self-fence rule, as a pure function of the local monotonic clock:
- * - 'no-contact' when the newest successful request to any replica was SENT more than
- *   selfFenceMs ago (the send time: an answer that lands after a freeze is old news);
- * - 'no-watch' when no watch stream has been open for more than selfFenceDisconnectedMs
- *   (`watchClosedAt` is null while a stream is open).
- * Both thresholds sit below the control plane's dead timeouts, so the node stops first.
+ * The self-fence rule (config.ts, selfFenceRule: the death rule on the node's clocks, earlier by
+ * the margin), as a pure function of the local monotonic clock. `lastHeartbeat` is when the
+ * newest heartbeat answered 2xx was SENT (an answer that lands after a freeze is old news);
+ * `watchClosedAt` is null while a stream is open.
+ * - 'no-heartbeat': no heartbeat for rule.silentMs;
+ * - 'no-watch': the stream closed more than rule.disconnectedMs ago and heartbeats stopped too
+ *   (rule.quietMs), or it has been closed for rule.silentMs.
  */
-export function selfFenceCause(
-  now: number,
-  lastContact: number,
-  watchClosedAt: number | null,
-  timings: Pick<Timings, 'selfFenceMs' | 'selfFenceDisconnectedMs'>,
-): FenceCause | null {
-  if (now - lastContact > timings.selfFenceMs) return 'no-contact';
-  if (watchClosedAt !== null && now - watchClosedAt > timings.selfFenceDisconnectedMs) return 'no-watch';
+export function selfFenceCause(now: number, lastHeartbeat: number, watchClosedAt: number | null, rule: SelfFenceRule): FenceCause | null {
+  if (now - lastHeartbeat > rule.silentMs) return 'no-heartbeat';
+  if (watchClosedAt !== null && now - watchClosedAt > rule.disconnectedMs && (now - lastHeartbeat > rule.quietMs || now - watchClosedAt > rule.silentMs)) {
+    return 'no-watch';
+  }
   return null;
 }
 
@@ -75,7 +73,6 @@ interface Claim {
   sentAt: number;
 }
 
-const FENCE_CHECK_MS = 100;
 const RETRY_MS = 100; // between rounds when no replica answered
 const REGISTER_BACKOFF_MAX_MS = 1000;
 const REPORT_BACKOFF_MAX_MS = 1000;
@@ -102,7 +99,8 @@ export class Agent {
   private loops: Promise<void>[] = [];
   private fenceTimer: NodeJS.Timeout | null = null;
   private watch: WatchStream | null = null;
-  private lastContact = Number.NEGATIVE_INFINITY;
+  private lastHeartbeat = Number.NEGATIVE_INFINITY;
+  private readonly fenceRule: SelfFenceRule;
   private watchClosedAt: number | null = null;
   private fenced = false;
   /** This process's identity: re-registering under it keeps our jobs; a new process gets a new one. */
@@ -115,15 +113,16 @@ export class Agent {
       epochCheckBroken: options.guards?.epochCheckBroken ?? guardBroken('node-epoch-check'),
       dedupeBroken: options.guards?.dedupeBroken ?? guardBroken('node-dedupe'),
       selfFenceBroken: options.guards?.selfFenceBroken ?? guardBroken('self-fence'),
+      claimFirstBroken: options.guards?.claimFirstBroken ?? guardBroken('claim-first'),
+      fenceOnHeartbeatsBroken: options.guards?.fenceOnHeartbeatsBroken ?? guardBroken('fence-on-heartbeats'),
     };
-    this.client = new ReplicaClient({
-      replicas: options.replicas,
-      spreadKey: options.name,
-      onContact: (sentAt) => {
-        this.lastContact = Math.max(this.lastContact, sentAt);
-      },
+    this.fenceRule = selfFenceRule(options.timings);
+    this.client = new ReplicaClient({ replicas: options.replicas, spreadKey: options.name });
+
+    this.reports = new ReportBatcher(this.client, options.name, this.log, this.reportsLifetime.signal, (round) => backoffMs(round, REPORT_BACKOFF_MAX_MS), (sentAt) => {
+      // Broken on purpose (src/guards.ts, fence-on-heartbeats): an answered report counts as a heartbeat.
+      if (this.guards.fenceOnHeartbeatsBroken) this.heardBack(sentAt);
     });
-    this.reports = new ReportBatcher(this.client, options.name, this.log, this.reportsLifetime.signal, (round) => backoffMs(round, REPORT_BACKOFF_MAX_MS));
   }
 
   /** Ids of the assignments running now. */
@@ -185,6 +184,7 @@ export class Agent {
       try {
         const reply = await this.client.request<RegisterResponse>('POST', '/api/v1/nodes/register', request, signal);
         if (reply.status >= 300) throw new Error(`registration refused: HTTP ${reply.status} ${errorMessage(reply.body)}`);
+        this.heardBack(reply.sentAt); // a registration records a heartbeat
         this.log.info({ replica: reply.replica, heartbeatIntervalMs: reply.body?.heartbeatIntervalMs }, 'registered');
         return true;
       } catch (err) {
@@ -208,7 +208,9 @@ export class Agent {
       this.checkFence();
       let status: number;
       try {
-        status = (await this.client.request('POST', path, {}, signal)).status;
+        const reply = await this.client.request('POST', path, {}, signal);
+        status = reply.status;
+        if (status < 300) this.heardBack(reply.sentAt);
       } catch (err) {
         if (signal.aborted) return;
         this.log.warn({ err: (err as Error).message }, 'heartbeat reached no replica');
@@ -317,6 +319,7 @@ export class Agent {
 
   private async claimThenRun(claim: Claim): Promise<void> {
     const { id } = claim.assignment;
+    if (this.guards.claimFirstBroken) return this.runThenClaim(claim);
     const wanted = () => this.claims.get(id) === claim && !this.lifetime.signal.aborted;
     const outcome = await this.reports.send({ kind: 'started', id }, wanted);
     const stillWanted = wanted();
@@ -337,6 +340,16 @@ export class Agent {
       return;
     }
     this.startJob(claim.assignment);
+  }
+
+  /** Broken on purpose (src/guards.ts, claim-first): runs at once, claims afterwards. */
+  private async runThenClaim(claim: Claim): Promise<void> {
+    const { id } = claim.assignment;
+    this.claims.delete(id);
+    this.startJob(claim.assignment);
+    const job = this.jobs.get(id);
+    const outcome = await this.reports.send({ kind: 'started', id }, () => this.jobs.get(id) === job);
+    if (outcome === 'not-active') this.stopJob(id, 'stale');
   }
 
   private startJob(assignment: AssignmentMessage): void {
@@ -400,7 +413,7 @@ export class Agent {
    */
   private checkFence(): boolean {
     if (this.guards.selfFenceBroken || this.lifetime.signal.aborted) return false;
-    const cause = selfFenceCause(performance.now(), this.lastContact, this.watchClosedAt, this.options.timings);
+    const cause = selfFenceCause(performance.now(), this.lastHeartbeat, this.watchClosedAt, this.fenceRule);
     if (cause === null) {
       if (this.fenced) this.log.info('control plane reachable again; accepting assignments');
       this.fenced = false;
@@ -415,6 +428,11 @@ export class Agent {
       this.watch?.close();
     }
     return true;
+  }
+
+  /** A heartbeat sent at `sentAt` (local monotonic time) was recorded. */
+  private heardBack(sentAt: number): void {
+    this.lastHeartbeat = Math.max(this.lastHeartbeat, sentAt);
   }
 
   private loop(name: string, body: () => Promise<void>): Promise<void> {

@@ -13,12 +13,6 @@ export interface ReplicaClientOptions {
   timeoutMs?: number;
   /** Picks the replica tried first (e.g. the node's name), so agents spread over replicas. */
   spreadKey?: string;
-  /**
-   * Called with the local monotonic time at which a request was SENT, whenever it got a 2xx.
-   * The send time, not the answer's: a reply that lands after the agent was frozen says
-   * nothing about the control plane hearing from the node recently.
-   */
-  onContact?: (sentAt: number) => void;
 }
 
 export interface ReplicaReply<T> {
@@ -26,6 +20,10 @@ export interface ReplicaReply<T> {
   /** The parsed JSON body, if there was one. Errors carry { error: { message } }. */
   body: T | undefined;
   replica: string;
+  /**
+   * Local monotonic time the request was SENT: a reply that lands after the process was frozen
+   * says nothing about the control plane hearing from it recently.
+   */
   sentAt: number;
 }
 
@@ -102,7 +100,6 @@ export class ReplicaClient {
           continue;
         }
         this.preferred = index;
-        if (status < 300) this.options.onContact?.(sentAt);
         return { status, body: text === '' ? undefined : (JSON.parse(text) as T), replica, sentAt };
       } catch (err) {
         if (signal?.aborted) throw signal.reason;
@@ -122,11 +119,9 @@ export class ReplicaClient {
       signal?.throwIfAborted();
       const index = (this.preferred + tried) % this.replicas.length;
       const replica = this.replicas[index] as string;
-      const sentAt = performance.now();
       try {
         const { response, release } = await this.openStream(replica, path, signal);
         this.preferred = index;
-        this.options.onContact?.(sentAt);
         return new WatchStream(replica, response, silenceMs, release);
       } catch (err) {
         if (signal?.aborted) throw signal.reason;

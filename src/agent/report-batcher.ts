@@ -36,6 +36,8 @@ export class ReportBatcher {
     /** Ends every retry: the reports still queued resolve undefined. */
     private readonly signal: AbortSignal,
     private readonly backoffMs: (round: number) => number,
+    /** Told when a batch sent at `sentAt` (local monotonic time) was answered. */
+    private readonly onAnswered: (sentAt: number) => void = () => undefined,
   ) {}
 
   /** Resolves with the answer once a replica took the report, or undefined when it was dropped first. */
@@ -59,6 +61,7 @@ export class ReportBatcher {
           this.log.error({ status: reply.status, body: reply.body, reports: batch.length }, 'reports refused');
           for (const q of batch) q.resolve(undefined);
         } else {
+          this.onAnswered(reply.sentAt);
           batch.forEach((q, i) => q.resolve(reply.body?.outcomes?.[i] ?? 'not-active'));
         }
         failures = 0;

@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster } from '../simulator/cluster.js';
-import { DEFAULT_TIMINGS, type Timings } from '../config.js';
+import { DEFAULT_TIMINGS, selfFenceRule, type Timings } from '../config.js';
 import { createPool } from '../store/db.js';
 import { delay } from '../lifecycle.js';
 import { JobFlow } from './job-flow.js';
@@ -174,10 +174,10 @@ async function injectExtra(
       outcome = await faults.partitionNode(cluster, node, timings.deadAfterSilentMs + 2000);
       break;
     case 'freeze-node':
-      // Shorter than the self-fence: a frozen agent cannot stop anything (its jobs, as real
+      // Well short of the self-fence: a frozen agent cannot stop anything (its jobs, as real
       // containers would, go on), so a longer freeze is a run-twice window by nature; this one
       // must cost nothing at all.
-      outcome = await faults.freezeNode(cluster, node, Math.max(500, timings.selfFenceMs - 1000));
+      outcome = await faults.freezeNode(cluster, node, Math.max(500, Math.round(selfFenceRule(timings).silentMs / 2)));
       break;
     case 'terminate-leader-backends':
       outcome = await faults.terminateLeaderBackends(cluster);

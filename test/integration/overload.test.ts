@@ -1,7 +1,9 @@
 // Never run twice, also under overload: a control plane that is slow rather than dead. Real
 // replicas and agents; faults injected per path and per node (src/faults.ts): reports answered
-// 503 while heartbeats pass, snapshots delivered late while keepalives flow. The verdict is the
-// checker's, over the history and the nodes' own run logs.
+// 503 while heartbeats pass, snapshots delivered late while keepalives flow, heartbeats refused
+// while reports pass. The verdict is the checker's, over the history and the nodes' own run logs.
+// Each scenario also runs with the guard that closes it broken (src/guards.ts), where the
+// checker must find the two runs at once: the proof that the scenario can fail.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,84 +12,134 @@ import { Cluster } from '../../src/simulator/cluster.js';
 import { DEFAULT_TIMINGS } from '../../src/config.js';
 import { check } from '../../src/checker/check.js';
 import { readHistory, readRunLogs } from '../../src/checker/read.js';
+import type { Guard } from '../../src/guards.js';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { jobYaml, submit } from '../helpers/jobs.js';
 import { setFaults } from '../helpers/faults.js';
 
-let t: TestDatabase;
-let cluster: Cluster;
-let home: string;
-let faults: string;
-
 const CONFIRM_TIMEOUT_MS = 1500;
 
-function nodeLog(node: string): Array<Record<string, any>> {
+/** A cluster of 2 replicas and 2 nodes with the faults file; node-1 alone in pool "default". */
+function overloadCluster(label: string, broken: Guard | null) {
+  const c = {} as { t: TestDatabase; cluster: Cluster; home: string; faults: string };
+  beforeAll(async () => {
+    c.t = await freshDatabase(label);
+    c.home = mkdtempSync(join(tmpdir(), `fencer-${label}-`));
+    c.faults = join(c.home, 'faults.json');
+    setFaults(c.faults, {});
+    c.cluster = await Cluster.start({
+      replicas: 2,
+      nodes: 2,
+      nodeCpu: '2',
+      nodeMemory: '4Gi',
+      nodeLabels: (i) => ({ pool: i === 0 ? 'default' : 'spare' }),
+      databaseUrl: c.t.url,
+      home: c.home,
+      timings: { ...DEFAULT_TIMINGS, confirmTimeoutMs: CONFIRM_TIMEOUT_MS },
+      env: { FENCER_TEST_FAULTS: c.faults, ...(broken ? { FENCER_BREAK_GUARDS: broken } : {}) },
+    });
+  });
+  afterAll(async () => {
+    await c.cluster?.stop();
+    await c.t?.close();
+    if (!process.env.FENCER_KEEP_TEST_HOME) rmSync(c.home, { recursive: true, force: true });
+    else console.log(`cluster home kept: ${c.home}`);
+  });
+  return c;
+}
+
+function nodeLog(cluster: Cluster, node: string): Array<Record<string, any>> {
   const file = cluster.nodeLogFile(node);
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
 }
 
-async function verdict() {
-  const nodes = ['node-1', 'node-2'].map((n) => cluster.nodeLogFile(n)).filter(existsSync);
-  return check({ history: await readHistory(t.db), runs: readRunLogs(nodes) });
+async function verdict(c: { t: TestDatabase; cluster: Cluster }) {
+  const logs = ['node-1', 'node-2'].map((n) => c.cluster.nodeLogFile(n)).filter(existsSync);
+  return check({ history: await readHistory(c.t.db), runs: readRunLogs(logs) });
 }
 
-beforeAll(async () => {
-  t = await freshDatabase('overload');
-  home = mkdtempSync(join(tmpdir(), 'fencer-overload-'));
-  faults = join(home, 'faults.json');
-  setFaults(faults, {});
-  cluster = await Cluster.start({
-    replicas: 2,
-    nodes: 2,
-    nodeCpu: '2',
-    nodeMemory: '4Gi',
-    nodeLabels: (i) => ({ pool: i === 0 ? 'default' : 'spare' }),
-    databaseUrl: t.url,
-    home,
-    timings: { ...DEFAULT_TIMINGS, confirmTimeoutMs: CONFIRM_TIMEOUT_MS },
-    env: { FENCER_TEST_FAULTS: faults },
+const jobPhase = async (t: TestDatabase, name: string) => (await t.db.query('SELECT phase FROM jobs WHERE name = $1', [name])).rows[0]?.phase;
+
+/**
+ * node-1 cannot get its start through (reports answered 503) and hears of everything late
+ * (snapshots read through the same busy pool), while its heartbeats and keepalives pass: the
+ * confirm timeout gives the job to node-2. Returns the checker's overlapping runs.
+ */
+async function lateStart(c: { t: TestDatabase; cluster: Cluster; faults: string }) {
+  setFaults(c.faults, { reports: { nodes: ['node-1'], status: 503 }, snapshots: { nodes: ['node-1'], delayMs: 2 * CONFIRM_TIMEOUT_MS } });
+  expect(await submit(c.cluster.replicaUrls, jobYaml('slow-start', { cpu: '1', memory: '1Gi', duration: '4s', nodeSelector: { pool: 'default' } }))).toBe(201);
+  const first = await eventually(async () => (await c.t.db.query<{ id: string; node: string }>(
+    "SELECT a.id, a.node FROM assignments a JOIN jobs j ON j.uid = a.job_uid WHERE j.name = 'slow-start'",
+  )).rows[0] ?? null, { what: 'the first placement' });
+  expect(first.node).toBe('node-1'); // the only node of its pool
+  // The retry goes to node-2, as moving a node between pools would: the question is what node-1
+  // does with the assignment it hears of late.
+  await c.t.db.query(`UPDATE nodes SET labels = jsonb_build_object('pool', CASE name WHEN 'node-1' THEN 'spare' ELSE 'default' END)`);
+  await eventually(async () => (await jobPhase(c.t, 'slow-start')) === 'Succeeded', { timeoutMs: 30_000, what: 'the job to succeed' });
+  // Lift the faults and wait until node-1 decided (a stop, or a refusal, of that assignment).
+  setFaults(c.faults, {});
+  await eventually(() => nodeLog(c.cluster, 'node-1').some((l) => l.assignment === first.id && l.event !== 'start'), {
+    timeoutMs: 20_000,
+    what: 'node-1 to decide about its late assignment',
+  });
+  const report = await verdict(c);
+  expect(report.placedTwice).toEqual([]);
+  return report.overlappingRuns;
+}
+
+/**
+ * node-1 runs a long job and a stream of short ones (their claims and finishes keep reaching the
+ * control plane); its heartbeats are refused and its snapshots come late. The death rule reads
+ * heartbeats only. Returns the checker's overlapping runs and whether node-1 fenced itself.
+ */
+async function heartbeatsFail(c: { t: TestDatabase; cluster: Cluster; faults: string }) {
+  await c.t.db.query(`UPDATE nodes SET labels = jsonb_build_object('pool', CASE name WHEN 'node-1' THEN 'default' ELSE 'spare' END)`);
+  expect(await submit(c.cluster.replicaUrls, jobYaml('long-run', { cpu: '1', memory: '1Gi', duration: '12s', nodeSelector: { pool: 'default' } }))).toBe(201);
+  await eventually(() => nodeLog(c.cluster, 'node-1').some((l) => l.event === 'start' && l.job === 'default/long-run'), { what: 'node-1 to run long-run' });
+  setFaults(c.faults, { heartbeats: { nodes: ['node-1'], status: 503 }, snapshots: { nodes: ['node-1'], delayMs: 2000 } });
+  await c.t.db.query("UPDATE nodes SET labels = '{\"pool\": \"default\"}' WHERE name = 'node-2'"); // a home for the retry
+  const dead = async () => (await c.t.db.query("SELECT state FROM nodes WHERE name = 'node-1'")).rows[0].state === 'Dead';
+  for (let i = 0; !(await dead()); i++) {
+    expect(await submit(c.cluster.replicaUrls, jobYaml(`short-${i}`, { cpu: '250m', memory: '128Mi', duration: '300ms', nodeSelector: { pool: 'default' } }))).toBe(201);
+    await eventually(async () => (await jobPhase(c.t, `short-${i}`)) !== 'Pending' || (await dead()), { what: `short-${i} to be placed` });
+    if (i > 200) throw new Error('node-1 was never declared dead');
+  }
+  setFaults(c.faults, {});
+  await eventually(async () => (await jobPhase(c.t, 'long-run')) === 'Succeeded', { timeoutMs: 40_000, what: 'long-run to succeed' });
+  const fenced = nodeLog(c.cluster, 'node-1').some((l) => l.event === 'stop' && l.job === 'default/long-run' && l.reason === 'self-fence');
+  return { overlapping: (await verdict(c)).overlappingRuns, fenced };
+}
+
+describe('an overloaded control plane', () => {
+  const c = overloadCluster('overload', null);
+
+  it('never has a job run on two nodes at once when a node cannot get its start through in time', async () => {
+    expect(await lateStart(c)).toEqual([]);
+  });
+
+  it('a node whose heartbeats fail while its reports pass fences itself before it is declared dead', async () => {
+    const { overlapping, fenced } = await heartbeatsFail(c);
+    expect(overlapping).toEqual([]);
+    expect(fenced).toBe(true);
   });
 });
 
-afterAll(async () => {
-  await cluster?.stop();
-  await t?.close();
-  if (!process.env.FENCER_KEEP_TEST_HOME) rmSync(home, { recursive: true, force: true });
-  else console.log(`cluster home kept: ${home}`);
+describe('the same with the node running before its claim is committed (claim-first broken)', () => {
+  const c = overloadCluster('overload_claim_first', 'claim-first');
+
+  it('runs the job on two nodes at once', async () => {
+    expect((await lateStart(c)).map((o) => o.job)).toEqual(['default/slow-start']);
+  });
 });
 
-describe('an overloaded control plane', () => {
-  it('never has a job run on two nodes at once when a node cannot get its start through in time', async () => {
-    // node-1's reports fail (every replica busy) and its snapshots arrive late (read through the
-    // same busy pool), while its heartbeats and keepalives pass: it is alive and connected.
-    setFaults(faults, { reports: { nodes: ['node-1'], status: 503 }, snapshots: { nodes: ['node-1'], delayMs: 2 * CONFIRM_TIMEOUT_MS } });
-    expect(await submit(cluster.replicaUrls, jobYaml('slow-start', { cpu: '1', memory: '1Gi', duration: '4s', nodeSelector: { pool: 'default' } }))).toBe(201);
-    const first = await eventually(async () => {
-      const row = (await t.db.query<{ id: string; node: string }>("SELECT a.id, a.node FROM assignments a JOIN jobs j ON j.uid = a.job_uid WHERE j.name = 'slow-start'")).rows[0];
-      return row ?? null;
-    }, { what: 'the first placement' });
-    expect(first.node).toBe('node-1'); // the only node of its pool
-    // Send the retry to node-2, as moving a node between pools would: the question is what
-    // node-1 does with the assignment it hears of late.
-    await t.db.query(`UPDATE nodes SET labels = jsonb_build_object('pool', CASE name WHEN 'node-1' THEN 'spare' ELSE 'default' END)`);
-    const other = 'node-2';
+describe('the same with any answered request counted as a heartbeat (fence-on-heartbeats broken)', () => {
+  const c = overloadCluster('overload_fence_on_heartbeats', 'fence-on-heartbeats');
 
-    await eventually(async () => (await t.db.query("SELECT phase FROM jobs WHERE name = 'slow-start'")).rows[0].phase === 'Succeeded', {
-      timeoutMs: 30_000,
-      what: 'the job to succeed',
-    });
-    // node-1 heard of its assignment only after the control plane gave it away. Lift the faults
-    // and wait until it decided (a stop, or a refusal of that assignment, in its log).
-    setFaults(faults, {});
-    await eventually(() => nodeLog(first.node).some((l) => l.assignment === first.id && l.event !== 'start'), {
-      timeoutMs: 20_000,
-      what: `${first.node} to decide about its late assignment`,
-    });
-    const report = await verdict();
-    expect(report.overlappingRuns).toEqual([]);
-    expect(report.placedTwice).toEqual([]);
-    expect(nodeLog(other).filter((l) => l.event === 'start' && l.job === 'default/slow-start')).toHaveLength(1);
+  it('does not fence the node, and the job runs on two nodes at once', async () => {
+    const { overlapping, fenced } = await heartbeatsFail(c);
+    expect(fenced).toBe(false);
+    expect(overlapping.map((o) => o.job)).toEqual(['default/long-run']);
   });
 });

@@ -2,7 +2,8 @@
 // a rule another timing depends on (a node must fence itself before it can be declared dead; a
 // reconnecting node, still heartbeating, must not look killed).
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMINGS, timingsFromEnv } from '../../src/config.js';
+import { DEFAULT_TIMINGS, FENCE_CHECK_MS, fenceMarginMs, selfFenceRule, timingsFromEnv } from '../../src/config.js';
+import { selfFenceCause } from '../../src/agent/agent.js';
 
 describe('timingsFromEnv', () => {
   it('gives the defaults, and takes what is set', () => {
@@ -12,10 +13,40 @@ describe('timingsFromEnv', () => {
 
   it.each([
     [{ FENCER_HEARTBEAT_MS: 'soon' }, /FENCER_HEARTBEAT_MS: "soon" is not a positive number/],
-    [{ FENCER_SELF_FENCE_MS: '4950' }, /FENCER_SELF_FENCE_MS must be shorter than FENCER_DEAD_AFTER_SILENT_MS/],
-    [{ FENCER_SELF_FENCE_DISCONNECTED_MS: '950' }, /FENCER_SELF_FENCE_DISCONNECTED_MS must be shorter/],
-    [{ FENCER_DISCONNECTED_QUIET_MS: '1000' }, /FENCER_DISCONNECTED_QUIET_MS must be longer than FENCER_HEARTBEAT_MS/],
+    [{ FENCER_SELF_FENCE_MS: '3000' }, /FENCER_SELF_FENCE_MS is no longer set on its own/],
+    [{ FENCER_DISCONNECTED_QUIET_MS: '1000' }, /FENCER_DISCONNECTED_QUIET_MS \(1000\) minus the fence margin \(350 ms/],
+    [{ FENCER_FENCE_LAG_MS: '500' }, /must be longer than FENCER_HEARTBEAT_MS \(1000\), or a node fences itself between two heartbeats/],
+    [{ FENCER_DEAD_AFTER_DISCONNECT_MS: '300' }, /FENCER_DEAD_AFTER_DISCONNECT_MS \(300\) must be longer than the fence margin/],
   ])('refuses %o', (env, message) => {
     expect(() => timingsFromEnv(env)).toThrow(message);
+  });
+});
+
+describe('the self-fence rule', () => {
+  // Whatever the timings, each threshold of the node's rule is the death rule's minus one check
+  // interval and the lag allowed: a node whose check runs that late still stops first.
+  it.each([{}, { FENCER_FENCE_LAG_MS: '50' }, { FENCER_DEAD_AFTER_SILENT_MS: '8000', FENCER_DISCONNECTED_QUIET_MS: '2000' }])('holds the margin for %o', (env) => {
+    const timings = timingsFromEnv(env);
+    const rule = selfFenceRule(timings);
+    const margin = fenceMarginMs(timings);
+    expect(margin).toBe(FENCE_CHECK_MS + timings.fenceLagMs);
+    expect(rule.silentMs + margin).toBe(timings.deadAfterSilentMs);
+    expect(rule.disconnectedMs + margin).toBe(timings.deadAfterDisconnectMs);
+    expect(rule.quietMs + margin).toBe(timings.disconnectedQuietMs);
+    expect(rule.quietMs).toBeGreaterThan(timings.heartbeatMs);
+  });
+
+  // The rule as a table, on a clock starting at 0 (defaults: silent 4650, disconnected 650, quiet 1150).
+  const rule = selfFenceRule(DEFAULT_TIMINGS);
+  it.each([
+    ['heartbeats pass, stream open', 10_000, 9_500, null, null],
+    ['no heartbeat for 4.6 s, stream open', 10_000, 5_400, null, null],
+    ['no heartbeat for 4.7 s, stream open (reports may well pass)', 10_000, 5_300, null, 'no-heartbeat'],
+    ['stream closed 2 s ago, heartbeats pass', 10_000, 9_500, 8_000, null],
+    ['stream closed 0.7 s ago, no heartbeat for 1.2 s', 10_000, 8_800, 9_300, 'no-watch'],
+    ['stream closed 0.6 s ago, no heartbeat for 1.2 s', 10_000, 8_800, 9_400, null],
+    ['stream closed 4.7 s ago, heartbeats pass', 10_000, 9_900, 5_300, 'no-watch'],
+  ] as const)('%s', (_what, now, lastHeartbeat, watchClosedAt, cause) => {
+    expect(selfFenceCause(now, lastHeartbeat, watchClosedAt, rule)).toBe(cause);
   });
 });
