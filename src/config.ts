@@ -137,6 +137,16 @@ export function selfFenceRule(timings: Pick<Timings, 'deadAfterSilentMs' | 'dead
 
 export type SelfFenceRule = ReturnType<typeof selfFenceRule>;
 
+/**
+ * How long past a run's claim plus its duration its node may still be running it: the run began
+ * within the confirm timeout of the claim (the node gives back a claim answered later), and a
+ * node stalled for less than the silence timeout ends it late by at most that. (A node stalled
+ * longer is declared dead, or is a frozen node: the one fault no node can fence itself against.)
+ */
+export function overdueSlackMs(timings: Pick<Timings, 'confirmTimeoutMs' | 'deadAfterSilentMs'>): number {
+  return timings.confirmTimeoutMs + timings.deadAfterSilentMs;
+}
+
 /** The environment a child process needs to run with these timings. */
 export function timingsToEnv(timings: Timings): Record<string, string> {
   const env: Record<string, string> = {};

@@ -2,7 +2,7 @@
 // the lease. One lifecycle: start(), stop() returning its stored promise.
 import type { Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
-import type { Timings } from './config.js';
+import { overdueSlackMs, type Timings } from './config.js';
 import { createPool, type Db } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { sql } from './store/sql.js';
@@ -25,6 +25,9 @@ import type { Policy } from './scheduling/policies.js';
  * 503 rather than done for nobody.
  */
 const API_WAIT_MS = 2000;
+
+/** Placement only uses nodes whose last heartbeat is at most this many intervals old. */
+const FRESH_HEARTBEATS = 2;
 
 /** How long node-health holds off while most nodes are quiet at once (see node-health.ts). */
 const MASS_QUIET_HOLD_MS = 30_000;
@@ -79,7 +82,7 @@ export class Replica {
     // API pool, so that the liveness pool stays free for heartbeats and watch opens.
     this.watches = new WatchHub(this.api, logger.child({ part: 'watch' }));
     this.placement = new Controller(
-      new Placement(this.decisions, this.lease, timings.placementPassMs, timings.confirmTimeoutMs, opts.placementPolicy),
+      new Placement(this.decisions, this.lease, timings.placementPassMs, timings.confirmTimeoutMs, FRESH_HEARTBEATS * timings.heartbeatMs, opts.placementPolicy),
       this.lease,
       logger,
       thread,
@@ -95,7 +98,7 @@ export class Replica {
         logger,
         thread,
       ),
-      new Controller(new JobReconcile(this.decisions, this.lease, timings.reconcilePassMs, timings.confirmTimeoutMs), this.lease, logger, thread),
+      new Controller(new JobReconcile(this.decisions, this.lease, timings.reconcilePassMs, timings.confirmTimeoutMs, overdueSlackMs(timings)), this.lease, logger, thread),
     ];
   }
 

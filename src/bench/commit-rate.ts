@@ -17,6 +17,9 @@ import { DEFAULT_TIMINGS } from '../config.js';
 import type { JobRequest } from '../domain/resources.js';
 import { NODE_CPU_MILLIS, NODE_MEMORY_BYTES, generateWorkload } from './workload.js';
 
+/** The simulated nodes never heartbeat: placement takes them as heard from (a day counts as recent). */
+const SIMULATED_NODES_FRESH_MS = 86_400_000;
+
 export interface CommitRateOptions {
   nodes: number;
   jobs: number;
@@ -73,7 +76,7 @@ export async function runCommitRateBench(opts: CommitRateOptions): Promise<Commi
     const elected = new Promise<void>((resolve) => lease.once('elected', () => resolve()));
     lease.start();
     await elected;
-    const placement = new Placement(db, lease, DEFAULT_TIMINGS.placementPassMs, DEFAULT_TIMINGS.confirmTimeoutMs);
+    const placement = new Placement(db, lease, DEFAULT_TIMINGS.placementPassMs, DEFAULT_TIMINGS.confirmTimeoutMs, SIMULATED_NODES_FRESH_MS);
     const count = async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM assignments')).rows[0]!.n;
     opts.log('placing');
     const rounds: CommitRateResult['rounds'] = [];

@@ -29,8 +29,8 @@ interface CapacityRow {
  * marked Unschedulable). On a full cluster with a long backlog that is a handful of rows, not
  * ten thousand read, sent and parsed for nothing on every pass.
  */
-export async function readPlacementInput(db: Db, limit: number): Promise<{ jobs: PendingJob[]; nodes: NodeCapacity[] }> {
-  const nodes = (await db.query<CapacityRow>(sql('placement/nodes'))).rows.map((r) => ({
+export async function readPlacementInput(db: Db, limit: number, freshHeartbeatMs: number): Promise<{ jobs: PendingJob[]; nodes: NodeCapacity[] }> {
+  const nodes = (await db.query<CapacityRow>(sql('placement/nodes'), [freshHeartbeatMs])).rows.map((r) => ({
     name: r.name,
     cpuMillis: r.cpu_millis,
     memoryBytes: r.memory_bytes,
@@ -130,6 +130,19 @@ export async function returnUnconfirmed(tx: Tx, assignments: Array<{ id: string;
   await tx.query(sql('jobs/lock'), [assignments.map((a) => a.job_uid)]);
   const ended = await endAssignments(tx, assignments.map((a) => a.id), 'Unconfirmed', null);
   await requeue(tx, ended, 'NotConfirmed', `the node did not confirm the placement within ${confirmTimeoutMs} ms`, false);
+  return ended.length;
+}
+
+export async function overdueAssignments(db: Db, limit: number, slackMs: number): Promise<Array<{ id: string; job_uid: string }>> {
+  return (await db.query<{ id: string; job_uid: string }>(sql('assignments/overdue'), [limit, slackMs])).rows;
+}
+
+/** Ends runs their live node never reported the end of, and retries their jobs (using an attempt). */
+export async function expireOverdue(tx: Tx, assignments: Array<{ id: string; job_uid: string }>, slackMs: number): Promise<number> {
+  if (assignments.length === 0) return 0;
+  await tx.query(sql('jobs/lock'), [assignments.map((a) => a.job_uid)]);
+  const ended = await endAssignments(tx, assignments.map((a) => a.id), 'Lost', null);
+  await requeue(tx, ended, 'NotReported', `the node reported nothing about the run for ${slackMs} ms past its end`, true);
   return ended.length;
 }
 

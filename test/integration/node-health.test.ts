@@ -9,7 +9,12 @@ import { Lease } from '../../src/lease/lease.js';
 import { NodeHealth, deathRule } from '../../src/controllers/node-health/node-health.js';
 import { DEFAULT_TIMINGS } from '../../src/config.js';
 import { closeWatch, heartbeat, openWatch, registerNode } from '../../src/store/nodes.js';
-import { declareNodeDead } from '../../src/store/decisions.js';
+import { commitPlacements, declareNodeDead, readPlacementInput } from '../../src/store/decisions.js';
+import { JobReconcile } from '../../src/controllers/job-reconcile/job-reconcile.js';
+import { fenced } from '../../src/lease/fenced.js';
+import { submitJob } from '../../src/store/jobs.js';
+import { applyReports } from '../../src/store/assignments.js';
+import { jobRequest } from '../helpers/jobs.js';
 
 const logger = pino({ level: 'silent' });
 let t: TestDatabase;
@@ -81,6 +86,22 @@ describe('node-health', () => {
     expect(await dead()).toEqual(['n2']);
   });
 
+  it('declares a node cut off for longer than twice the silence timeout dead, however recently a leader was elected', async () => {
+    // Leaders keep changing (each election gives every node a full timeout to be heard), but a
+    // node silent for 11 s has had its grace: with an election every few seconds it would never die.
+    await t.db.query("UPDATE node_heartbeats SET at = now() - interval '11 seconds' WHERE name = 'n1'");
+    await t.db.query("UPDATE node_heartbeats SET at = now() - interval '6 seconds' WHERE name = 'n2'");
+    await t.db.query("UPDATE lease SET acquired_at = now() - interval '1 second'");
+    await health(0).reconcile(logger);
+    expect(await dead()).toEqual(['n1']); // n2 still has the new leader's grace
+  });
+
+  it('gives placement only the nodes heard from within two heartbeats (a cut-off node is no home, dead or not)', async () => {
+    await t.db.query("UPDATE node_heartbeats SET at = now() - interval '3 seconds' WHERE name = 'n1'");
+    const { nodes } = await readPlacementInput(t.db, 10, 2 * DEFAULT_TIMINGS.heartbeatMs);
+    expect(nodes.map((n) => n.name)).toEqual(['n2', 'n3', 'n4']);
+  });
+
   it('holds off while most nodes are quiet at once, then declares them after the hold', async () => {
     await silence(['n1', 'n2', 'n3']);
     const controller = health(1500);
@@ -147,5 +168,24 @@ describe('registering again', () => {
     await openWatch(t.db, 'r1', session, 'test', 2, incarnation);
     await registerNode(t.db, 'r1', 4000, 8 * 1024 ** 3, {}, randomUUID());
     expect(await watchOf('r1')).toMatchObject({ watch_session: null, disconnected_at: null });
+  });
+
+  it('job-reconcile retries a run its live node never reported the end of, once it cannot still be running', async () => {
+    const SLACK_MS = 10_000;
+    const placed: string[] = [];
+    for (const name of ['overdue', 'on-time']) {
+      const uid = (await submitJob(t.db, jobRequest(`${name}-${randomUUID().slice(0, 6)}`))).job.uid;
+      await fenced(t.db, lease, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'n1' }], 60_000));
+      const id = (await t.db.query<{ id: string }>('SELECT id FROM assignments WHERE job_uid = $1', [uid])).rows[0]!.id;
+      expect(await applyReports(t.db, 'n1', [{ kind: 'started', id }])).toEqual(['ok']);
+      placed.push(uid);
+    }
+    // Claimed 12 s ago, 1 s long: past the slack. The other was claimed 5 s ago: it may still run.
+    await t.db.query("UPDATE assignments SET started_at = now() - interval '12 seconds' WHERE job_uid = $1", [placed[0]]);
+    await t.db.query("UPDATE assignments SET started_at = now() - interval '5 seconds' WHERE job_uid = $1", [placed[1]]);
+    await new JobReconcile(t.db, lease, 100, 60_000, SLACK_MS).reconcile(logger);
+    const state = async (uid: string) => (await t.db.query('SELECT j.phase, j.attempt, j.reason, a.state FROM jobs j JOIN assignments a ON a.job_uid = j.uid WHERE j.uid = $1', [uid])).rows[0];
+    expect(await state(placed[0]!)).toMatchObject({ phase: 'Pending', attempt: 2, reason: 'NotReported', state: 'Lost' });
+    expect(await state(placed[1]!)).toMatchObject({ phase: 'Running', attempt: 1, state: 'Running' });
   });
 });

@@ -28,12 +28,14 @@ export class Placement implements Reconciler {
     private readonly lease: Lease,
     readonly intervalMs: number,
     private readonly confirmTimeoutMs: number,
+    /** Only nodes heard from this recently are a home for a job (not dead, maybe, but not well). */
+    private readonly freshHeartbeatMs: number,
     private readonly policy: Policy = DEFAULT_POLICY,
   ) {}
 
   async reconcile(log: Logger): Promise<ReconcileResult> {
     const startedAt = performance.now();
-    const { jobs, nodes } = await readPlacementInput(this.db, ROUND_LIMIT);
+    const { jobs, nodes } = await readPlacementInput(this.db, ROUND_LIMIT, this.freshHeartbeatMs);
     if (jobs.length === 0) return 'done';
     const decideAt = performance.now();
     const round = bestFit(jobs, nodes, this.policy);

@@ -3,17 +3,23 @@
 -- Dead: no heartbeat for $1; or the watch connection closed more than $2 ago and not back, and
 -- heartbeats stopped too (for $3; a node reconnecting heartbeats faster than that, so only a
 -- killed one is this quiet), or it has been closed for $1 whatever the heartbeats say.
--- Every clock counts from the later of its event and the current leader's election: after
--- PostgreSQL was away (no heartbeat could be recorded) or a new leader took over, every node
--- first gets a full timeout to be heard.
+-- Every clock counts from no earlier than the current leader's election (a new leader first gives
+-- every node a timeout to be heard: after PostgreSQL was away no heartbeat could be recorded),
+-- but that grace ends $1 after the event itself, so a node cut off is declared dead within
+-- 2 x $1 however often leaders change. The grace only ever delays a death: the node's
+-- self-fence, which counts from the event, still comes first.
+-- nodes/declare_dead.sql re-checks the same rule: change both together.
 WITH since AS (SELECT acquired_at FROM lease WHERE id = 1),
 looks AS (
   SELECT name,
-         greatest(h.at, since.acquired_at) < now() - $1::bigint * interval '1 millisecond' AS silent,
+         greatest(h.at, least(since.acquired_at, h.at + $1::bigint * interval '1 millisecond'))
+           < now() - $1::bigint * interval '1 millisecond' AS silent,
          disconnected_at IS NOT NULL
-           AND greatest(disconnected_at, since.acquired_at) < now() - $2::bigint * interval '1 millisecond'
+           AND greatest(disconnected_at, least(since.acquired_at, disconnected_at + $1::bigint * interval '1 millisecond'))
+             < now() - $2::bigint * interval '1 millisecond'
            AND (h.at < now() - $3::bigint * interval '1 millisecond'
-                OR greatest(disconnected_at, since.acquired_at) < now() - $1::bigint * interval '1 millisecond') AS disconnected
+                OR greatest(disconnected_at, least(since.acquired_at, disconnected_at + $1::bigint * interval '1 millisecond'))
+                   < now() - $1::bigint * interval '1 millisecond') AS disconnected
   FROM nodes JOIN node_heartbeats h USING (name), since
   WHERE state = 'Ready'
 )

@@ -1,5 +1,6 @@
 -- nodes/declare_dead: the leader declares a node dead, re-checking in the same transaction that
--- it still looks dead (a heartbeat may just have come in), by the rule of dead_candidates.sql.
+-- it still looks dead (a heartbeat may just have come in), by the rule of dead_candidates.sql
+-- (the same rule, written again: change both together).
 -- The caller holds the node's heartbeat row (nodes/lock_heartbeat).
 -- $1 name, $2 silent ms, $3 disconnected ms, $4 reason, $5 disconnected-quiet ms. No row back:
 -- it is alive after all.
@@ -8,9 +9,12 @@ UPDATE nodes
 SET state = 'Dead', dead_at = now(), dead_reason = $4
 FROM since, node_heartbeats h
 WHERE nodes.name = $1 AND h.name = nodes.name AND state = 'Ready'
-  AND (greatest(h.at, since.acquired_at) < now() - $2::bigint * interval '1 millisecond'
+  AND (greatest(h.at, least(since.acquired_at, h.at + $2::bigint * interval '1 millisecond'))
+         < now() - $2::bigint * interval '1 millisecond'
        OR (disconnected_at IS NOT NULL
-           AND greatest(disconnected_at, since.acquired_at) < now() - $3::bigint * interval '1 millisecond'
+           AND greatest(disconnected_at, least(since.acquired_at, disconnected_at + $2::bigint * interval '1 millisecond'))
+             < now() - $3::bigint * interval '1 millisecond'
            AND (h.at < now() - $5::bigint * interval '1 millisecond'
-                OR greatest(disconnected_at, since.acquired_at) < now() - $2::bigint * interval '1 millisecond')))
+                OR greatest(disconnected_at, least(since.acquired_at, disconnected_at + $2::bigint * interval '1 millisecond'))
+                   < now() - $2::bigint * interval '1 millisecond')))
 RETURNING nodes.name
