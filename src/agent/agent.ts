@@ -25,6 +25,7 @@ import { ReplicaClient, ReplicaUnreachableError, WatchSilentError, type WatchStr
 import { RunLog, type StopReason } from './run-log.js';
 import { ReportBatcher, type Report } from './report-batcher.js';
 import { delay } from '../lifecycle.js';
+import { parseCpu, parseMemory } from '../domain/quantity.js';
 
 export interface AgentOptions {
   name: string;
@@ -144,7 +145,10 @@ export class Agent {
 
   private async run(): Promise<void> {
     if (this.stopping) return;
-    this.runLog = new RunLog(this.options.logFile, this.options.name);
+    this.runLog = new RunLog(this.options.logFile, this.options.name, {
+      cpuMillis: parseCpu(this.options.cpu) ?? 0,
+      memoryBytes: parseMemory(this.options.memory) ?? 0,
+    });
     const guardsBroken = Object.entries(this.guards).filter(([, broken]) => broken).map(([name]) => name);
     if (guardsBroken.length > 0) this.log.warn({ guardsBroken }, 'test-only guard switches are on');
     if (!(await this.register()) || this.lifetime.signal.aborted) return;

@@ -33,6 +33,11 @@ export interface RunLogLine {
   epoch: number;
   attempt: number;
   reason?: StopReason | RejectReason;
+  /** On `start` lines: what the run holds, and what the node has (for the checker's capacity check). */
+  cpuMillis?: number;
+  memoryBytes?: number;
+  nodeCpuMillis?: number;
+  nodeMemoryBytes?: number;
   wallTime: string;
   wallMs: number;
   /** process.hrtime.bigint() as a decimal string: monotonic, comparable within one process. */
@@ -40,7 +45,13 @@ export interface RunLogLine {
   pid: number;
 }
 
-type Subject = Pick<AssignmentMessage, 'id' | 'job' | 'jobUid' | 'epoch' | 'attempt'>;
+type Subject = Pick<AssignmentMessage, 'id' | 'job' | 'jobUid' | 'epoch' | 'attempt'> & Partial<Pick<AssignmentMessage, 'cpuMillis' | 'memoryBytes'>>;
+
+/** What the node has: written on every start line. */
+export interface NodeCapacity {
+  cpuMillis: number;
+  memoryBytes: number;
+}
 
 export class RunLog {
   private fd: number | null;
@@ -48,6 +59,7 @@ export class RunLog {
   constructor(
     readonly path: string,
     private readonly node: string,
+    private readonly capacity?: NodeCapacity,
   ) {
     mkdirSync(dirname(path), { recursive: true });
     this.fd = openSync(path, 'a');
@@ -83,6 +95,8 @@ export class RunLog {
       epoch: a.epoch,
       attempt: a.attempt,
       ...(reason === undefined ? {} : { reason }),
+      ...(event === 'start' && a.cpuMillis !== undefined && a.memoryBytes !== undefined ? { cpuMillis: a.cpuMillis, memoryBytes: a.memoryBytes } : {}),
+      ...(event === 'start' && this.capacity ? { nodeCpuMillis: this.capacity.cpuMillis, nodeMemoryBytes: this.capacity.memoryBytes } : {}),
       wallTime: now.toISOString(),
       wallMs: now.getTime(),
       monoNs: process.hrtime.bigint().toString(),

@@ -17,6 +17,7 @@ export function campaignReport(result: CampaignResult, command: string, date = n
     ['other faults', faults],
     ['jobs placed on two nodes (history)', String(r.placedTwice.length)],
     ['jobs run on two nodes at overlapping times (node logs)', String(r.overlappingRuns.length)],
+    ['nodes running more than they have, at any instant (node logs)', String(r.overcommitted.length)],
     ['jobs lost', String(r.lost.length)],
     ['jobs placed or started before due', String(r.early.length)],
     ['jobs submitted (accepted) / finished', `${result.jobsAccepted} / ${Object.values(r.finished).reduce((a, b) => a + b, 0)} (${JSON.stringify(r.finished)})`],
@@ -45,5 +46,5 @@ export function campaignReport(result: CampaignResult, command: string, date = n
 
 export function campaignClean(result: CampaignResult): boolean {
   const r = result.report;
-  return r.placedTwice.length === 0 && r.overlappingRuns.length === 0 && r.lost.length === 0 && r.early.length === 0 && result.wronglyDead.length === 0;
+  return r.placedTwice.length === 0 && r.overlappingRuns.length === 0 && r.overcommitted.length === 0 && r.lost.length === 0 && r.early.length === 0 && result.wronglyDead.length === 0;
 }

@@ -5,6 +5,8 @@
 //   1. never placed twice   — replaying each job's assignment rows in history order (at, id),
 //                             no job ever has two active (Assigned/Running) assignments;
 //   5. runs never overlap   — no two runs (run-log `start` lines) of a job overlap in wall time;
+//      nodes never overcommitted — at no instant do the runs a node's own log shows exceed what
+//                             it has (start lines carry both; older logs without them are skipped);
 //   2. never lost           — every job in the history ends in a terminal state;
 //   3. never early          — nothing is placed (history) or started (run log) before the
 //                             job's due_at in force for that attempt.
@@ -77,6 +79,22 @@ export interface Run {
   attempt: number;
   start: Instant;
   end: RunEnd;
+  /** From the start line, when it says: what the run held, and what its node has. */
+  cpuMillis?: number;
+  memoryBytes?: number;
+  nodeCpuMillis?: number;
+  nodeMemoryBytes?: number;
+}
+
+export interface OvercommitCase {
+  node: string;
+  /** when the node's runs first exceeded what it has (of this episode) */
+  at: Instant;
+  cpuMillis: number;
+  memoryBytes: number;
+  capacity: { cpuMillis: number; memoryBytes: number };
+  /** the runs at that instant */
+  running: Array<{ job: string; assignment: string }>;
 }
 
 export interface OverlapCase {
@@ -117,6 +135,8 @@ export interface CheckReport {
   placedTwice: PlacedTwiceCase[];
   /** 2. two runs of a job (run logs) at overlapping wall-clock times */
   overlappingRuns: OverlapCase[];
+  /** a node running more than it has, by its own log */
+  overcommitted: OvercommitCase[];
   /** 3. accepted jobs whose last job row is not terminal */
   lost: LostCase[];
   /** 4. placements or starts before the job was due */
@@ -169,6 +189,7 @@ export function check(input: CheckInput): CheckReport {
   const placedTwice = findPlacedTwice(byJob);
   const runs = buildRuns(input.runs, history);
   const overlappingRuns = findOverlaps(runs);
+  const overcommitted = findOvercommits(runs);
   const lost = findLost(byJob);
   const early = findEarly(byJob, runs);
 
@@ -180,9 +201,10 @@ export function check(input: CheckInput): CheckReport {
   const assignments = new Set(history.filter((r) => r.entity === 'assignment' && r.assignment !== null).map((r) => r.assignment));
 
   return {
-    ok: placedTwice.length + overlappingRuns.length + lost.length + early.length === 0,
+    ok: placedTwice.length + overlappingRuns.length + overcommitted.length + lost.length + early.length === 0,
     placedTwice,
     overlappingRuns,
+    overcommitted,
     lost,
     early,
     finished,
@@ -281,6 +303,8 @@ function runOf(start: RunLogLine, end: RunEnd): Run {
     attempt: start.attempt,
     start: instant(start.wallMs),
     end,
+    ...(start.cpuMillis === undefined ? {} : { cpuMillis: start.cpuMillis, memoryBytes: start.memoryBytes }),
+    ...(start.nodeCpuMillis === undefined ? {} : { nodeCpuMillis: start.nodeCpuMillis, nodeMemoryBytes: start.nodeMemoryBytes }),
   };
 }
 
@@ -298,6 +322,38 @@ function findOverlaps(runs: Run[]): OverlapCase[] {
         const to = Math.min(endMs(a), endMs(b));
         if (from < to) cases.push({ job: a.job, jobUid: a.jobUid, runs: [a, b], overlapMs: to === Infinity ? null : to - from });
       }
+    }
+  }
+  return cases;
+}
+
+// Overcommitted: sweep each node's runs (all its processes) in time order, ends before starts at
+// the same instant (touching is not overlapping); report each episode of exceeding once.
+function findOvercommits(runs: Run[]): OvercommitCase[] {
+  const cases: OvercommitCase[] = [];
+  const sized = runs.filter((r) => r.cpuMillis !== undefined && r.memoryBytes !== undefined && r.nodeCpuMillis !== undefined && r.nodeMemoryBytes !== undefined);
+  for (const [node, nodeRuns] of groupBy(sized, (r) => r.node)) {
+    const events = nodeRuns.flatMap((run) => [
+      { ms: run.start.ms, delta: 1, run },
+      { ms: endMs(run), delta: -1, run },
+    ]);
+    events.sort((a, b) => a.ms - b.ms || a.delta - b.delta);
+    const running = new Set<Run>();
+    let cpu = 0;
+    let memory = 0;
+    let over = false;
+    for (const e of events) {
+      if (e.delta > 0) running.add(e.run);
+      else running.delete(e.run);
+      cpu += e.delta * e.run.cpuMillis!;
+      memory += e.delta * e.run.memoryBytes!;
+      // What the node has, as its newest start line says (a node may come back with another size).
+      const capacity = { cpuMillis: e.run.nodeCpuMillis!, memoryBytes: e.run.nodeMemoryBytes! };
+      const exceeds = cpu > capacity.cpuMillis || memory > capacity.memoryBytes;
+      if (exceeds && !over && e.delta > 0) {
+        cases.push({ node, at: instant(e.ms), cpuMillis: cpu, memoryBytes: memory, capacity, running: [...running].map((r) => ({ job: r.job, assignment: r.assignment })) });
+      }
+      over = exceeds;
     }
   }
   return cases;

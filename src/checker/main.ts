@@ -88,6 +88,7 @@ function render(report: CheckReport, files: string[], maxCases: number): string 
       [
         ['placed twice', String(report.placedTwice.length)],
         ['ran twice at overlapping times', String(report.overlappingRuns.length)],
+        ['node ran more than it has', String(report.overcommitted.length)],
         ['lost', String(report.lost.length)],
         ['early', String(report.early.length)],
       ],
@@ -105,6 +106,10 @@ function render(report: CheckReport, files: string[], maxCases: number): string 
   );
   section('ran twice at overlapping times', report.overlappingRuns, (o) =>
     `${o.job}: ${describeRun(o.runs[0])} and ${describeRun(o.runs[1])}; overlap ${o.overlapMs === null ? 'unbounded' : `${o.overlapMs} ms`}`,
+  );
+  section('node ran more than it has', report.overcommitted, (o) =>
+    `${o.node} at ${o.at.iso}: ${o.cpuMillis}m CPU / ${o.memoryBytes} B of ${o.capacity.cpuMillis}m / ${o.capacity.memoryBytes} B, ` +
+    `running ${o.running.map((r) => `${r.job} (${r.assignment})`).join(', ')}`,
   );
   section('lost', report.lost, (l) =>
     `${l.job} (${l.jobUid}): last job state ${l.lastState ?? 'none'}${l.lastAt ? ` at ${l.lastAt.iso}` : ''}` +

@@ -1,7 +1,7 @@
 // The HTTP API of a real replica: bad input is refused with a message naming the field (and
 // the line), nothing of it is stored; submissions, registrations and heartbeats work while no
 // replica leads; a job larger than every node is accepted and stays Pending, Unschedulable.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import pg from 'pg';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { startReplica } from '../helpers/replica.js';
@@ -92,7 +92,10 @@ describe('while no replica leads', () => {
     expect((await post('/api/v1/nodes/n1/heartbeat', '{}', 'application/json')).status).toBe(200);
     expect((await post('/api/v1/nodes/nope/heartbeat', '{}', 'application/json')).status).toBe(404);
 
-    // The node opens its watch stream (so it can take work) and reads snapshots.
+    // The node opens its watch stream (so it can take work), reads snapshots and heartbeats, as a
+    // node does (placement only uses nodes heard from lately).
+    const beating = setInterval(() => void post('/api/v1/nodes/n1/heartbeat', '{}', 'application/json'), 500);
+    onTestFinished(() => clearInterval(beating));
     const controller = new AbortController();
     const watch = await fetch(`${replica.url}/api/v1/nodes/n1/watch`, { signal: controller.signal });
     expect(watch.status).toBe(200);

@@ -246,4 +246,33 @@ describe('check', () => {
       expect.objectContaining({ kind: 'started', assignment: 'a1', node: 'node-1', pid: 100, earlyByMs: 100 }),
     ]);
   });
+
+  describe('a node never runs more than it has (its own log)', () => {
+    const sized = (cpuMillis: number) => ({ cpuMillis, memoryBytes: 1024, nodeCpuMillis: 2000, nodeMemoryBytes: 4096 });
+    const runOf = (assignment: string, job: string, from: number, to: number, cpuMillis: number, node = 'node-1') => [
+      line('start', from, assignment, node, { job, jobUid: job, ...sized(cpuMillis) }),
+      line('stop', to, assignment, node, { job, jobUid: job }),
+    ];
+
+    it('passes runs that fit, also back to back', () => {
+      const runs = [...runOf('a1', 'j1', 0, 1000, 1000), ...runOf('a2', 'j2', 500, 1500, 1000), ...runOf('a3', 'j3', 1000, 2000, 1000)];
+      expect(check({ history: [], runs }).overcommitted).toEqual([]);
+    });
+
+    it('catches the instant a third run starts on a full node, once per episode', () => {
+      const runs = [
+        ...runOf('a1', 'j1', 0, 1000, 1000),
+        ...runOf('a2', 'j2', 100, 1000, 1000),
+        ...runOf('a3', 'j3', 200, 300, 500),
+        ...runOf('a4', 'j4', 250, 350, 500),
+        ...runOf('a5', 'j5', 200, 300, 1500, 'node-2'),
+      ];
+      const report = check({ history: [], runs });
+      expect(report.overcommitted).toEqual([
+        expect.objectContaining({ node: 'node-1', at: expect.objectContaining({ ms: T0 + 200 }), cpuMillis: 2500, capacity: { cpuMillis: 2000, memoryBytes: 4096 } }),
+      ]);
+      expect(report.overcommitted[0]!.running.map((r) => r.assignment).sort()).toEqual(['a1', 'a2', 'a3']);
+      expect(report.ok).toBe(false);
+    });
+  });
 });
