@@ -7,7 +7,8 @@
 //
 // { "reports":    { "nodes": ["node-1"], "status": 503 },   // "*" matches every node
 //   "heartbeats": { "nodes": ["*"], "status": 503 },
-//   "snapshots":  { "nodes": ["node-1"], "delayMs": 3000 } }
+//   "snapshots":  { "nodes": ["node-1"], "delayMs": 3000 },
+//   "pool":       { "replicas": ["replica-2"], "holdMs": 3000, "id": "f7" } }  // every API connection held
 // Write it whole (a temporary file renamed over it): a half-written file reads as no faults.
 
 import { readFileSync, statSync } from 'node:fs';
@@ -20,10 +21,18 @@ export interface PathFault {
   delayMs?: number;
 }
 
+/** A replica takes every connection of its API pool and holds them (once per id). */
+export interface PoolFault {
+  replicas: string[];
+  holdMs: number;
+  id: string;
+}
+
 export interface Faults {
   reports?: PathFault;
   heartbeats?: PathFault;
   snapshots?: PathFault;
+  pool?: PoolFault;
 }
 
 const REREAD_MS = 50;
@@ -50,8 +59,34 @@ export function currentFaults(env: NodeJS.ProcessEnv = process.env): Faults {
 }
 
 /** The fault on `kind` that applies to `node`, if any. */
-export function faultFor(kind: keyof Faults, node: string): PathFault | undefined {
+export function faultFor(kind: 'reports' | 'heartbeats' | 'snapshots', node: string): PathFault | undefined {
   const fault = currentFaults()[kind];
   if (!fault) return undefined;
   return fault.nodes.includes('*') || fault.nodes.includes(node) ? fault : undefined;
 }
+
+interface Connectable {
+  connect(): Promise<{ release(): void }>;
+  options: { max?: number };
+}
+
+/**
+ * Watches for pool faults naming `replica` and holds every connection of `pool` for the fault's
+ * time: what a burst of slow user queries does to a replica, for real. Returns what stops it.
+ */
+export function exhaustPoolOnFault(pool: Connectable, replica: string, env: NodeJS.ProcessEnv = process.env): () => void {
+  if (!env.FENCER_TEST_FAULTS) return () => undefined;
+  const applied = new Set<string>();
+  const timer = setInterval(() => {
+    const fault = currentFaults(env).pool;
+    if (!fault || applied.has(fault.id) || !(fault.replicas.includes('*') || fault.replicas.includes(replica))) return;
+    applied.add(fault.id);
+    const held = Array.from({ length: pool.options.max ?? 10 }, () => pool.connect());
+    setTimeout(() => {
+      for (const client of held) void client.then((c) => c.release(), () => undefined);
+    }, fault.holdMs);
+  }, REREAD_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+

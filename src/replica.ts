@@ -16,6 +16,7 @@ import { WatchHub } from './api/watch-hub.js';
 import { buildServer } from './api/server.js';
 import { epochGauge, leaderGauge } from './metrics/registry.js';
 import { guardBroken } from './guards.js';
+import { exhaustPoolOnFault } from './faults.js';
 import { DecisionThread } from './lifecycle.js';
 import type { Policy } from './scheduling/policies.js';
 
@@ -55,6 +56,7 @@ export class Replica {
   private readonly placement: Controller;
   private server: FastifyInstance | undefined;
   private seenTimer: NodeJS.Timeout | undefined;
+  private stopPoolFaults: () => void = () => undefined;
   private stopping: Promise<void> | undefined;
 
   constructor(private readonly opts: ReplicaOptions) {
@@ -143,6 +145,7 @@ export class Replica {
     await this.server.listen({ host: this.opts.host, port: this.opts.port });
     await this.markSeen();
     this.seenTimer = setInterval(() => void this.markSeen(), this.opts.timings.heartbeatMs);
+    this.stopPoolFaults = exhaustPoolOnFault(this.api, name); // test-only: nothing unless FENCER_TEST_FAULTS
     this.lease.start();
     for (const controller of this.controllers) controller.start();
     logger.info({ url: this.url }, 'replica serving');
@@ -156,6 +159,7 @@ export class Replica {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       clearInterval(this.seenTimer);
+      this.stopPoolFaults();
       await Promise.all(this.controllers.map((c) => c.stop()));
       await this.lease.stop();
       this.watches.shutdown();

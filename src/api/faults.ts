@@ -1,10 +1,10 @@
 // Applies the test-only faults of src/faults.ts to a route: wait, then answer with the fault's
 // status instead of serving. Nothing happens unless FENCER_TEST_FAULTS is set.
-import { faultFor, type Faults } from '../faults.js';
+import { faultFor } from '../faults.js';
 import { HttpError } from '../errors/http-error.js';
 import { delay } from '../lifecycle.js';
 
-export async function injectFault(kind: keyof Faults, node: string): Promise<void> {
+export async function injectFault(kind: 'reports' | 'heartbeats', node: string): Promise<void> {
   const fault = faultFor(kind, node);
   if (!fault) return;
   if (fault.delayMs) await delay(fault.delayMs);

@@ -3,6 +3,7 @@ import { policyName } from '../scheduling/policies.js';
 import { machine } from './results.js';
 import { lineChart } from './plot.js';
 import type { PackingResult } from './packing.js';
+import type { Verdict } from '../checker/check.js';
 import type { RoundTimings } from './placement-metrics.js';
 
 const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
@@ -43,7 +44,7 @@ export function packingReport(result: PackingResult, command: string, date: Date
     `| time to finish / lower bound | ${ratio.toFixed(3)} |`,
     `| jobs per second | ${(o.jobs / (result.finishMs / 1000)).toFixed(1)} |`,
     `| jobs by final phase | ${JSON.stringify(result.phases)} |`,
-    `| jobs placed twice (history) | ${result.placedTwice} |`,
+    `| checker (history and node logs): placed twice / run twice at once / node over capacity / lost / early | ${verdictLine(result.verdict)} |`,
     `| placement committed → start report applied, p50 / p99 | ${seconds(result.overhead.toStartP50Ms)} / ${seconds(result.overhead.toStartP99Ms)} |`,
     `| resources held beyond the job's run (placement to finish report), p50 / p99 | ${seconds(result.overhead.beyondRunP50Ms)} / ${seconds(result.overhead.beyondRunP99Ms)} |`,
     `| share of allocated node-time beyond the runs (the simulation has none) | ${pct(result.overhead.shareOfHeld)} |`,
@@ -73,4 +74,9 @@ export function packingReport(result: PackingResult, command: string, date: Date
     );
   }
   return lines.join('\n');
+}
+
+function verdictLine(v: Verdict): string {
+  const counts = `${v.placedTwice} / ${v.overlappingRuns} / ${v.overcommitted} / ${v.lost} / ${v.early} (${v.runs} runs)`;
+  return v.ok ? `${counts}: clean` : `${counts}: **VIOLATION**`;
 }

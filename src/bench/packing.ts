@@ -15,7 +15,8 @@ import { SingleBar, Presets } from 'cli-progress';
 import { Cluster } from '../simulator/cluster.js';
 import { dockerUnavailable } from '../simulator/docker-runtime.js';
 import { createPool } from '../store/db.js';
-import { jobsPlacedTwice } from '../store/history.js';
+import { check, verdictOf, type Verdict } from '../checker/check.js';
+import { readHistory, readRunLogs } from '../checker/read.js';
 import { delay } from '../lifecycle.js';
 import { policyName, type Policy } from '../scheduling/policies.js';
 import { NODE_CPU_MILLIS, NODE_MEMORY_BYTES, generateWorkload, lowerBoundMs, type WorkloadJob } from './workload.js';
@@ -65,7 +66,8 @@ export interface PackingResult {
   samples: UseSample[];
   decide: RoundTimings;
   round: RoundTimings;
-  placedTwice: number;
+  /** The independent checker over the history and the nodes' run logs (chaos/check). */
+  verdict: Verdict;
   phases: Record<string, number>;
   overhead: HoldOverhead;
   simulations: SimulationResult[];
@@ -150,7 +152,7 @@ export async function runPackingBench(opts: PackingOptions): Promise<PackingResu
       samples,
       decide: timings.decide,
       round: timings.round,
-      placedTwice: (await jobsPlacedTwice(db)).length,
+      verdict: verdictOf(check({ history: await readHistory(db), runs: readRunLogs([join(home, 'nodes')]) })),
       phases,
       overhead: await holdOverhead(db),
       simulations,

@@ -62,6 +62,7 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
   const log = opts.log;
   log(`starting a ${opts.runtime} cluster: 3 replicas, ${opts.nodes} nodes (home ${home})`);
   const holdFile = join(home, 'hold-fenced-tx');
+  const faultFile = new faults.FaultFile(join(home, 'faults.json'));
   const cluster = await Cluster.start({
     replicas: 3,
     nodes: opts.nodes,
@@ -69,7 +70,7 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
     restart: true,
     timings,
     runtime: opts.runtime,
-    env: { FENCER_TEST_HOLD_FENCED_TX: holdFile },
+    env: { FENCER_TEST_HOLD_FENCED_TX: holdFile, FENCER_TEST_FAULTS: faultFile.path },
   });
   const db = createPool({ databaseUrl: cluster.databaseUrl, replica: 'campaign', max: 4 });
   const flow = new JobFlow(() => cluster.replicaUrls, opts.jobsPerSecond, random);
@@ -91,7 +92,10 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
     flow.start();
     deaths.start();
     const plan = shuffle([...Array(opts.kills).fill('kill'), ...Array(opts.freezes).fill('freeze')] as Array<'kill' | 'freeze'>, random);
-    const extras: faults.FaultKind[] = ['partition-node', 'kill-node', 'terminate-leader-backends', 'freeze-node', 'restart-postgres'];
+    const extras: faults.FaultKind[] = [
+      'partition-node', 'degrade-reports', 'kill-node', 'exhaust-pool', 'terminate-leader-backends',
+      'fail-heartbeats', 'freeze-node', 'late-registration', 'restart-postgres',
+    ];
     for (const [i, kind] of plan.entries()) {
       await (opts.pace === 'whole-cluster' ? waitForWholeCluster(cluster) : waitForLeaderAndStandby(cluster));
       await delay(200 + random() * 1300); // a random moment: often mid-round, sometimes mid-transaction
@@ -115,7 +119,7 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
       followUps.push(outcome.healed);
       if (opts.faults && i % 4 === 3) {
         const extra = extras[Math.floor(i / 4) % extras.length]!;
-        followUps.push((await injectExtra(extra, cluster, db, random, result, injected, timings, log)).settled);
+        followUps.push((await injectExtra(extra, cluster, faultFile, db, random, result, injected, timings, log)).settled);
       }
     }
     await Promise.all(followUps);
@@ -148,6 +152,7 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
 async function injectExtra(
   kind: faults.FaultKind,
   cluster: Cluster,
+  faultFile: faults.FaultFile,
   db: ReturnType<typeof createPool>,
   random: () => number,
   result: Pick<CampaignResult, 'faults' | 'nodeRecoveryMs' | 'databaseResumeMs'>,
@@ -181,6 +186,23 @@ async function injectExtra(
       break;
     case 'terminate-leader-backends':
       outcome = await faults.terminateLeaderBackends(cluster);
+      break;
+    case 'degrade-reports':
+      // Longer than the confirm timeout: the node's claims come too late and must never run.
+      outcome = await faults.degradeReports(faultFile, node, timings.confirmTimeoutMs + 1000);
+      break;
+    case 'exhaust-pool': {
+      // One replica, or every one (the nodes' heartbeats have a pool of their own).
+      const replica = random() < 0.5 ? '*' : cluster.replicaNames[Math.floor(random() * cluster.replicaNames.length)]!;
+      outcome = await faults.exhaustPool(faultFile, replica, 3000);
+      break;
+    }
+    case 'fail-heartbeats':
+      // Longer than the dead timeout: the node must fence itself (its reports still pass), then be declared dead.
+      outcome = await faults.failHeartbeats(faultFile, node, timings.deadAfterSilentMs + 2000);
+      break;
+    case 'late-registration':
+      outcome = await faults.lateRegistration(cluster, node);
       break;
     case 'restart-postgres': {
       outcome = await faults.restartPostgres(cluster);

@@ -1,11 +1,14 @@
 // The faults a chaos campaign (and the chaos scripts) inject, each acting through the Cluster,
 // so they work on every runtime. Each returns when the fault is in place; the ones that heal
 // (freeze, partition) heal after their duration in the background and say so through `healed`.
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
 import type { Cluster } from '../simulator/cluster.js';
 import { applicationName } from '../store/db.js';
 import { delay } from '../lifecycle.js';
+import type { Faults, PathFault } from '../faults.js';
+import type { NodeRow } from '../store/rows.js';
+import { formatCpu, formatMemory } from '../domain/quantity.js';
 
 export type FaultKind =
   | 'kill-leader'
@@ -15,7 +18,11 @@ export type FaultKind =
   | 'freeze-node'
   | 'partition-node'
   | 'restart-postgres'
-  | 'terminate-leader-backends';
+  | 'terminate-leader-backends'
+  | 'degrade-reports'
+  | 'exhaust-pool'
+  | 'fail-heartbeats'
+  | 'late-registration';
 
 export interface FaultOutcome {
   kind: FaultKind;
@@ -112,4 +119,96 @@ export async function terminateBackends(databaseUrl: string, replica: string): P
   } finally {
     await client.end();
   }
+}
+
+/**
+ * The test-only faults file every replica of a campaign reads (FENCER_TEST_FAULTS, src/faults.ts):
+ * faults that overlap in time are merged, and each is taken out again when it heals.
+ */
+export class FaultFile {
+  private readonly active = new Map<string, Faults>();
+  private next = 0;
+
+  constructor(readonly path: string) {
+    this.write();
+  }
+
+  /** Puts a fault in force for `forMs`; the promise resolves once it is lifted. */
+  async apply(faults: Faults, forMs: number): Promise<void> {
+    const id = `f${++this.next}`;
+    this.active.set(id, faults.pool ? { ...faults, pool: { ...faults.pool, id } } : faults);
+    this.write();
+    await delay(forMs);
+    this.active.delete(id);
+    this.write();
+  }
+
+  private write(): void {
+    const merged: Faults = {};
+    for (const faults of this.active.values()) {
+      for (const kind of ['reports', 'heartbeats', 'snapshots'] as const) {
+        const fault = faults[kind];
+        if (fault) merged[kind] = mergePathFaults(merged[kind], fault);
+      }
+      if (faults.pool) merged.pool = faults.pool;
+    }
+    writeFileSync(`${this.path}.tmp`, JSON.stringify(merged));
+    renameSync(`${this.path}.tmp`, this.path);
+  }
+}
+
+function mergePathFaults(a: PathFault | undefined, b: PathFault): PathFault {
+  if (!a) return b;
+  const delayMs = Math.max(a.delayMs ?? 0, b.delayMs ?? 0);
+  const status = a.status ?? b.status;
+  return { nodes: [...new Set([...a.nodes, ...b.nodes])], ...(delayMs ? { delayMs } : {}), ...(status ? { status } : {}) };
+}
+
+/** A node's reports are answered 503 and its snapshots come a second late, while its heartbeats pass. */
+export async function degradeReports(file: FaultFile, node: string, forMs: number): Promise<FaultOutcome> {
+  const at = Date.now();
+  const healed = file.apply({ reports: { nodes: [node], status: 503 }, snapshots: { nodes: [node], delayMs: 1000 } }, forMs);
+  return { kind: 'degrade-reports', target: node, at, epoch: null, healed };
+}
+
+/** Every API connection of one replica (or of all: '*') taken for a while. */
+export async function exhaustPool(file: FaultFile, replica: string, forMs: number): Promise<FaultOutcome> {
+  const at = Date.now();
+  const healed = file.apply({ pool: { replicas: [replica], holdMs: forMs, id: '' } }, forMs + 500);
+  return { kind: 'exhaust-pool', target: replica, at, epoch: null, healed };
+}
+
+/** A node's heartbeats are answered 503 while its reports pass: it must fence itself, then die. */
+export async function failHeartbeats(file: FaultFile, node: string, forMs: number): Promise<FaultOutcome> {
+  const at = Date.now();
+  const healed = file.apply({ heartbeats: { nodes: [node], status: 503 } }, forMs);
+  return { kind: 'fail-heartbeats', target: node, at, epoch: null, healed };
+}
+
+/**
+ * The node's own registration, sent again as a request that timed out at the node and reached
+ * a replica late would be: same name, capacity, labels and incarnation, a few times, to every
+ * replica, while placements and reports go on.
+ */
+export async function lateRegistration(cluster: Cluster, node: string): Promise<FaultOutcome> {
+  const at = Date.now();
+  const client = new pg.Client({ connectionString: cluster.databaseUrl });
+  await client.connect();
+  let row: (Pick<NodeRow, 'cpu_millis' | 'memory_bytes' | 'labels'> & { incarnation: string | null }) | undefined;
+  try {
+    row = (await client.query('SELECT cpu_millis, memory_bytes, labels, incarnation FROM nodes WHERE name = $1', [node])).rows[0];
+  } finally {
+    await client.end();
+  }
+  if (row) {
+    const capacity = { cpu: formatCpu(Number(row.cpu_millis)), memory: formatMemory(Number(row.memory_bytes)) };
+    const body = JSON.stringify({ name: node, capacity, labels: row.labels, incarnation: row.incarnation });
+    await Promise.allSettled(
+      cluster.replicaUrls.flatMap((url) => [0, 5, 20].map(async (wait) => {
+        await delay(wait);
+        await fetch(`${url}/api/v1/nodes/register`, { method: 'POST', body, headers: { 'content-type': 'application/json' }, signal: AbortSignal.timeout(2000) });
+      })),
+    );
+  }
+  return { kind: 'late-registration', target: node, at, epoch: null, healed: done };
 }

@@ -165,6 +165,29 @@ export interface CheckReport {
   };
 }
 
+/** A report's findings as counts, for a benchmark's report line. */
+export interface Verdict {
+  ok: boolean;
+  placedTwice: number;
+  overlappingRuns: number;
+  overcommitted: number;
+  lost: number;
+  early: number;
+  runs: number;
+}
+
+export function verdictOf(report: CheckReport): Verdict {
+  return {
+    ok: report.ok,
+    placedTwice: report.placedTwice.length,
+    overlappingRuns: report.overlappingRuns.length,
+    overcommitted: report.overcommitted.length,
+    lost: report.lost.length,
+    early: report.early.length,
+    runs: report.counts.runs,
+  };
+}
+
 export function instant(ms: number): Instant {
   return { ms, iso: new Date(ms).toISOString() };
 }

@@ -97,7 +97,7 @@ export function registerBenchCommands(program: Command): void {
       const report = packingReport(result, command, date, plot);
       process.stdout.write(`\n${report}`);
       process.stdout.write(`\nwritten to ${writeResultFile(resultName('packing', date, 'md'), report)}\n`);
-      process.exit(result.placedTwice > 0 ? 1 : 0);
+      process.exit(result.verdict.ok ? 0 : 1);
     });
 }
 

@@ -1,7 +1,9 @@
 // The short failover campaign (the full one is `fencer chaos campaign`, a benchmark): a real
 // cluster with jobs flowing, the leader killed and frozen (half the freezes inside a fenced
 // transaction), nodes killed, frozen and cut off, PostgreSQL restarted and the leader's
-// sessions terminated; then the independent checker reads the history and the nodes' logs.
+// sessions terminated, and the overload faults: a node's reports refused while its heartbeats
+// pass, its heartbeats refused while its reports pass, API pools exhausted, a late duplicate
+// registration; then the independent checker reads the history and the nodes' logs.
 import { expect, it } from 'vitest';
 import { runCampaign } from '../../src/chaos/campaign.js';
 import { campaignReport } from '../../src/chaos/report.js';
@@ -22,8 +24,13 @@ it('survives 20 leader kills and 20 leader freezes with faults: nothing placed t
   expect(result.freezeMs).toHaveLength(20);
   expect(result.report.placedTwice).toEqual([]);
   expect(result.report.overlappingRuns).toEqual([]);
+  expect(result.report.overcommitted).toEqual([]);
   expect(result.report.lost).toEqual([]);
   expect(result.report.early).toEqual([]);
   expect(result.wronglyDead).toEqual([]);
   expect(result.jobsAccepted).toBeGreaterThan(100);
+  expect(Object.keys(result.faults)).toEqual(expect.arrayContaining([
+    'partition-node', 'degrade-reports', 'kill-node', 'exhaust-pool', 'terminate-leader-backends',
+    'fail-heartbeats', 'freeze-node', 'late-registration', 'restart-postgres',
+  ]));
 }, 15 * 60_000);
