@@ -22,7 +22,7 @@ import { FENCE_CHECK_MS, selfFenceRule, type SelfFenceRule, type Timings } from 
 import { guardBroken } from '../guards.js';
 import { newAcceptanceMemory, planSnapshot, type AcceptanceOptions } from './acceptance.js';
 import { ReplicaClient, ReplicaUnreachableError, WatchSilentError, type WatchStream } from './replica-client.js';
-import { RunLog, type StopReason } from './run-log.js';
+import { RunLog, readRunLog, type RunLogLine, type StopReason } from './run-log.js';
 import { ReportBatcher, type Report } from './report-batcher.js';
 import { delay } from '../lifecycle.js';
 import { parseCpu, parseMemory } from '../domain/quantity.js';
@@ -78,6 +78,8 @@ const RETRY_MS = 100; // between rounds when no replica answered
 const REGISTER_BACKOFF_MAX_MS = 1000;
 const REPORT_BACKOFF_MAX_MS = 1000;
 const REPORT_DRAIN_MS = 2000; // how long stop() lets unanswered finish reports keep trying
+const PREDECESSOR_REPORT_WAIT_MS = 2000; // how long registration waits for the previous process's outcomes
+const PREDECESSOR_WINDOW_MS = 10 * 60_000; // outcomes older than this are of no use to anyone
 
 export class Agent {
   private readonly client: ReplicaClient;
@@ -145,12 +147,14 @@ export class Agent {
 
   private async run(): Promise<void> {
     if (this.stopping) return;
+    const predecessor = completedByPredecessor(this.options.logFile);
     this.runLog = new RunLog(this.options.logFile, this.options.name, {
       cpuMillis: parseCpu(this.options.cpu) ?? 0,
       memoryBytes: parseMemory(this.options.memory) ?? 0,
     });
     const guardsBroken = Object.entries(this.guards).filter(([, broken]) => broken).map(([name]) => name);
     if (guardsBroken.length > 0) this.log.warn({ guardsBroken }, 'test-only guard switches are on');
+    await this.deliverOutcomes(predecessor);
     if (!(await this.register()) || this.lifetime.signal.aborted) return;
     this.watchClosedAt = performance.now(); // not open yet: the disconnected clock runs from here
     this.fenceTimer = setInterval(() => this.checkFence(), FENCE_CHECK_MS);
@@ -173,6 +177,19 @@ export class Agent {
     this.reportsLifetime.abort();
     this.runLog?.close();
     this.log.info('agent stopped');
+  }
+
+  /**
+   * Runs the previous process of this node completed whose outcome may never have reached the
+   * control plane (it was killed first): say how they ended, before registering (a new
+   * incarnation ends what the old one held as Lost). Given a little while; what is not answered
+   * by then goes on trying (an outcome is still taken while its job was not placed again).
+   */
+  private async deliverOutcomes(assignments: string[]): Promise<void> {
+    if (assignments.length === 0) return;
+    this.log.info({ runs: assignments.length }, 'reporting the outcomes of the previous process of this node');
+    const delivered = Promise.all(assignments.map((id) => this.track(this.reportEnd({ kind: 'finished', id, outcome: 'Succeeded' }))));
+    await Promise.race([delivered, delay(PREDECESSOR_REPORT_WAIT_MS, this.lifetime.signal)]);
   }
 
   /** Registers on the first replica that answers; false when stopped first. */
@@ -465,3 +482,22 @@ function errorMessage(body: unknown): string {
   const message = (body as { error?: { message?: unknown } } | undefined)?.error?.message;
   return typeof message === 'string' ? message : '';
 }
+
+/**
+ * The assignments the previous process of this node (the newest pid in its run log) ran to
+ * completion lately. Some of their finish reports may not have got through before it died.
+ */
+function completedByPredecessor(logFile: string): string[] {
+  let lines: RunLogLine[];
+  try {
+    lines = readRunLog(logFile);
+  } catch {
+    return []; // no log yet: a new node
+  }
+  const predecessor = lines.at(-1)?.pid;
+  const since = Date.now() - PREDECESSOR_WINDOW_MS;
+  return lines
+    .filter((l) => l.pid === predecessor && l.event === 'stop' && l.reason === 'completed' && l.wallMs >= since)
+    .map((l) => l.assignment);
+}
+

@@ -73,6 +73,7 @@ describe('a node allocation', () => {
 
   it('is the sum of the active assignments after any sequence of operations', async () => {
     const random = seededRandom(42);
+    let deaths = 0;
     const pick = <T>(items: readonly T[]): T | undefined => items[Math.floor(random() * items.length)];
     const active = async () => (await t.db.query<{ id: string; job_uid: string; node: string; state: string; name: string }>(
       "SELECT a.id, a.job_uid, a.node, a.state, j.name FROM assignments a JOIN jobs j ON j.uid = a.job_uid WHERE a.state IN ('Assigned', 'Running')",
@@ -116,7 +117,7 @@ describe('a node allocation', () => {
         if (!node) return;
         await t.db.query("UPDATE node_heartbeats SET at = now() - interval '1 hour' WHERE name = $1", [node]);
         await t.db.query("UPDATE lease SET acquired_at = now() - interval '1 hour'");
-        await fenced(t.db, leader, (tx) => declareNodeDead(tx, node, RULE, 'test'));
+        if ((await fenced(t.db, leader, (tx) => declareNodeDead(tx, node, RULE, 'test'))) !== null) deaths++;
       },
       'register again': async () => {
         const node = pick(['n1', 'n2', 'n3'])!;
@@ -148,7 +149,7 @@ describe('a node allocation', () => {
     // The sequence went every way an assignment can end, or the check above proved less than it says.
     const ended = (await t.db.query<{ state: string }>("SELECT DISTINCT state FROM assignments WHERE state NOT IN ('Assigned', 'Running')")).rows.map((r) => r.state);
     expect(ended.sort()).toEqual(['Cancelled', 'Lost', 'Succeeded', 'Unconfirmed']);
-    expect((await t.db.query("SELECT 1 FROM nodes WHERE state = 'Dead'")).rowCount).toBeGreaterThan(0);
+    expect(deaths).toBeGreaterThan(0);
   });
 
   it('is miscounted, and the check above says so, when the triggers are dropped (the broken variant)', async () => {

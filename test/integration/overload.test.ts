@@ -124,6 +124,24 @@ describe('an overloaded control plane', () => {
     expect(overlapping).toEqual([]);
     expect(fenced).toBe(true);
   });
+
+  it('a node killed after a run completed, before its report got through, reports it when it comes back: the job runs once', async () => {
+    await c.t.db.query(`UPDATE nodes SET labels = jsonb_build_object('pool', CASE name WHEN 'node-1' THEN 'default' ELSE 'spare' END)`);
+    expect(await submit(c.cluster.replicaUrls, jobYaml('reported-late', { cpu: '1', memory: '1Gi', duration: '1s', nodeSelector: { pool: 'default' } }))).toBe(201);
+    const ran = (event: string, reason?: string) => () =>
+      nodeLog(c.cluster, 'node-1').some((l) => l.job === 'default/reported-late' && l.event === event && (reason === undefined || l.reason === reason));
+    await eventually(ran('start'), { what: 'node-1 to run reported-late' });
+    setFaults(c.faults, { reports: { nodes: ['node-1'], status: 503 } });
+    await eventually(ran('stop', 'completed'), { what: 'the run to complete' });
+    await c.cluster.kill('node-1');
+    await eventually(() => !c.cluster.isRunning('node-1'), { what: 'node-1 to be gone' });
+    setFaults(c.faults, {});
+    await c.cluster.startNode('node-1');
+    await eventually(async () => (await jobPhase(c.t, 'reported-late')) === 'Succeeded', { timeoutMs: 30_000, what: 'reported-late to succeed' });
+    const starts = ['node-1', 'node-2'].flatMap((n) => nodeLog(c.cluster, n)).filter((l) => l.event === 'start' && l.job === 'default/reported-late');
+    expect(starts).toHaveLength(1);
+    expect((await c.t.db.query("SELECT attempt FROM jobs WHERE name = 'reported-late'")).rows[0].attempt).toBe(1);
+  });
 });
 
 describe('the same with the node running before its claim is committed (claim-first broken)', () => {

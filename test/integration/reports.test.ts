@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { fenced } from '../../src/lease/fenced.js';
-import { commitPlacements } from '../../src/store/decisions.js';
+import { commitPlacements, declareNodeDead } from '../../src/store/decisions.js';
 import { submitJob } from '../../src/store/jobs.js';
 import { registerNode } from '../../src/store/nodes.js';
 import { applyReports } from '../../src/store/assignments.js';
@@ -81,5 +81,34 @@ describe('a node report batch', () => {
     expect(await phase('short')).toBe('Succeeded');
     expect(await allocated('n1')).toBe(500);
     expect(await applyReports(t.db, 'n1', [])).toEqual([]);
+  });
+
+  it('takes the outcome of a run whose node was declared dead before it got through, until the job is placed again', async () => {
+    await registerNode(t.db, 'n3', 4000, 8 * 1024 ** 3, {});
+    await t.db.query("UPDATE nodes SET watch_session = gen_random_uuid() WHERE name = 'n3'");
+    const late = await place('late-news', 'n3');
+    const later = await place('too-late', 'n3');
+    expect(await applyReports(t.db, 'n3', [{ kind: 'started', id: late }, { kind: 'started', id: later }])).toEqual(['ok', 'ok']);
+    // n3 is declared dead with both running: both jobs go back to Pending (attempt 2).
+    await t.db.query("UPDATE node_heartbeats SET at = now() - interval '1 hour' WHERE name = 'n3'");
+    await t.db.query("UPDATE lease SET acquired_at = now() - interval '1 hour'");
+    const rule = { silentMs: 5000, disconnectedMs: 1000, disconnectedQuietMs: 1500 };
+    expect(await fenced(t.db, leader, (tx) => declareNodeDead(tx, 'n3', rule, 'test'))).toBe(2);
+    expect(await phase('too-late')).toBe('Pending');
+    // too-late is placed again before its node's report gets through; late-news is not.
+    const uid = (await t.db.query<{ uid: string }>("SELECT uid FROM jobs WHERE name = 'too-late'")).rows[0]!.uid;
+    expect(await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'n2' }], 60_000))).toBe(1);
+
+    const outcomes = await applyReports(t.db, 'n3', [
+      { kind: 'finished', id: late, outcome: 'Succeeded', message: null },
+      { kind: 'finished', id: later, outcome: 'Succeeded', message: null },
+    ]);
+    expect(outcomes).toEqual(['ok', 'not-active']);
+    expect(await phase('late-news')).toBe('Succeeded');
+    expect(await state(late)).toBe('Succeeded');
+    expect(await phase('too-late')).toBe('Assigned'); // its new placement stands
+    expect(await state(later)).toBe('Lost');
+    // Only an outcome: a Lost assignment is never started or abandoned again.
+    expect(await applyReports(t.db, 'n3', [{ kind: 'started', id: later }, { kind: 'abandoned', id: later }])).toEqual(['not-active', 'not-active']);
   });
 });

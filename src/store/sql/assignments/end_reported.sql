@@ -1,7 +1,13 @@
 -- assignments/end_reported: a node ends its own active assignments, each with its own end state.
 -- An id missing from the result was not active on that node. $1 uuid[] ids (no repeats),
 -- $2 text[] end states (Succeeded, Failed, Lost), $3 node.
-UPDATE assignments a SET state = r.state, finished_at = now()
+-- Also an outcome (Succeeded, Failed) of an assignment already ended Lost (its node was declared
+-- dead, or restarted, before the report got through), as long as its job has not been placed
+-- again: the run did end, and running it a second time would be for nothing.
+UPDATE assignments a SET state = r.state, finished_at = CASE WHEN a.state = 'Lost' THEN a.finished_at ELSE now() END
 FROM unnest($1::uuid[], $2::text[]) AS r(id, state)
-WHERE a.id = r.id AND a.node = $3 AND a.state IN ('Assigned', 'Running')
+WHERE a.id = r.id AND a.node = $3
+  AND (a.state IN ('Assigned', 'Running')
+       OR (a.state = 'Lost' AND r.state IN ('Succeeded', 'Failed')
+           AND EXISTS (SELECT 1 FROM jobs j WHERE j.uid = a.job_uid AND j.assignment_id = a.id AND j.phase = 'Pending')))
 RETURNING a.id, a.job_uid, a.node, a.cpu_millis, a.memory_bytes
