@@ -9,13 +9,17 @@ import { Cluster } from '../../src/simulator/cluster.js';
 import { DEFAULT_TIMINGS } from '../../src/config.js';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
-import { jobPhases, jobsPlacedTwice } from '../helpers/history.js';
+import { CLEAN, jobPhases, runFindings } from '../helpers/history.js';
 import { jobYaml, submit } from '../helpers/jobs.js';
 
 let t: TestDatabase;
 let cluster: Cluster;
 let home: string;
 let holdFile: string;
+
+function allNodeLogs(): string[] {
+  return ['node-1', 'node-2', 'node-3', 'node-4'].map((n) => cluster.nodeLogFile(n));
+}
 
 function nodeLog(node: string): Array<Record<string, any>> {
   const file = cluster.nodeLogFile(node);
@@ -78,7 +82,7 @@ describe('a cluster of real processes', () => {
     await flow('plain', 16, 20);
     await allFinished();
     expect(await jobPhases(t.db)).toEqual({ Succeeded: 16 });
-    expect(await jobsPlacedTwice(t.db)).toEqual([]);
+    expect(await runFindings(t.db, allNodeLogs())).toEqual(CLEAN);
   });
 
   it('a node rejects an assignment from an older epoch', async () => {
@@ -137,7 +141,7 @@ describe('a cluster of real processes', () => {
       "SELECT epoch FROM history WHERE entity = 'assignment' AND to_state = 'Assigned' AND job = 'default/frozen-mid-decision'",
     )).rows;
     expect(placements).toEqual([{ epoch: after.epoch }]);
-    expect(await jobsPlacedTwice(t.db)).toEqual([]);
+    expect(await runFindings(t.db, allNodeLogs())).toEqual(CLEAN);
   });
 
   it('SIGKILL of the leader while jobs flow: a new leader at once, every job finishes, none placed twice', async () => {
@@ -149,8 +153,9 @@ describe('a cluster of real processes', () => {
     console.log(`SIGKILL: new leader ${after.name} at epoch ${after.epoch} after ${after.ms} ms`);
     await jobs;
     await allFinished();
-    expect(await jobsPlacedTwice(t.db)).toEqual([]);
-    expect((await jobPhases(t.db)).Succeeded).toBeGreaterThanOrEqual(47);
+    expect(await runFindings(t.db, allNodeLogs())).toEqual(CLEAN);
+    const mine = (await t.db.query("SELECT phase, count(*)::int AS n FROM jobs WHERE name LIKE 'kill-%' GROUP BY phase")).rows;
+    expect(mine).toEqual([{ phase: 'Succeeded', n: 30 }]);
   });
 
   it('SIGSTOP of the leader while jobs flow, resumed later: replaced after its lease, it cannot decide when it wakes', async () => {
@@ -164,7 +169,7 @@ describe('a cluster of real processes', () => {
     await cluster.resume(before.name);
     await jobs;
     await allFinished();
-    expect(await jobsPlacedTwice(t.db)).toEqual([]);
+    expect(await runFindings(t.db, allNodeLogs())).toEqual(CLEAN);
     expect((await cluster.leader())!.name).toBe(after.name);
   });
 
@@ -185,7 +190,7 @@ describe('a cluster of real processes', () => {
     for (const job of moved) expect(job.node).not.toBe('node-1');
     const died = (await t.db.query("SELECT count(*)::int AS n FROM history WHERE entity = 'job' AND reason = 'NodeDied'")).rows[0].n;
     expect(died).toBeGreaterThanOrEqual(onNode1.length);
-    expect(await jobsPlacedTwice(t.db)).toEqual([]);
+    expect(await runFindings(t.db, allNodeLogs())).toEqual(CLEAN);
   });
 
   it('a node cut off from every replica stops its own jobs before it is declared dead', async () => {
@@ -203,7 +208,7 @@ describe('a cluster of real processes', () => {
     console.log(`self-fence ${deadAt.getTime() - Math.max(...fenced.map((s) => s.wallMs))} ms before the node was declared dead`);
     await cluster.heal('node-2');
     await allFinished();
-    expect(await jobsPlacedTwice(t.db)).toEqual([]);
+    expect(await runFindings(t.db, allNodeLogs())).toEqual(CLEAN);
     // After healing, node-2 registered again and is Ready.
     await eventually(async () => (await t.db.query("SELECT state FROM nodes WHERE name = 'node-2'")).rows[0].state === 'Ready', { what: 'node-2 to come back' });
   });

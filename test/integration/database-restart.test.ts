@@ -10,7 +10,7 @@ import type { Job, List } from '../../src/domain/resources.js';
 import { Cluster } from '../../src/simulator/cluster.js';
 import { createPool, type Db } from '../../src/store/db.js';
 import { eventually } from '../helpers/eventually.js';
-import { jobsPlacedTwice } from '../helpers/history.js';
+import { CLEAN, runFindings } from '../helpers/history.js';
 import { jobYaml, submit } from '../helpers/jobs.js';
 
 let cluster: Cluster;
@@ -59,7 +59,7 @@ describe('restarting the embedded PostgreSQL', () => {
       what: 'every job to succeed after the restart',
     });
     expect(await eventually(() => db.query('SELECT 1').then(() => true), { what: 'the database to answer' })).toBe(true);
-    expect(await jobsPlacedTwice(db)).toEqual([]);
+    expect(await runFindings(db, cluster.nodeNames.map((n) => cluster.nodeLogFile(n)))).toEqual(CLEAN);
     const leader = await eventually(() => cluster.leader().catch(() => null), { what: 'a leader after the restart' });
     expect(leader.epoch).toBeGreaterThanOrEqual(epochBefore);
   });

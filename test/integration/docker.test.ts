@@ -13,7 +13,7 @@ import { Cluster } from '../../src/simulator/cluster.js';
 import { DEFAULT_IMAGE, dockerUnavailable } from '../../src/simulator/docker-runtime.js';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
-import { jobPhases, jobsPlacedTwice } from '../helpers/history.js';
+import { CLEAN, jobPhases, runFindings } from '../helpers/history.js';
 import { jobYaml, submit } from '../helpers/jobs.js';
 
 // Set before testcontainers is first loaded (imported lazily below). Its reaper is an image of
@@ -133,7 +133,7 @@ suite('a cluster of containers', () => {
     await flow('plain', 10, 20);
     await allFinished();
     expect(await jobPhases(t.db)).toEqual({ Succeeded: 10 });
-    expect(await jobsPlacedTwice(t.db)).toEqual([]);
+    expect(await runFindings(t.db, cluster.nodeNames.map((n) => cluster.nodeLogFile(n)))).toEqual(CLEAN);
     const starts = cluster.nodeNames
       .map((n) => cluster.nodeLogFile(n))
       .filter((file) => existsSync(file))
@@ -157,7 +157,7 @@ suite('a cluster of containers', () => {
     expect(cluster.isFrozen(before.name)).toBe(false);
     await jobs;
     await allFinished();
-    expect(await jobsPlacedTwice(t.db)).toEqual([]);
+    expect(await runFindings(t.db, cluster.nodeNames.map((n) => cluster.nodeLogFile(n)))).toEqual(CLEAN);
   });
 
   it('a killed leader (docker kill) is replaced at a higher epoch; every job finishes, none placed twice', async () => {
@@ -172,7 +172,7 @@ suite('a cluster of containers', () => {
     await eventually(() => !cluster.isRunning(before.name), { what: `${before.name} to be gone` });
     await jobs;
     await allFinished();
-    expect(await jobsPlacedTwice(t.db)).toEqual([]);
+    expect(await runFindings(t.db, cluster.nodeNames.map((n) => cluster.nodeLogFile(n)))).toEqual(CLEAN);
     expect(await jobPhases(t.db)).toEqual({ Succeeded: 42 });
   });
 });
