@@ -9,6 +9,7 @@ export type Guard =
   | 'self-fence' // the agent keeps running jobs when cut off from every replica
   | 'claim-first' // the agent runs an assignment as soon as a snapshot lists it, claiming it after
   | 'fence-on-heartbeats' // the agent's self-fence counts any answered request, not only heartbeats
+  | 'death-heartbeat-lock' // declaring a node dead does not lock its heartbeat row first
   | 'idle-in-tx-timeout'; // leader sessions may stay idle in a transaction forever
 
 export function guardBroken(guard: Guard, env: NodeJS.ProcessEnv = process.env): boolean {

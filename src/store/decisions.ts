@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db, Tx } from './db.js';
 import { sql } from './sql.js';
 import { endAssignments } from './assignments.js';
+import { guardBroken } from '../guards.js';
 import type { NodeCapacity, PendingJob, Placement, Unschedulable } from '../scheduling/best-fit.js';
 
 interface PendingRow {
@@ -109,7 +110,7 @@ export async function declareNodeDead(
 ): Promise<number | null> {
   // Its heartbeat row first: a heartbeat in flight lands before the re-check below, and one
   // that comes later waits and is told the node is dead.
-  await tx.query(sql('nodes/lock_heartbeat'), [node]);
+  if (!guardBroken('death-heartbeat-lock')) await tx.query(sql('nodes/lock_heartbeat'), [node]);
   const held = (await tx.query<{ job_uid: string; id: string }>(sql('assignments/active_job_uids_on_node'), [node])).rows;
   await tx.query(sql('jobs/lock'), [held.map((h) => h.job_uid)]);
   const declared = await tx.query(sql('nodes/declare_dead'), [node, rule.silentMs, rule.disconnectedMs, reason, rule.disconnectedQuietMs]);

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
+import { eventually } from '../helpers/eventually.js';
 import { Lease } from '../../src/lease/lease.js';
 import { NodeHealth, deathRule } from '../../src/controllers/node-health/node-health.js';
 import { DEFAULT_TIMINGS } from '../../src/config.js';
@@ -61,21 +62,29 @@ async function disconnect(name: string, closedMs: number, beatMs: number): Promi
 }
 
 describe('node-health', () => {
-  it('answers a heartbeat that comes while the node is being declared dead with Dead, never Ready', async () => {
+  // Broken variant (src/guards.ts, death-heartbeat-lock): the heartbeat is answered Ready while
+  // the death commits, and the node would keep its jobs.
+  it.each([false, true])('answers a heartbeat that comes while the node is being declared dead with Dead, never Ready (lock broken: %s)', async (broken) => {
     await silence(['n2']);
+    if (broken) process.env.FENCER_BREAK_GUARDS = 'death-heartbeat-lock';
     const tx = await t.db.connect();
     try {
       await tx.query('BEGIN');
       expect(await declareNodeDead(tx, 'n2', RULE, 'test')).not.toBeNull();
-      let answer: string | undefined;
-      const beat = heartbeat(t.db, 'n2').then((state) => (answer = state));
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      // The death holds the heartbeat row: the heartbeat waits for it (without that lock it
-      // would already have been answered Ready, and the node would keep its jobs).
-      expect(answer).toBeUndefined();
+      const beat = heartbeat(t.db, 'n2');
+      if (broken) {
+        expect(await beat).toBe('Ready');
+        await tx.query('COMMIT');
+        return;
+      }
+      // The death holds the heartbeat row: the heartbeat waits for it, and hears of the death.
+      await eventually(async () => ((await t.db.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%fencer_heartbeat%'")).rowCount ?? 0) > 0, {
+        what: 'the heartbeat to wait on its row',
+      });
       await tx.query('COMMIT');
       expect(await beat).toBe('Dead');
     } finally {
+      delete process.env.FENCER_BREAK_GUARDS;
       tx.release();
     }
   });

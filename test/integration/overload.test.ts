@@ -3,7 +3,8 @@
 // 503 while heartbeats pass, snapshots delivered late while keepalives flow, heartbeats refused
 // while reports pass. The verdict is the checker's, over the history and the nodes' own run logs.
 // Each scenario also runs with the guard that closes it broken (src/guards.ts), where the
-// checker must find the two runs at once: the proof that the scenario can fail.
+// checker must find the two runs at once: the proof that the scenario can fail. A node cut off
+// for good is here too, with the self-fence broken.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -112,6 +113,23 @@ async function heartbeatsFail(c: { t: TestDatabase; cluster: Cluster; faults: st
   return { overlapping: (await verdict(c)).overlappingRuns, fenced };
 }
 
+/**
+ * node-1 is cut off from every replica (its proxy frozen) while it runs a long job, until the job
+ * runs on node-2; then it heals. Returns the checker's overlapping runs and whether it fenced itself.
+ */
+async function cutOff(c: { t: TestDatabase; cluster: Cluster }) {
+  await c.t.db.query(`UPDATE nodes SET labels = jsonb_build_object('pool', CASE name WHEN 'node-1' THEN 'default' ELSE 'spare' END)`);
+  expect(await submit(c.cluster.replicaUrls, jobYaml('cut-off', { cpu: '1', memory: '1Gi', duration: '12s', nodeSelector: { pool: 'default' } }))).toBe(201);
+  await eventually(() => nodeLog(c.cluster, 'node-1').some((l) => l.event === 'start' && l.job === 'default/cut-off'), { what: 'node-1 to run cut-off' });
+  await c.cluster.partition('node-1');
+  await c.t.db.query("UPDATE nodes SET labels = '{\"pool\": \"default\"}' WHERE name = 'node-2'");
+  await eventually(() => nodeLog(c.cluster, 'node-2').some((l) => l.event === 'start' && l.job === 'default/cut-off'), { timeoutMs: 30_000, what: 'node-2 to run cut-off' });
+  await c.cluster.heal('node-1');
+  await eventually(async () => (await jobPhase(c.t, 'cut-off')) === 'Succeeded', { timeoutMs: 30_000, what: 'cut-off to succeed' });
+  const fenced = nodeLog(c.cluster, 'node-1').some((l) => l.event === 'stop' && l.job === 'default/cut-off' && l.reason === 'self-fence');
+  return { overlapping: (await verdict(c)).overlappingRuns, fenced };
+}
+
 describe('an overloaded control plane', () => {
   const c = overloadCluster('overload', null);
 
@@ -121,6 +139,12 @@ describe('an overloaded control plane', () => {
 
   it('a node whose heartbeats fail while its reports pass fences itself before it is declared dead', async () => {
     const { overlapping, fenced } = await heartbeatsFail(c);
+    expect(overlapping).toEqual([]);
+    expect(fenced).toBe(true);
+  });
+
+  it('a node cut off from every replica fences itself before its job runs elsewhere', async () => {
+    const { overlapping, fenced } = await cutOff(c);
     expect(overlapping).toEqual([]);
     expect(fenced).toBe(true);
   });
@@ -159,5 +183,15 @@ describe('the same with any answered request counted as a heartbeat (fence-on-he
     const { overlapping, fenced } = await heartbeatsFail(c);
     expect(fenced).toBe(false);
     expect(overlapping.map((o) => o.job)).toEqual(['default/long-run']);
+  });
+});
+
+describe('the same with the self-fence off (self-fence broken)', () => {
+  const c = overloadCluster('overload_self_fence', 'self-fence');
+
+  it('keeps running the job it was cut off with, while it runs elsewhere', async () => {
+    const { overlapping, fenced } = await cutOff(c);
+    expect(fenced).toBe(false);
+    expect(overlapping.map((o) => o.job)).toEqual(['default/cut-off']);
   });
 });
