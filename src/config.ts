@@ -120,11 +120,11 @@ export function fenceMarginMs(timings: Pick<Timings, 'fenceLagMs'>): number {
  * The node's self-fence: the control plane's death rule (nodes/dead_candidates.sql), on the
  * node's own clocks, each threshold earlier by the margin. The death rule reads the node's last
  * heartbeat and when its watch stream closed; the node reads when it sent its last heartbeat that
- * was answered 2xx (the database recorded it no earlier) and when it saw its stream close (the
- * replica records a close no earlier than the node sees it: the replica only learns of it from
- * its end of the same connection). So whenever the death rule could hold, this rule held at
- * least the margin before. Nothing else counts: a report or a watch open answered 2xx is not a
- * heartbeat.
+ * was answered 2xx (the database recorded it no earlier) and when its stream last delivered
+ * anything, open or not (a replica records a close only after it stopped writing to the stream, so
+ * no later than the last bytes it sent reached the node, give or take their trip: the margin
+ * covers that too). So whenever the death rule could hold, this rule held at least the margin
+ * before. Nothing else counts: a report or a watch open answered 2xx is not a heartbeat.
  */
 export function selfFenceRule(timings: Pick<Timings, 'deadAfterSilentMs' | 'deadAfterDisconnectMs' | 'disconnectedQuietMs' | 'fenceLagMs'>) {
   const margin = fenceMarginMs(timings);

@@ -10,6 +10,7 @@ export type Guard =
   | 'claim-first' // the agent runs an assignment as soon as a snapshot lists it, claiming it after
   | 'fence-on-heartbeats' // the agent's self-fence counts any answered request, not only heartbeats
   | 'death-heartbeat-lock' // declaring a node dead does not lock its heartbeat row first
+  | 'registration-generation' // a registration from an older process of a node is taken like any other
   | 'idle-in-tx-timeout'; // leader sessions may stay idle in a transaction forever
 
 export function guardBroken(guard: Guard, env: NodeJS.ProcessEnv = process.env): boolean {

@@ -16,6 +16,8 @@
 // only moves forward (and keeps moving while frozen).
 
 import { randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import type { AssignmentMessage, RegisterRequest, RegisterResponse } from '../domain/assignment.js';
 import { FENCE_CHECK_MS, selfFenceRule, type SelfFenceRule, type Timings } from '../config.js';
@@ -46,14 +48,16 @@ export type FenceCause = 'no-heartbeat' | 'no-watch';
  * The self-fence rule (config.ts, selfFenceRule: the death rule on the node's clocks, earlier by
  * the margin), as a pure function of the local monotonic clock. `lastHeartbeat` is when the
  * newest heartbeat answered 2xx was SENT (an answer that lands after a freeze is old news);
- * `watchClosedAt` is null while a stream is open.
+ * `watchHeardAt` is when its watch stream last delivered anything (keepalives come every 500 ms):
+ * the stream may have been closed at the replica's end from then on, for all the node knows (a
+ * cut can stop what flows to the node before the node notices).
  * - 'no-heartbeat': no heartbeat for rule.silentMs;
  * - 'no-watch': the stream closed more than rule.disconnectedMs ago and heartbeats stopped too
  *   (rule.quietMs), or it has been closed for rule.silentMs.
  */
-export function selfFenceCause(now: number, lastHeartbeat: number, watchClosedAt: number | null, rule: SelfFenceRule): FenceCause | null {
+export function selfFenceCause(now: number, lastHeartbeat: number, watchHeardAt: number, rule: SelfFenceRule): FenceCause | null {
   if (now - lastHeartbeat > rule.silentMs) return 'no-heartbeat';
-  if (watchClosedAt !== null && now - watchClosedAt > rule.disconnectedMs && (now - lastHeartbeat > rule.quietMs || now - watchClosedAt > rule.silentMs)) {
+  if (now - watchHeardAt > rule.disconnectedMs && (now - lastHeartbeat > rule.quietMs || now - watchHeardAt > rule.silentMs)) {
     return 'no-watch';
   }
   return null;
@@ -104,10 +108,13 @@ export class Agent {
   private watch: WatchStream | null = null;
   private lastHeartbeat = Number.NEGATIVE_INFINITY;
   private readonly fenceRule: SelfFenceRule;
+  /** When the last watch stream, if closed, last delivered anything (or when the node registered). */
   private watchClosedAt: number | null = null;
   private fenced = false;
   /** This process's identity: re-registering under it keeps our jobs; a new process gets a new one. */
   private readonly incarnation = randomUUID();
+  /** This process's place in the node's sequence of processes (nextGeneration), set at start. */
+  private generation = 0;
   private watchAttempts = 0;
 
   constructor(private readonly options: AgentOptions) {
@@ -147,6 +154,7 @@ export class Agent {
 
   private async run(): Promise<void> {
     if (this.stopping) return;
+    this.generation = nextGeneration(this.options.logFile);
     const predecessor = completedByPredecessor(this.options.logFile);
     this.runLog = new RunLog(this.options.logFile, this.options.name, {
       cpuMillis: parseCpu(this.options.cpu) ?? 0,
@@ -199,6 +207,7 @@ export class Agent {
       capacity: { cpu: this.options.cpu, memory: this.options.memory },
       labels: this.options.labels,
       incarnation: this.incarnation,
+      generation: this.generation,
     };
     const signal = this.lifetime.signal;
     for (let round = 0; !signal.aborted; round++) {
@@ -282,7 +291,7 @@ export class Agent {
         }
       } finally {
         this.watch = null;
-        this.watchClosedAt = performance.now();
+        this.watchClosedAt = stream.lastDeliveryAt;
         this.client.demote(stream.replica);
       }
       this.checkFence();
@@ -434,7 +443,8 @@ export class Agent {
    */
   private checkFence(): boolean {
     if (this.guards.selfFenceBroken || this.lifetime.signal.aborted) return false;
-    const cause = selfFenceCause(performance.now(), this.lastHeartbeat, this.watchClosedAt, this.fenceRule);
+    const watchHeardAt = this.watch?.lastDeliveryAt ?? this.watchClosedAt ?? performance.now();
+    const cause = selfFenceCause(performance.now(), this.lastHeartbeat, watchHeardAt, this.fenceRule);
     if (cause === null) {
       if (this.fenced) this.log.info('control plane reachable again; accepting assignments');
       this.fenced = false;
@@ -499,5 +509,25 @@ function completedByPredecessor(logFile: string): string[] {
   return lines
     .filter((l) => l.pid === predecessor && l.event === 'stop' && l.reason === 'completed' && l.wallMs >= since)
     .map((l) => l.assignment);
+}
+
+/**
+ * Counts this node's agent processes, in a file beside its run log: each start takes the next
+ * number, so a registration from an older process that reaches a replica late is told apart
+ * (and refused) by the control plane.
+ */
+function nextGeneration(logFile: string): number {
+  const file = `${logFile}.generation`;
+  let previous = 0;
+  try {
+    previous = Number.parseInt(readFileSync(file, 'utf8'), 10) || 0;
+  } catch {
+    // first start of this node here
+  }
+  const next = previous + 1;
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(`${file}.tmp`, String(next));
+  renameSync(`${file}.tmp`, file);
+  return next;
 }
 

@@ -29,6 +29,8 @@ export interface RegisterRequest {
   labels?: Record<string, string>;
   /** A fresh id per agent process: a new one means the previous process's jobs are gone. */
   incarnation?: string;
+  /** Counts the node's agent processes (kept on its disk): an older one's late registration is refused (409). */
+  generation?: number;
 }
 
 export interface RegisterResponse {

@@ -4,11 +4,15 @@ import { transaction } from './db.js';
 import { sql } from './sql.js';
 import type { NodeRow } from './rows.js';
 import { endAssignments } from './assignments.js';
+import { StaleIncarnationError } from '../errors/stale-incarnation-error.js';
+import { guardBroken } from '../guards.js';
 
 /**
  * A node (re)registers. When it comes back as a new process (another incarnation), what the
  * previous process held is gone with it: those assignments end as Lost, as if the node had said
- * so, and the leader retries their jobs (job-reconcile).
+ * so, and the leader retries their jobs (job-reconcile). A registration from a process older than
+ * the registered one (a lower generation: a request that reached a replica late, after the node
+ * restarted) is refused with StaleIncarnationError and changes nothing.
  */
 export async function registerNode(
   db: Db,
@@ -17,11 +21,15 @@ export async function registerNode(
   memoryBytes: number,
   labels: Record<string, string>,
   incarnation: string | null = null,
+  generation: number | null = null,
 ): Promise<NodeRow> {
+  if (guardBroken('registration-generation')) generation = null; // broken on purpose (src/guards.ts)
   return transaction(db, async (tx) => {
     // The heartbeat row first: the lock order of declaring a node dead (heartbeat, jobs, node).
     await tx.query(sql('nodes/heartbeat'), [name]);
-    const previous = (await tx.query<NodeRow & { incarnation: string | null }>(sql('nodes/get'), [name])).rows[0];
+    const previous = (await tx.query<NodeRow & { incarnation: string | null; generation: string | null }>(sql('nodes/get'), [name])).rows[0];
+    const current = previous?.generation == null ? null : Number(previous.generation);
+    if (generation !== null && current !== null && generation < current) throw new StaleIncarnationError(name, generation, current);
     if (previous && incarnation && previous.incarnation !== incarnation) {
       const held = (await tx.query<{ job_uid: string; id: string }>(sql('assignments/active_job_uids_on_node'), [name])).rows;
       if (held.length > 0) {
@@ -29,7 +37,10 @@ export async function registerNode(
         await endAssignments(tx, held.map((h) => h.id), 'Lost', name);
       }
     }
-    return (await tx.query<NodeRow>(sql('nodes/register'), [name, cpuMillis, memoryBytes, labels, incarnation])).rows[0]!;
+    // The upsert re-checks the generation on the row it locks: a newer process may have registered meanwhile.
+    const row = (await tx.query<NodeRow>(sql('nodes/register'), [name, cpuMillis, memoryBytes, labels, incarnation, generation])).rows[0];
+    if (!row) throw new StaleIncarnationError(name, generation ?? 0, current ?? 0);
+    return row;
   });
 }
 

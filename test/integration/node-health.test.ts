@@ -16,6 +16,7 @@ import { fenced } from '../../src/lease/fenced.js';
 import { submitJob } from '../../src/store/jobs.js';
 import { applyReports } from '../../src/store/assignments.js';
 import { jobRequest } from '../helpers/jobs.js';
+import { StaleIncarnationError } from '../../src/errors/stale-incarnation-error.js';
 
 const logger = pino({ level: 'silent' });
 let t: TestDatabase;
@@ -35,6 +36,7 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
+  await t.db.query('DELETE FROM assignments');
   await t.db.query('DELETE FROM nodes');
   for (const name of ['n1', 'n2', 'n3', 'n4']) {
     await registerNode(t.db, name, 4000, 8 * 1024 ** 3, {});
@@ -196,5 +198,31 @@ describe('registering again', () => {
     const state = async (uid: string) => (await t.db.query('SELECT j.phase, j.attempt, j.reason, a.state FROM jobs j JOIN assignments a ON a.job_uid = j.uid WHERE j.uid = $1', [uid])).rows[0];
     expect(await state(placed[0]!)).toMatchObject({ phase: 'Pending', attempt: 2, reason: 'NotReported', state: 'Lost' });
     expect(await state(placed[1]!)).toMatchObject({ phase: 'Running', attempt: 1, state: 'Running' });
+  });
+
+  // Broken variant (src/guards.ts, registration-generation): the late registration ends what the newer process runs.
+  it.each([false, true])('refuses a late registration from an older process of the node: what the newer one runs goes on (check broken: %s)', async (broken) => {
+    const [older, newer] = [randomUUID(), randomUUID()];
+    await registerNode(t.db, 'n1', 4000, 8 * 1024 ** 3, {}, older, 1);
+    await registerNode(t.db, 'n1', 4000, 8 * 1024 ** 3, {}, newer, 2); // the node restarted
+    await openWatch(t.db, 'n1', randomUUID(), 'test', 1, newer);
+    const uid = (await submitJob(t.db, jobRequest(`runs-on-${randomUUID().slice(0, 6)}`))).job.uid;
+    await fenced(t.db, lease, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'n1' }], 60_000));
+    const id = (await t.db.query<{ id: string }>('SELECT id FROM assignments WHERE job_uid = $1', [uid])).rows[0]!.id;
+    expect(await applyReports(t.db, 'n1', [{ kind: 'started', id }])).toEqual(['ok']);
+    // The older process's registration, sent before it died, reaches a replica only now.
+    if (broken) {
+      process.env.FENCER_BREAK_GUARDS = 'registration-generation';
+      try {
+        await registerNode(t.db, 'n1', 4000, 8 * 1024 ** 3, {}, older, 1);
+      } finally {
+        delete process.env.FENCER_BREAK_GUARDS;
+      }
+      expect((await t.db.query('SELECT state FROM assignments WHERE id = $1', [id])).rows[0].state).toBe('Lost');
+      return;
+    }
+    await expect(registerNode(t.db, 'n1', 4000, 8 * 1024 ** 3, {}, older, 1)).rejects.toThrow(StaleIncarnationError);
+    expect((await t.db.query('SELECT state FROM assignments WHERE id = $1', [id])).rows[0].state).toBe('Running');
+    expect((await t.db.query("SELECT incarnation, watch_session IS NOT NULL AS watching FROM nodes WHERE name = 'n1'")).rows[0]).toEqual({ incarnation: newer, watching: true });
   });
 });

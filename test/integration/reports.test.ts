@@ -111,4 +111,12 @@ describe('a node report batch', () => {
     // Only an outcome: a Lost assignment is never started or abandoned again.
     expect(await applyReports(t.db, 'n3', [{ kind: 'started', id: later }, { kind: 'abandoned', id: later }])).toEqual(['not-active', 'not-active']);
   });
+
+  it('takes the outcome of a run given up (Lost) before the leader gave its job back', async () => {
+    const given = await place('given-then-done', 'n1');
+    expect(await applyReports(t.db, 'n1', [{ kind: 'started', id: given }, { kind: 'abandoned', id: given }])).toEqual(['ok', 'ok']);
+    expect(await phase('given-then-done')).toBe('Running'); // job-reconcile has not given it back yet
+    expect(await applyReports(t.db, 'n1', [{ kind: 'finished', id: given, outcome: 'Succeeded', message: null }])).toEqual(['ok']);
+    expect(await phase('given-then-done')).toBe('Succeeded');
+  });
 });

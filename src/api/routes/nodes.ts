@@ -9,6 +9,7 @@ import { ValidationError } from '../../errors/validation-error.js';
 import { heartbeat, listNodes, openWatch, registerNode } from '../../store/nodes.js';
 import { presentNode } from '../present.js';
 import { injectFault } from '../faults.js';
+import { StaleIncarnationError } from '../../errors/stale-incarnation-error.js';
 import { API_VERSION } from '../../domain/resources.js';
 import { parseCpu, parseMemory } from '../../domain/quantity.js';
 import { isDns1123Label } from '../../domain/names.js';
@@ -17,8 +18,13 @@ import type { RegisterResponse } from '../../domain/assignment.js';
 export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.post('/api/v1/nodes/register', async (request) => {
     const body = jsonObject(request.body);
-    const { name, cpuMillis, memoryBytes, labels, incarnation } = validateRegistration(body);
-    await registerNode(ctx.liveness, name, cpuMillis, memoryBytes, labels, incarnation);
+    const { name, cpuMillis, memoryBytes, labels, incarnation, generation } = validateRegistration(body);
+    try {
+      await registerNode(ctx.liveness, name, cpuMillis, memoryBytes, labels, incarnation, generation);
+    } catch (err) {
+      if (err instanceof StaleIncarnationError) throw new HttpError(409, err.message);
+      throw err;
+    }
     const answer: RegisterResponse = { name, heartbeatIntervalMs: ctx.timings.heartbeatMs };
     return answer;
   });
@@ -72,8 +78,13 @@ function validateRegistration(body: Record<string, unknown>) {
   if (incarnation !== null && (typeof incarnation !== 'string' || !UUID.test(incarnation))) {
     problems.push({ path: 'incarnation', message: `${JSON.stringify(incarnation)} is not a UUID` });
   }
+  const generation = body.generation ?? null;
+  if (generation !== null && !(typeof generation === 'number' && Number.isSafeInteger(generation) && generation >= 0)) {
+    problems.push({ path: 'generation', message: `${JSON.stringify(generation)} is not a non-negative integer` });
+  }
   if (problems.length > 0) throw new ValidationError(problems);
   return {
+    generation: generation as number | null,
     name: name as string,
     cpuMillis: cpuMillis!,
     memoryBytes: memoryBytes!,

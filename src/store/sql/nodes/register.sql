@@ -5,14 +5,17 @@
 -- declared dead) keeps the watch stream it has open: resetting it would leave a node that
 -- heartbeats, holds an open stream and is never placed on. A closed one is forgotten, so the
 -- node is simply not connected until it opens another.
--- $1 name, $2 cpu millis, $3 memory bytes, $4 labels, $5 incarnation.
-INSERT INTO nodes (name, cpu_millis, memory_bytes, labels, incarnation)
-VALUES ($1, $2, $3, $4, $5)
+-- A process older than the registered one (generation lower) changes nothing: no row back.
+-- $1 name, $2 cpu millis, $3 memory bytes, $4 labels, $5 incarnation, $6 generation (or NULL).
+INSERT INTO nodes (name, cpu_millis, memory_bytes, labels, incarnation, generation)
+VALUES ($1, $2, $3, $4, $5, $6)
 ON CONFLICT (name) DO UPDATE
 SET cpu_millis = EXCLUDED.cpu_millis, memory_bytes = EXCLUDED.memory_bytes, labels = EXCLUDED.labels,
     incarnation = EXCLUDED.incarnation, state = 'Ready', registered_at = now(),
     dead_at = NULL, dead_reason = NULL, disconnected_at = NULL,
     watch_session = CASE WHEN nodes.incarnation = EXCLUDED.incarnation AND nodes.disconnected_at IS NULL THEN nodes.watch_session END,
     watch_replica = CASE WHEN nodes.incarnation = EXCLUDED.incarnation AND nodes.disconnected_at IS NULL THEN nodes.watch_replica END,
-    watch_attempt = CASE WHEN nodes.incarnation IS DISTINCT FROM EXCLUDED.incarnation THEN 0 ELSE nodes.watch_attempt END
+    watch_attempt = CASE WHEN nodes.incarnation IS DISTINCT FROM EXCLUDED.incarnation THEN 0 ELSE nodes.watch_attempt END,
+    generation = coalesce(EXCLUDED.generation, nodes.generation)
+WHERE EXCLUDED.generation IS NULL OR nodes.generation IS NULL OR nodes.generation <= EXCLUDED.generation
 RETURNING *, now() AS last_heartbeat_at
