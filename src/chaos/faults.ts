@@ -3,6 +3,7 @@
 // (freeze, partition) heal after their duration in the background and say so through `healed`.
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
+import { randomUUID } from 'node:crypto';
 import type { Cluster } from '../simulator/cluster.js';
 import { applicationName } from '../store/db.js';
 import { delay } from '../lifecycle.js';
@@ -188,26 +189,32 @@ export async function failHeartbeats(file: FaultFile, node: string, forMs: numbe
 /**
  * The node's own registration, sent again as a request that timed out at the node and reached
  * a replica late would be: same name, capacity, labels and incarnation, a few times, to every
- * replica, while placements and reports go on.
+ * replica, while placements and reports go on; and one from an older process of the node
+ * (a lower generation), which must change nothing.
  */
 export async function lateRegistration(cluster: Cluster, node: string): Promise<FaultOutcome> {
   const at = Date.now();
   const client = new pg.Client({ connectionString: cluster.databaseUrl });
   await client.connect();
-  let row: (Pick<NodeRow, 'cpu_millis' | 'memory_bytes' | 'labels'> & { incarnation: string | null }) | undefined;
+  let row: (Pick<NodeRow, 'cpu_millis' | 'memory_bytes' | 'labels'> & { incarnation: string | null; generation: string | null }) | undefined;
   try {
-    row = (await client.query('SELECT cpu_millis, memory_bytes, labels, incarnation FROM nodes WHERE name = $1', [node])).rows[0];
+    row = (await client.query('SELECT cpu_millis, memory_bytes, labels, incarnation, generation FROM nodes WHERE name = $1', [node])).rows[0];
   } finally {
     await client.end();
   }
   if (row) {
     const capacity = { cpu: formatCpu(Number(row.cpu_millis)), memory: formatMemory(Number(row.memory_bytes)) };
-    const body = JSON.stringify({ name: node, capacity, labels: row.labels, incarnation: row.incarnation });
+    const generation = row.generation === null ? undefined : Number(row.generation);
+    // The current process's registration again, and one from a process before it (which must be refused).
+    const bodies = [JSON.stringify({ name: node, capacity, labels: row.labels, incarnation: row.incarnation, generation })];
+    if (generation !== undefined && generation > 0) {
+      bodies.push(JSON.stringify({ name: node, capacity, labels: row.labels, incarnation: randomUUID(), generation: generation - 1 }));
+    }
     await Promise.allSettled(
-      cluster.replicaUrls.flatMap((url) => [0, 5, 20].map(async (wait) => {
+      cluster.replicaUrls.flatMap((url) => bodies.flatMap((body) => [0, 5, 20].map(async (wait) => {
         await delay(wait);
         await fetch(`${url}/api/v1/nodes/register`, { method: 'POST', body, headers: { 'content-type': 'application/json' }, signal: AbortSignal.timeout(2000) });
-      })),
+      }))),
     );
   }
   return { kind: 'late-registration', target: node, at, epoch: null, healed: done };
