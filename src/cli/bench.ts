@@ -54,6 +54,7 @@ export function registerBenchCommands(program: Command): void {
     });
 
   registerPlacementBench(bench);
+  registerOverloadBench(bench);
   bench
     .command('packing')
     .description('a seeded backlog of jobs on nodes in Docker containers: CPU and memory use, time to finish, round times')
@@ -98,6 +99,49 @@ export function registerBenchCommands(program: Command): void {
       process.stdout.write(`\n${report}`);
       process.stdout.write(`\nwritten to ${writeResultFile(resultName('packing', date, 'md'), report)}\n`);
       process.exit(result.verdict.ok ? 0 : 1);
+    });
+}
+
+function registerOverloadBench(bench: Command): void {
+  bench
+    .command('overload')
+    .description('2,000 short jobs while clients list every job on every replica: does any job run twice?')
+    .option('--jobs <n>', 'jobs of 0.5-2 s', '2000')
+    .option('--listers <n>', 'clients listing every job in a loop', '16')
+    .option('--list-seconds <n>', 'how long they list', '60')
+    .option('--seed <n>', 'durations', '1')
+    .action(async (opts: { jobs: string; listers: string; listSeconds: string; seed: string }) => {
+      const { runOverloadBench } = await import('../bench/overload.js');
+      const result = await runOverloadBench({
+        jobs: positive(opts.jobs, '--jobs'),
+        listers: positive(opts.listers, '--listers'),
+        listSeconds: positive(opts.listSeconds, '--list-seconds'),
+        seed: positive(opts.seed, '--seed'),
+        log: (line) => process.stdout.write(`${line}\n`),
+      });
+      const date = new Date();
+      const v = result.verdict;
+      const report = [
+        `# Overload run, ${date.toISOString().slice(0, 10)}`,
+        '',
+        `- command: \`fencer bench overload --jobs ${opts.jobs} --listers ${opts.listers} --list-seconds ${opts.listSeconds} --seed ${opts.seed}\``,
+        `- machine: ${machine()}`,
+        `- date: ${date.toISOString()}`,
+        '- cluster: 3 replicas, 5 nodes (process runtime, 4 CPU / 8 GiB each), default timings, embedded PostgreSQL',
+        '',
+        '| | |',
+        '|---|---|',
+        `| checker: placed twice / run twice at once / node over capacity / lost / early | ${v.placedTwice} / ${v.overlappingRuns} / ${v.overcommitted} / ${v.lost} / ${v.early} (${v.runs} runs)${v.ok ? '' : ' **VIOLATION**'} |`,
+        `| assignments ended Unconfirmed / of them started by their node | ${result.unconfirmed} / ${result.unconfirmedButRan} |`,
+        `| jobs that ran more than once (node logs) | ${result.ranMoreThanOnce} |`,
+        `| claims refused or answered too late (never run) | ${result.claimsRefused} |`,
+        `| job lists answered / 503 busy / failed | ${result.lists.ok} / ${result.lists.busy} / ${result.lists.failed} |`,
+        `| until every job finished | ${(result.finishMs / 1000).toFixed(1)} s |`,
+        '',
+      ].join('\n');
+      process.stdout.write(`\n${report}`);
+      process.stdout.write(`\nwritten to ${writeResult('overload', report, date)}\n`);
+      process.exit(v.ok && result.unconfirmedButRan === 0 ? 0 : 1);
     });
 }
 

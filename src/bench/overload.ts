@@ -1,0 +1,105 @@
+// The overload run of issue 10, as a user would try it: 3 replicas and 5 nodes take 2,000 short
+// jobs (0.5-2 s) while 16 clients list every job on every replica in a loop, starving the API
+// pools. Before claims, 4 assignments came back Unconfirmed although their nodes had run them,
+// and those jobs ran again. The verdict is the checker's, over the history and the node logs.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Cluster } from '../simulator/cluster.js';
+import { DEFAULT_TIMINGS } from '../config.js';
+import { createPool } from '../store/db.js';
+import { delay } from '../lifecycle.js';
+import { seededRandom } from '../seeded-random.js';
+import { check, verdictOf, type Verdict } from '../checker/check.js';
+import { readHistory, readRunLogs } from '../checker/read.js';
+
+export interface OverloadOptions {
+  jobs: number;
+  listers: number;
+  listSeconds: number;
+  seed: number;
+  log: (line: string) => void;
+}
+
+export interface OverloadResult {
+  options: Omit<OverloadOptions, 'log'>;
+  verdict: Verdict;
+  /** GET /api/v1/jobs answered, and answered 503 (busy) */
+  lists: { ok: number; busy: number; failed: number };
+  /** assignments that ended Unconfirmed although their node's log shows them started */
+  unconfirmedButRan: number;
+  /** assignments ended Unconfirmed in all */
+  unconfirmed: number;
+  /** jobs with more than one start in the node logs */
+  ranMoreThanOnce: number;
+  /** claims the control plane refused (run log reject claim-refused / claim-late) */
+  claimsRefused: number;
+  finishMs: number;
+}
+
+export async function runOverloadBench(opts: OverloadOptions): Promise<OverloadResult> {
+  const random = seededRandom(opts.seed);
+  const home = mkdtempSync(join(tmpdir(), 'fencer-overload-'));
+  opts.log(`starting 3 replicas and 5 nodes (home ${home})`);
+  const cluster = await Cluster.start({ replicas: 3, nodes: 5, home, timings: DEFAULT_TIMINGS });
+  const db = createPool({ databaseUrl: cluster.databaseUrl, replica: 'bench', max: 2 });
+  const lists = { ok: 0, busy: 0, failed: 0 };
+  try {
+    const started = Date.now();
+    const listing = Array.from({ length: opts.listers }, async (_, i) => {
+      for (let n = 0; Date.now() - started < opts.listSeconds * 1000; n++) {
+        const url = cluster.replicaUrls[(i + n) % cluster.replicaUrls.length]!;
+        const res = await fetch(`${url}/api/v1/jobs`, { signal: AbortSignal.timeout(10_000) }).catch(() => null);
+        if (res === null) lists.failed++;
+        else if (res.status === 503) lists.busy++;
+        else lists.ok++;
+        await res?.arrayBuffer().catch(() => undefined);
+      }
+    });
+    const jobs = Array.from({ length: opts.jobs }, (_, i) => ({
+      apiVersion: 'fencer.dev/v1',
+      kind: 'Job',
+      metadata: { name: `ov-${i}` },
+      spec: { resources: { cpu: '500m', memory: '256Mi' }, duration: `${500 + Math.round(random() * 1500)}ms` },
+    }));
+    opts.log(`submitting ${opts.jobs} jobs while ${opts.listers} clients list every job for ${opts.listSeconds} s`);
+    for (let first = 0; first < jobs.length; first += 100) {
+      const body = JSON.stringify(jobs.slice(first, first + 100));
+      for (let attempt = 0; ; attempt++) {
+        const url = cluster.replicaUrls[(first / 100 + attempt) % cluster.replicaUrls.length]!;
+        const res = await fetch(`${url}/api/v1/jobs`, { method: 'POST', body, headers: { 'content-type': 'application/json' }, signal: AbortSignal.timeout(10_000) }).catch(() => null);
+        if (res && res.status < 300) break;
+        await delay(200);
+      }
+    }
+    await Promise.all(listing);
+    for (;;) {
+      const left = (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE phase NOT IN ('Succeeded', 'Failed', 'Cancelled')")).rows[0]!.n;
+      if (left === 0) break;
+      await delay(500);
+    }
+    const finishMs = Date.now() - started;
+    const history = await readHistory(db);
+    const runs = readRunLogs([join(home, 'nodes')]);
+    const verdict = verdictOf(check({ history, runs }));
+    const startedIds = new Set(runs.filter((l) => l.event === 'start').map((l) => l.assignment));
+    const unconfirmedIds = history.filter((r) => r.entity === 'assignment' && r.toState === 'Unconfirmed').map((r) => r.assignment);
+    const startsPerJob = new Map<string, number>();
+    for (const l of runs) if (l.event === 'start') startsPerJob.set(l.jobUid, (startsPerJob.get(l.jobUid) ?? 0) + 1);
+    return {
+      options: { jobs: opts.jobs, listers: opts.listers, listSeconds: opts.listSeconds, seed: opts.seed },
+      verdict,
+      lists,
+      unconfirmed: unconfirmedIds.length,
+      unconfirmedButRan: unconfirmedIds.filter((id) => id !== null && startedIds.has(id)).length,
+      ranMoreThanOnce: [...startsPerJob.values()].filter((n) => n > 1).length,
+      claimsRefused: runs.filter((l) => l.event === 'reject' && (l.reason === 'claim-refused' || l.reason === 'claim-late')).length,
+      finishMs,
+    };
+  } finally {
+    await db.end();
+    await cluster.stop();
+    if (process.env.FENCER_KEEP_BENCH_HOME) opts.log(`kept ${home}`);
+    else rmSync(home, { recursive: true, force: true });
+  }
+}
