@@ -35,7 +35,7 @@ export type ReportOutcome = 'ok' | 'not-active';
 export type NodeReport =
   | { kind: 'started'; id: string }
   | { kind: 'finished'; id: string; outcome: 'Succeeded' | 'Failed'; message: string | null }
-  | { kind: 'abandoned'; id: string };
+  | { kind: 'abandoned'; id: string; neverRan?: boolean };
 
 export async function reportStarted(db: Db, assignmentId: string, node: string): Promise<ReportOutcome> {
   return only(await applyReports(db, node, [{ kind: 'started', id: assignmentId }]));
@@ -102,7 +102,10 @@ async function endAll(tx: Tx, node: string, reports: readonly NodeReport[]): Pro
   const ends = new Map<string, Exclude<NodeReport, { kind: 'started' }>>();
   for (const r of reports) if (r.kind !== 'started' && !ends.has(r.id)) ends.set(r.id, r);
   if (ends.size === 0) return [];
-  const endState = (r: Exclude<NodeReport, { kind: 'started' }>): EndState => (r.kind === 'finished' ? r.outcome : 'Lost');
+  // A claim the node gave back without running it (answered too late) was never confirmed in
+  // effect: it ends Unconfirmed, and its job goes back without using an attempt.
+  const endState = (r: Exclude<NodeReport, { kind: 'started' }>): EndState =>
+    r.kind === 'finished' ? r.outcome : r.neverRan ? 'Unconfirmed' : 'Lost';
   const rows = (await tx.query<EndedAssignment>(sql('assignments/end_reported'), [[...ends.keys()], [...ends.values()].map(endState), node])).rows;
   await notifyEnded(tx, rows);
   // A finished job takes its assignment's outcome; an abandoned one is given back by the leader.

@@ -147,15 +147,28 @@ export async function expireOverdue(tx: Tx, assignments: Array<{ id: string; job
   return ended.length;
 }
 
-export async function orphanedJobs(db: Db, limit: number): Promise<Array<{ id: string; job_uid: string }>> {
-  return (await db.query<{ id: string; job_uid: string }>(sql('jobs/orphaned'), [limit])).rows;
+export interface Orphan {
+  id: string;
+  job_uid: string;
+  /** how the assignment ended: Unconfirmed when its node gave the claim back without running it */
+  state: string;
 }
 
-/** Retries (using an attempt) jobs whose node gave their assignment up. */
-export async function retryOrphaned(tx: Tx, orphans: Array<{ id: string; job_uid: string }>): Promise<number> {
+export async function orphanedJobs(db: Db, limit: number): Promise<Orphan[]> {
+  return (await db.query<Orphan>(sql('jobs/orphaned'), [limit])).rows;
+}
+
+/**
+ * Gives back jobs whose node gave their assignment up: retried using an attempt when it had run
+ * (the node fenced itself or shut down), without one when it never ran (a claim answered too late).
+ */
+export async function retryOrphaned(tx: Tx, orphans: Orphan[]): Promise<number> {
   if (orphans.length === 0) return 0;
   await tx.query(sql('jobs/lock'), [orphans.map((o) => o.job_uid)]);
-  await requeue(tx, orphans, 'NodeLost', 'the node stopped the job before it finished (it fenced itself or shut down)', true);
+  const unrun = orphans.filter((o) => o.state === 'Unconfirmed');
+  const stopped = orphans.filter((o) => o.state !== 'Unconfirmed');
+  await requeue(tx, stopped, 'NodeLost', 'the node stopped the job before it finished (it fenced itself or shut down)', true);
+  await requeue(tx, unrun, 'NotConfirmed', 'the node gave the placement back unrun: its claim was answered too late', false);
   return orphans.length;
 }
 

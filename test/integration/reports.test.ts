@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { fenced } from '../../src/lease/fenced.js';
-import { commitPlacements, declareNodeDead } from '../../src/store/decisions.js';
+import { commitPlacements, declareNodeDead, orphanedJobs, retryOrphaned } from '../../src/store/decisions.js';
 import { submitJob } from '../../src/store/jobs.js';
 import { registerNode } from '../../src/store/nodes.js';
 import { applyReports } from '../../src/store/assignments.js';
@@ -118,5 +118,23 @@ describe('a node report batch', () => {
     expect(await phase('given-then-done')).toBe('Running'); // job-reconcile has not given it back yet
     expect(await applyReports(t.db, 'n1', [{ kind: 'finished', id: given, outcome: 'Succeeded', message: null }])).toEqual(['ok']);
     expect(await phase('given-then-done')).toBe('Succeeded');
+  });
+
+  it('gives a claim the node gave back unrun (answered too late) back without using an attempt', async () => {
+    const late = await place('claimed-late', 'n1');
+    const ran = await place('ran-then-fenced', 'n1');
+    expect(await applyReports(t.db, 'n1', [
+      { kind: 'started', id: late },
+      { kind: 'started', id: ran },
+      { kind: 'abandoned', id: late, neverRan: true },
+      { kind: 'abandoned', id: ran },
+    ])).toEqual(['ok', 'ok', 'ok', 'ok']);
+    expect(await state(late)).toBe('Unconfirmed');
+    expect(await state(ran)).toBe('Lost');
+    const orphans = (await orphanedJobs(t.db, 100)).filter((o) => o.id === late || o.id === ran);
+    await fenced(t.db, leader, (tx) => retryOrphaned(tx, orphans));
+    const job = async (name: string) => (await t.db.query('SELECT phase, attempt, reason FROM jobs WHERE name = $1', [name])).rows[0];
+    expect(await job('claimed-late')).toEqual({ phase: 'Pending', attempt: 1, reason: 'NotConfirmed' });
+    expect(await job('ran-then-fenced')).toEqual({ phase: 'Pending', attempt: 2, reason: 'NodeLost' });
   });
 });

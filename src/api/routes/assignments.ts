@@ -79,7 +79,8 @@ function parseReports(body: Record<string, unknown>): NodeReport[] {
   list.forEach((item: unknown, i) => {
     const r = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
     if (typeof r.id !== 'string') problems.push({ path: `reports[${i}].id`, message: 'must be a string' });
-    else if (r.kind === 'started' || r.kind === 'abandoned') reports.push({ kind: r.kind, id: r.id });
+    else if (r.kind === 'started') reports.push({ kind: r.kind, id: r.id });
+    else if (r.kind === 'abandoned') reports.push({ kind: r.kind, id: r.id, neverRan: r.reason === 'claim-late' });
     else if (r.kind === 'finished') {
       const outcome = r.outcome === 'Failed' ? 'Failed' : 'Succeeded';
       reports.push({ kind: 'finished', id: r.id, outcome, message: typeof r.message === 'string' ? r.message : null });

@@ -1,6 +1,6 @@
 -- assignments/end_reported: a node ends its own active assignments, each with its own end state.
 -- An id missing from the result was not active on that node. $1 uuid[] ids (no repeats),
--- $2 text[] end states (Succeeded, Failed, Lost), $3 node.
+-- $2 text[] end states (Succeeded, Failed, Lost, or Unconfirmed for a claim given back unrun), $3 node.
 -- Also an outcome (Succeeded, Failed) of an assignment already ended Lost (its node was declared
 -- dead, restarted, gave it up, or it was overdue, before the report got through), as long as its
 -- job is still on that assignment (not placed again; given back or not yet): the run did end,
