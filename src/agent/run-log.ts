@@ -3,8 +3,9 @@
 // the chaos checker reads to prove "never placed twice" and "runs never overlap".
 //
 // Lines are written with writeSync before the caller goes on: a start line is in the kernel
-// before the control plane hears "started", so a SIGKILL right after cannot lose it. (The page
-// cache survives the death of the process; only a machine crash would need fsync.)
+// before the job holds anything (the run begins with it, after the claim), and a stop line
+// before the control plane hears "finished", so a SIGKILL right after cannot lose either. (The
+// page cache survives the death of the process; only a machine crash would need fsync.)
 
 import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
