@@ -11,7 +11,7 @@
 //   "pool":       { "replicas": ["replica-2"], "holdMs": 3000, "id": "f7" } }  // every API connection held
 // Write it whole (a temporary file renamed over it): a half-written file reads as no faults.
 
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 
 export interface PathFault {
   nodes: string[];
@@ -36,6 +36,12 @@ export interface Faults {
 }
 
 const REREAD_MS = 50;
+
+/** Puts these faults in force for every replica reading `path`: written whole, then renamed over. */
+export function writeFaults(path: string, faults: Faults): void {
+  writeFileSync(`${path}.tmp`, JSON.stringify(faults));
+  renameSync(`${path}.tmp`, path);
+}
 
 let cache: { path: string; readAt: number; mtimeMs: number; faults: Faults } | undefined;
 

@@ -313,7 +313,7 @@ export class Agent {
       this.log.warn({ assignment: assignment.id, epoch: assignment.epoch, newestEpoch: this.memory.newestEpoch }, 'rejected an assignment from an older epoch');
     }
     for (const assignment of plan.start) this.claim(assignment);
-    this.settleForgotten(assignments, local);
+    this.settleForgotten(assignments);
   }
 
   /**
@@ -321,11 +321,11 @@ export class Agent {
    * end report was. Say again how it ended (or that it was given up), so it never stays
    * active for nothing; the snapshots repeat until the control plane agrees.
    */
-  private settleForgotten(assignments: readonly AssignmentMessage[], local: ReadonlySet<string>): void {
+  private settleForgotten(assignments: readonly AssignmentMessage[]): void {
     const listed = new Set<string>();
     for (const a of assignments) {
       listed.add(a.id);
-      if (a.state !== 'Running' || local.has(a.id) || this.jobs.has(a.id) || this.claims.has(a.id) || this.endsInFlight.has(a.id)) continue;
+      if (a.state !== 'Running' || this.jobs.has(a.id) || this.claims.has(a.id) || this.endsInFlight.has(a.id)) continue;
       const report: EndReport = this.outcomes.get(a.id) ?? { kind: 'abandoned', id: a.id, reason: 'not-running' };
       this.log.info({ assignment: a.id, what: report.kind }, 'the control plane still counts an assignment this node does not run; reporting how it ended');
       this.track(this.reportEnd(report));

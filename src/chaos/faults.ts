@@ -1,13 +1,13 @@
 // The faults a chaos campaign (and the chaos scripts) inject, each acting through the Cluster,
 // so they work on every runtime. Each returns when the fault is in place; the ones that heal
 // (freeze, partition) heal after their duration in the background and say so through `healed`.
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import type { Cluster } from '../simulator/cluster.js';
 import { applicationName } from '../store/db.js';
 import { delay } from '../lifecycle.js';
-import type { Faults, PathFault } from '../faults.js';
+import { writeFaults, type Faults, type PathFault } from '../faults.js';
 import type { NodeRow } from '../store/rows.js';
 import { formatCpu, formatMemory } from '../domain/quantity.js';
 
@@ -153,8 +153,7 @@ export class FaultFile {
       }
       if (faults.pool) merged.pool = faults.pool;
     }
-    writeFileSync(`${this.path}.tmp`, JSON.stringify(merged));
-    renameSync(`${this.path}.tmp`, this.path);
+    writeFaults(this.path, merged);
   }
 }
 
