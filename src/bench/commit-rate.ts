@@ -14,7 +14,7 @@ import { jobsPlacedTwice } from '../store/history.js';
 import { Lease } from '../lease/lease.js';
 import { Placement } from '../controllers/placement/placement.js';
 import { DEFAULT_TIMINGS } from '../config.js';
-import type { JobRequest } from '../domain/resources.js';
+import { withJobDefaults, type JobRequest } from '../domain/resources.js';
 import { NODE_CPU_MILLIS, NODE_MEMORY_BYTES, generateWorkload } from './workload.js';
 
 /** The simulated nodes never heartbeat: placement takes them as heard from (a day counts as recent). */
@@ -60,7 +60,7 @@ export async function runCommitRateBench(opts: CommitRateOptions): Promise<Commi
     });
     opts.log(`submitting ${opts.jobs} jobs`);
     const workload = generateWorkload({ jobs: opts.jobs, seed: opts.seed, timeScale: 1 });
-    const requests: JobRequest[] = workload.map((j) => ({
+    const requests: JobRequest[] = workload.map((j) => withJobDefaults({
       namespace: 'default',
       name: j.name,
       labels: {},

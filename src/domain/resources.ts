@@ -29,7 +29,26 @@ export interface JobSpec {
   resources: { cpu: string | number; memory: string | number };
   duration: string;
   nodeSelector?: Record<string, string>;
+  /** An image the node must hold (it advertises its images when it registers). */
+  image?: string;
   maxAttempts?: number;
+  /** Whether a failure of the job itself is retried (OnFailure, the default) or final (Never). */
+  retryPolicy?: RetryPolicy;
+  /** Full-jitter exponential backoff between attempts: delay = random(0, min(cap, base·2^attempt)). */
+  backoff?: { base?: string; cap?: string };
+  /** Due at this time (RFC 3339), or this long after it was accepted; never placed before. */
+  startAt?: string;
+  startAfter?: string;
+  /** Test and demo outcomes: the first failAttempts runs fail with exitCode, after failAfter if given. */
+  simulate?: SimulateSpec;
+}
+
+export type RetryPolicy = 'OnFailure' | 'Never';
+
+export interface SimulateSpec {
+  failAttempts?: number;
+  exitCode?: number;
+  failAfter?: string;
 }
 
 export interface Condition {
@@ -82,7 +101,9 @@ export interface List<T> {
 /** A job after validation, in the units the scheduler computes with. */
 export interface JobRequest {
   namespace: string;
+  /** Empty when the server is to make one from generateName (and the request's Idempotency-Key). */
   name: string;
+  generateName: string | null;
   labels: Record<string, string>;
   spec: JobSpec;
   cpuMillis: number;
@@ -90,6 +111,62 @@ export interface JobRequest {
   durationMs: number;
   nodeSelector: Record<string, string>;
   maxAttempts: number;
+  image: string | null;
+  /** The pool the job must run in (its workflow's spec.pool), matched against the node label `pool`. */
+  pool: string | null;
+  retryPolicy: RetryPolicy;
+  backoffBaseMs: number;
+  backoffCapMs: number;
+  /** When it is due: at a time, or a delay after the database accepts it (neither: at once). */
+  startAt: string | null;
+  startAfterMs: number | null;
+  /** Names of jobs of the same namespace (its workflow's) that must succeed before it runs. */
+  needs: string[];
+  /** Its own duration plus the longest chain of jobs waiting on it: the critical-path key of placement. */
+  pathMs: number;
+  /** The workflow that owns it, by name, or null for a lone job. */
+  workflow: string | null;
+}
+
+export type WorkflowPhase = 'Running' | 'Succeeded' | 'Failed' | 'Cancelled';
+
+export interface WorkflowJobSpec {
+  name: string;
+  needs?: string[];
+  template: JobSpec;
+}
+
+export interface WorkflowSpec {
+  /** Every job of the workflow runs on nodes whose label `pool` is this; a template cannot override it. */
+  pool?: string;
+  jobs: WorkflowJobSpec[];
+}
+
+export interface WorkflowStatus {
+  phase: WorkflowPhase;
+  /** Each job's phase, by its name within the workflow. */
+  jobs: Array<{ name: string; job: string; phase: JobPhase; stage: number; reason?: string }>;
+  startTime: string;
+  completionTime?: string;
+  conditions: Condition[];
+}
+
+export interface Workflow {
+  apiVersion: typeof API_VERSION;
+  kind: 'Workflow';
+  metadata: ObjectMeta;
+  spec: WorkflowSpec;
+  status?: WorkflowStatus;
+}
+
+/** A workflow after validation: its own row and the jobs it creates (named `<workflow>-<job>`). */
+export interface WorkflowRequest {
+  namespace: string;
+  name: string;
+  generateName: string | null;
+  labels: Record<string, string>;
+  spec: WorkflowSpec;
+  jobs: JobRequest[];
 }
 
 /** GET /api/v1/status */
@@ -107,5 +184,28 @@ export interface ErrorBody {
   error: {
     message: string;
     details?: Array<{ path: string; message: string; line?: number }>;
+  };
+}
+
+export const DEFAULT_BACKOFF_BASE_MS = 1000;
+export const DEFAULT_BACKOFF_CAP_MS = 5 * 60_000;
+
+type CoreJobFields = 'namespace' | 'name' | 'labels' | 'spec' | 'cpuMillis' | 'memoryBytes' | 'durationMs' | 'nodeSelector' | 'maxAttempts';
+
+/** A lone job's request with every lifecycle field at its default (benchmarks and tests build these). */
+export function withJobDefaults(core: Pick<JobRequest, CoreJobFields> & Partial<JobRequest>): JobRequest {
+  return {
+    generateName: null,
+    image: null,
+    pool: null,
+    retryPolicy: 'OnFailure',
+    backoffBaseMs: DEFAULT_BACKOFF_BASE_MS,
+    backoffCapMs: DEFAULT_BACKOFF_CAP_MS,
+    startAt: null,
+    startAfterMs: null,
+    needs: [],
+    pathMs: core.durationMs,
+    workflow: null,
+    ...core,
   };
 }

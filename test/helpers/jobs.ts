@@ -1,10 +1,10 @@
 // Jobs for tests: a validated request for the store, and submitting and reading jobs over HTTP
 // against whichever replica answers.
-import type { JobRequest } from '../../src/domain/resources.js';
+import { withJobDefaults, type JobRequest } from '../../src/domain/resources.js';
 
 /** A validated 1 s job of 256 MiB, as the store takes it. */
 export function jobRequest(name: string, cpuMillis = 500): JobRequest {
-  return {
+  return withJobDefaults({
     namespace: 'default',
     name,
     labels: {},
@@ -14,7 +14,7 @@ export function jobRequest(name: string, cpuMillis = 500): JobRequest {
     durationMs: 1000,
     nodeSelector: {},
     maxAttempts: 3,
-  };
+  });
 }
 
 export function jobYaml(name: string, opts: { cpu?: string; memory?: string; duration?: string; nodeSelector?: Record<string, string>; maxAttempts?: number } = {}): string {

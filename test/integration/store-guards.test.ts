@@ -9,7 +9,7 @@ import { fenced } from '../../src/lease/fenced.js';
 import { commitPlacements } from '../../src/store/decisions.js';
 import { submitJob } from '../../src/store/jobs.js';
 import { registerNode } from '../../src/store/nodes.js';
-import type { JobRequest } from '../../src/domain/resources.js';
+import { withJobDefaults, type JobRequest } from '../../src/domain/resources.js';
 
 const open: TestDatabase[] = [];
 afterEach(async () => {
@@ -29,7 +29,7 @@ async function setup(label: string, breakWith?: string): Promise<TestDatabase> {
 }
 
 function job(name: string, cpuMillis: number): JobRequest {
-  return {
+  return withJobDefaults({
     namespace: 'default',
     name,
     labels: {},
@@ -39,7 +39,7 @@ function job(name: string, cpuMillis: number): JobRequest {
     durationMs: 1000,
     nodeSelector: {},
     maxAttempts: 3,
-  };
+  });
 }
 
 async function submit(t: TestDatabase, name: string, cpuMillis: number): Promise<string> {

@@ -1,6 +1,6 @@
 // A Job manifest into the JobRequest the scheduler works with, or one ValidationError that
 // lists every problem at once, each with its path and line (nothing is half-accepted).
-import { API_VERSION, type JobRequest, type JobSpec } from '../../domain/resources.js';
+import { API_VERSION, withJobDefaults, type JobRequest, type JobSpec } from '../../domain/resources.js';
 import { parseCpu, parseMemory } from '../../domain/quantity.js';
 import { parseDuration } from '../../domain/duration.js';
 import { dns1123LabelErrors, labelKeyErrors, labelValueErrors } from '../../domain/names.js';
@@ -102,7 +102,7 @@ function toJobRequest(object: Fields): JobRequest {
   const metadata = (object.metadata ?? {}) as { name: string; namespace?: string; labels?: Record<string, string> };
   const written = object.spec as JobSpec;
   const spec: JobSpec = { ...structuredClone(written), maxAttempts: written.maxAttempts ?? DEFAULT_MAX_ATTEMPTS };
-  return {
+  return withJobDefaults({
     namespace: metadata.namespace ?? DEFAULT_NAMESPACE,
     name: metadata.name,
     labels: { ...metadata.labels },
@@ -112,7 +112,7 @@ function toJobRequest(object: Fields): JobRequest {
     durationMs: parseDuration(spec.duration) as number,
     nodeSelector: { ...spec.nodeSelector },
     maxAttempts: spec.maxAttempts as number,
-  };
+  });
 }
 
 function fail(manifest: Manifest, problems: SchemaProblem[]): never {
