@@ -15,7 +15,23 @@ export function matchesSelector(labels: Record<string, string>, selector: Record
   return true;
 }
 
+/** What a job asks of its node beyond room: node labels, its workflow's pool, an image. */
+export interface Matching {
+  /** Test-only: broken variants of the matching (src/guards.ts), read once per round. */
+  ignoreLabels?: boolean;
+  ignorePool?: boolean;
+  ignoreImage?: boolean;
+}
+
+export function nodeMatches(node: NodeCapacity, job: PendingJob, matching: Matching = {}): boolean {
+  if (!matching.ignoreLabels && !matchesSelector(node.labels, job.nodeSelector)) return false;
+  if (!matching.ignorePool && job.pool && node.labels.pool !== job.pool) return false;
+  if (!matching.ignoreImage && job.image && !(node.images ?? []).includes(job.image)) return false;
+  return true;
+}
+
 function hasSelector(job: PendingJob): boolean {
+  if (job.pool || job.image) return true;
   for (const key in job.nodeSelector) if (Object.hasOwn(job.nodeSelector, key)) return true;
   return false;
 }
@@ -39,7 +55,7 @@ class NoRoomFrontier {
   }
 }
 
-export function bestFit(jobs: readonly PendingJob[], nodes: readonly NodeCapacity[], policy: Policy = DEFAULT_POLICY): PlacementRound {
+export function bestFit(jobs: readonly PendingJob[], nodes: readonly NodeCapacity[], policy: Policy = DEFAULT_POLICY, matching: Matching = {}): PlacementRound {
   const index = new FreeCapacityIndex(nodes);
   const noRoom = new NoRoomFrontier();
   const placements: Placement[] = [];
@@ -53,10 +69,10 @@ export function bestFit(jobs: readonly PendingJob[], nodes: readonly NodeCapacit
   for (const job of jobs) {
     const selective = hasSelector(job);
     const couldEverFit = selective
-      ? nodes.some((n) => matchesSelector(n.labels, job.nodeSelector) && n.cpuMillis >= job.cpuMillis && n.memoryBytes >= job.memoryBytes)
+      ? nodes.some((n) => nodeMatches(n, job, matching) && n.cpuMillis >= job.cpuMillis && n.memoryBytes >= job.memoryBytes)
       : index.couldEverHold(job);
     if (!couldEverFit) {
-      unschedulable.push({ jobUid: job.uid, message: unschedulableMessage(job, nodes) });
+      unschedulable.push({ jobUid: job.uid, message: unschedulableMessage(job, nodes, matching) });
       continue;
     }
     candidates.push(job);
@@ -80,7 +96,7 @@ export function bestFit(jobs: readonly PendingJob[], nodes: readonly NodeCapacit
       }
       place(job, state);
     } else {
-      const state = index.bestWhere(job, policy.fit, (n) => matchesSelector(n.labels, job.nodeSelector));
+      const state = index.bestWhere(job, policy.fit, (n) => nodeMatches(n, job, matching));
       if (state) place(job, state);
     }
   }
@@ -111,11 +127,13 @@ function clusterUse(nodes: readonly NodeCapacity[]): ClusterUse & { cpuCapacity:
   return { cpu: cpu / cpuCapacity, memory: memory / memoryCapacity, cpuCapacity, memoryCapacity };
 }
 
-function unschedulableMessage(job: PendingJob, nodes: readonly NodeCapacity[]): string {
-  const matching = nodes.filter((n) => matchesSelector(n.labels, job.nodeSelector));
+function unschedulableMessage(job: PendingJob, nodes: readonly NodeCapacity[], rules: Matching): string {
+  const matching = nodes.filter((n) => nodeMatches(n, job, rules));
   if (matching.length === 0) {
-    const selector = Object.entries(job.nodeSelector).map(([k, v]) => `${k}=${v}`).join(',');
-    return `0/${nodes.length} nodes are available: none matches nodeSelector ${selector || '{}'}`;
+    const asked = Object.entries(job.nodeSelector).map(([k, v]) => `${k}=${v}`);
+    if (job.pool) asked.push(`pool=${job.pool}`);
+    const wants = `nodeSelector ${asked.join(',') || '{}'}${job.image ? ` with image ${job.image}` : ''}`;
+    return `0/${nodes.length} nodes are available: none matches ${wants}`;
   }
   const tooSmallCpu = matching.filter((n) => n.cpuMillis < job.cpuMillis).length;
   const tooSmallMemory = matching.filter((n) => n.memoryBytes < job.memoryBytes).length;

@@ -111,7 +111,7 @@ export function orderJobs(jobs: readonly PendingJob[], ordering: Exclude<Orderin
   for (let i = 0; i < jobs.length; i++) {
     const j = jobs[i]!;
     const share = Math.max(j.cpuMillis / totalCpu, j.memoryBytes / totalMemory);
-    const key = ordering === 'largest-first' ? share : share * j.durationMs;
+    const key = ordering === 'largest-first' ? share : share * (j.pathMs ?? j.durationMs);
     keys[i] = key;
     if (key > largest) largest = key;
   }

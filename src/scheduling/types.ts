@@ -6,7 +6,16 @@ export interface PendingJob {
   memoryBytes: number;
   /** How long the job says it runs: orderings that look at work use it. */
   durationMs: number;
+  /**
+   * Its duration plus the longest chain of jobs of its workflow waiting on it (just its duration
+   * for a lone job): most-work-first weighs this, so a workflow's critical path starts first.
+   */
+  pathMs?: number;
   nodeSelector: Record<string, string>;
+  /** The image the node must hold, if any. */
+  image?: string | null;
+  /** The node label `pool` it must run in, if any (its workflow's pool). */
+  pool?: string | null;
 }
 
 export interface NodeCapacity {
@@ -16,6 +25,8 @@ export interface NodeCapacity {
   allocatedCpuMillis: number;
   allocatedMemoryBytes: number;
   labels: Record<string, string>;
+  /** Images the node holds. */
+  images?: readonly string[];
 }
 
 export interface Placement {
