@@ -55,6 +55,7 @@ export function registerBenchCommands(program: Command): void {
 
   registerPlacementBench(bench);
   registerOverloadBench(bench);
+  registerWorkflowBench(bench);
   bench
     .command('packing')
     .description('a seeded backlog of jobs on nodes in Docker containers: CPU and memory use, time to finish, round times')
@@ -142,6 +143,27 @@ function registerOverloadBench(bench: Command): void {
       process.stdout.write(`\n${report}`);
       process.stdout.write(`\nwritten to ${writeResult('overload', report, date)}\n`);
       process.exit(v.ok && result.unconfirmedButRan === 0 ? 0 : 1);
+    });
+}
+
+function registerWorkflowBench(bench: Command): void {
+  bench
+    .command('workflows')
+    .description('random DAG workflows in simulation: makespan of critical-path-first placement against arrival order')
+    .option('--seed <n>', 'first workflow seed', '1')
+    .option('--seeds <n>', 'seeds to run, from --seed on', '5')
+    .option('--workflows <n>', 'workflows per seed', '30')
+    .option('--nodes <n>', 'nodes (4 CPU / 16 GiB each)', '4')
+    .action(async (opts: { seed: string; seeds: string; workflows: string; nodes: string }) => {
+      const { compareStrategies } = await import('../bench/workflow-makespan.js');
+      const { workflowReport } = await import('../bench/workflow-report.js');
+      const options = { seed: positive(opts.seed, '--seed'), seeds: positive(opts.seeds, '--seeds'), workflows: positive(opts.workflows, '--workflows'), nodes: positive(opts.nodes, '--nodes') };
+      const cases = compareStrategies(options);
+      const date = new Date();
+      const command = `fencer bench workflows --seed ${opts.seed} --seeds ${opts.seeds} --workflows ${opts.workflows} --nodes ${opts.nodes}`;
+      const report = workflowReport(cases, options, command, date);
+      process.stdout.write(`\n${report}`);
+      process.stdout.write(`\nwritten to ${writeResult('workflows', report, date)}\n`);
     });
 }
 
