@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, expect } from 'vitest';
 import { parse } from 'yaml';
-import { validateJob } from '../../src/api/validation/job.js';
+import { SPEC_DEFAULTS, validateJob } from '../../src/api/validation/job.js';
 import { parseManifests } from '../../src/api/validation/manifest.js';
-import { readCrdSchema, toApiSchema } from '../../src/api/validation/schema.js';
+import { parseDateTime, readCrdSchema, toApiSchema } from '../../src/api/validation/schema.js';
 import { ValidationError, type ValidationDetail } from '../../src/errors/validation-error.js';
 import { isDns1123Label } from '../../src/domain/names.js';
 import { projectRoot } from '../../src/paths.js';
@@ -57,20 +57,79 @@ describe('validateJob accepts', () => {
       {
         namespace: 'films',
         name: 'render-frames',
+        generateName: null,
         labels: { 'app.kubernetes.io/name': 'render' },
         spec: {
           resources: { cpu: '500m', memory: '256Mi' },
           duration: '1m30s',
           nodeSelector: { pool: 'gpu' },
           maxAttempts: 3,
+          retryPolicy: 'OnFailure',
         },
         cpuMillis: 500,
         memoryBytes: 268_435_456,
         durationMs: 90_000,
         nodeSelector: { pool: 'gpu' },
         maxAttempts: 3,
+        image: null,
+        pool: null,
+        retryPolicy: 'OnFailure',
+        backoffBaseMs: 1000,
+        backoffCapMs: 300_000,
+        startAt: null,
+        startAfterMs: null,
+        needs: [],
+        pathMs: 90_000,
+        workflow: null,
       },
     ]);
+  });
+
+  it('the lifecycle fields, with the CRD defaults filled in the spec as the apiserver would', () => {
+    const [job] = validateText(
+      withSpec(
+        '  resources: {cpu: 1, memory: 1Gi}\n  duration: 2m\n  image: ghcr.io/acme/builder:1.4\n  retryPolicy: Never\n' +
+          '  backoff: {base: 500ms}\n  startAt: 2026-01-02T16:04:05.5+01:00\n  simulate: {failAttempts: 2, failAfter: 1m59s}\n',
+      ),
+    );
+    expect(job).toMatchObject({
+      image: 'ghcr.io/acme/builder:1.4',
+      retryPolicy: 'Never',
+      backoffBaseMs: 500,
+      backoffCapMs: 300_000,
+      startAt: '2026-01-02T15:04:05.500Z',
+      startAfterMs: null,
+      pathMs: 120_000,
+    });
+    expect(job?.spec).toEqual({
+      resources: { cpu: 1, memory: '1Gi' },
+      duration: '2m',
+      image: 'ghcr.io/acme/builder:1.4',
+      maxAttempts: 3,
+      retryPolicy: 'Never',
+      backoff: { base: '500ms', cap: '5m' },
+      startAt: '2026-01-02T16:04:05.5+01:00',
+      simulate: { failAttempts: 2, exitCode: 1, failAfter: '1m59s' },
+    });
+  });
+
+  it('startAfter, zero included; a backoff cap alone', () => {
+    const job = (extra: string) => validateText(withSpec(`  resources: {cpu: 1, memory: 1Gi}\n  duration: 2m\n${extra}`))[0];
+    expect(job('  startAfter: 1h30m\n')).toMatchObject({ startAt: null, startAfterMs: 5_400_000 });
+    expect(job('  startAfter: 0s\n')).toMatchObject({ startAfterMs: 0 });
+    expect(job('  backoff: {cap: 10s}\n')).toMatchObject({ backoffBaseMs: 1000, backoffCapMs: 10_000, spec: { backoff: { base: '1s', cap: '10s' } } });
+    expect(job('  simulate: {exitCode: 255, failAfter: 0s}\n')?.spec.simulate).toEqual({ exitCode: 255, failAfter: '0s' });
+  });
+
+  it('a generateName instead of a name: the name is left to the server', () => {
+    const text = GOOD.replace('name: render-frames', 'generateName: render-');
+    expect(validateText(text)[0]).toMatchObject({ name: '', generateName: 'render-' });
+    expect(validateText(text.replace('generateName: render-', `generateName: ${'a'.repeat(58)}`))[0]?.generateName).toBe('a'.repeat(58));
+  });
+
+  it('a name beside a generateName: the name wins, as in Kubernetes', () => {
+    const [job] = validateText(GOOD.replace('name: render-frames', 'name: render-frames\n  generateName: render-'));
+    expect(job).toMatchObject({ name: 'render-frames', generateName: null });
   });
 
   it('defaults: namespace "default", no labels, no selector; numbers as quantities', () => {
@@ -83,7 +142,7 @@ describe('validateJob accepts', () => {
       memoryBytes: 1_073_741_824,
       durationMs: 300_000,
       maxAttempts: 1,
-      spec: { resources: { cpu: 2, memory: 1_073_741_824 }, duration: '5m', maxAttempts: 1 },
+      spec: { resources: { cpu: 2, memory: 1_073_741_824 }, duration: '5m', maxAttempts: 1, retryPolicy: 'OnFailure' },
     });
   });
 
@@ -175,8 +234,85 @@ describe('validateJob refuses', () => {
       text: 'apiVersion: fencer.dev/v1\nkind: Job\nmetadata: {}\n',
       details: [
         { path: 'spec', message: 'Required value', line: 1 },
-        { path: 'metadata.name', message: 'Required value', line: 3 },
+        { path: 'metadata.name', message: 'Required value: name or generateName is required', line: 3 },
       ],
+    },
+    {
+      name: 'an empty generateName is no name',
+      text: 'apiVersion: fencer.dev/v1\nkind: Job\nmetadata:\n  generateName: ""\nspec: {resources: {cpu: 1, memory: 1Gi}, duration: 1s}\n',
+      details: [{ path: 'metadata.name', message: 'Required value: name or generateName is required', line: 3 }],
+    },
+    {
+      name: 'a generateName too long for the five characters after it',
+      text: withSpec('  resources: {cpu: 1, memory: 1Gi}\n  duration: 1s\n').replace('  name: job-1', `  generateName: ${'a'.repeat(59)}`),
+      details: [{ path: 'metadata.generateName', message: 'must be no more than 58 characters (the server appends 5)', line: 4 }],
+    },
+    {
+      name: 'a generateName that is not a label prefix',
+      text: withSpec('  resources: {cpu: 1, memory: 1Gi}\n  duration: 1s\n').replace('  name: job-1', '  generateName: -Build_'),
+      details: [
+        {
+          path: 'metadata.generateName',
+          message:
+            '"-Build_" is not a valid generateName: it must consist of lower case alphanumeric characters or \'-\', ' +
+            "and must start with an alphanumeric character (e.g. 'build-')",
+          line: 4,
+        },
+      ],
+    },
+    {
+      name: 'an empty image, an unknown retryPolicy, a zero and a bad backoff',
+      text: withSpec(
+        '  resources: {cpu: 1, memory: 1Gi}\n  duration: 1s\n  image: ""\n  retryPolicy: Always\n  backoff:\n    base: 0s\n    cap: soon\n',
+      ),
+      details: [
+        { path: 'spec.image', message: 'must not be empty', line: 8 },
+        { path: 'spec.retryPolicy', message: '"Always" is not one of OnFailure, Never', line: 9 },
+        { path: 'spec.backoff.base', message: 'must be greater than zero', line: 11 },
+        { path: 'spec.backoff.cap', message: '"soon" is not a duration (use 30s, 5m, 1h)', line: 12 },
+      ],
+    },
+    {
+      name: 'startAt and startAfter together',
+      text: withSpec('  resources: {cpu: 1, memory: 1Gi}\n  duration: 1s\n  startAt: 2026-01-02T15:04:05Z\n  startAfter: 5m\n'),
+      details: [{ path: 'spec.startAfter', message: 'at most one of startAt and startAfter', line: 9 }],
+    },
+    {
+      name: 'a startAt on a day that does not exist',
+      text: withSpec('  resources: {cpu: 1, memory: 1Gi}\n  duration: 1s\n  startAt: "2026-02-30T10:00:00Z"\n'),
+      details: [{ path: 'spec.startAt', message: '"2026-02-30T10:00:00Z" is not an RFC 3339 date-time (e.g. 2026-01-02T15:04:05Z)', line: 8 }],
+    },
+    {
+      name: 'a startAt that is a date only',
+      text: withSpec('  resources: {cpu: 1, memory: 1Gi}\n  duration: 1s\n  startAt: "2026-01-02"\n'),
+      details: [{ path: 'spec.startAt', message: '"2026-01-02" is not an RFC 3339 date-time (e.g. 2026-01-02T15:04:05Z)', line: 8 }],
+    },
+    {
+      name: 'a negative startAfter',
+      text: withSpec('  resources: {cpu: 1, memory: 1Gi}\n  duration: 1s\n  startAfter: -5s\n'),
+      details: [{ path: 'spec.startAfter', message: '"-5s" is not a duration (use 30s, 5m, 1h)', line: 8 }],
+    },
+    {
+      name: 'simulate: negative failAttempts, an exit code out of range, an unknown field',
+      text: withSpec('  resources: {cpu: 1, memory: 1Gi}\n  duration: 1s\n  simulate:\n    failAttempts: -1\n    exitCode: 256\n    crash: true\n'),
+      details: [
+        { path: 'spec.simulate.crash', message: 'unknown field', line: 11 },
+        { path: 'spec.simulate.failAttempts', message: 'must be at least 0', line: 9 },
+        { path: 'spec.simulate.exitCode', message: 'must be at most 255', line: 10 },
+      ],
+    },
+    {
+      name: 'simulate: exit code zero, a fraction of a run',
+      text: withSpec('  resources: {cpu: 1, memory: 1Gi}\n  duration: 1s\n  simulate: {failAttempts: 1.5, exitCode: 0}\n'),
+      details: [
+        { path: 'spec.simulate.failAttempts', message: 'must be an integer, not a number', line: 8 },
+        { path: 'spec.simulate.exitCode', message: 'must be at least 1', line: 8 },
+      ],
+    },
+    {
+      name: 'simulate: a failAfter as long as the run',
+      text: withSpec('  resources: {cpu: 1, memory: 1Gi}\n  duration: 1m30s\n  simulate:\n    failAfter: 90s\n'),
+      details: [{ path: 'spec.simulate.failAfter', message: 'must be shorter than spec.duration (1m30s)', line: 9 }],
     },
     {
       name: 'maxAttempts below one, a non-string selector and label',
@@ -271,7 +407,7 @@ describe('the Job CRD', () => {
     spec: {
       group: string;
       scope: string;
-      names: { kind: string; plural: string };
+      names: { kind: string; plural: string; categories?: string[] };
       versions: Array<{ name: string; subresources?: { status?: object }; additionalPrinterColumns?: Array<{ name: string; jsonPath: string }> }>;
     };
   };
@@ -282,7 +418,7 @@ describe('the Job CRD', () => {
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',
       metadata: { name: 'jobs.fencer.dev' },
-      spec: { group: 'fencer.dev', scope: 'Namespaced', names: { kind: 'Job', plural: 'jobs' } },
+      spec: { group: 'fencer.dev', scope: 'Namespaced', names: { kind: 'Job', plural: 'jobs', categories: ['fencer'] } },
     });
     const [v1] = crd.spec.versions;
     expect(v1?.name).toBe('v1');
@@ -306,6 +442,18 @@ describe('the Job CRD', () => {
     expect(Object.keys(metadata?.properties ?? {}).filter((k) => k !== 'name' && k !== 'generateName')).toEqual([]);
   });
 
+  it('declares the defaults validateJob fills in', () => {
+    const spec = (schema.properties as Record<string, Schema>).spec!.properties!;
+    const defaults = {
+      maxAttempts: spec.maxAttempts?.default,
+      retryPolicy: spec.retryPolicy?.default,
+      backoff: { base: spec.backoff?.properties?.base?.default, cap: spec.backoff?.properties?.cap?.default },
+      simulate: { exitCode: spec.simulate?.properties?.exitCode?.default },
+    };
+    expect(defaults).toEqual(SPEC_DEFAULTS);
+    expect(SPEC_DEFAULTS.backoff).toEqual({ base: '1s', cap: '5m' });
+  });
+
   it('gives the API a strict schema without touching the CRD', () => {
     const before = structuredClone(schema);
     const api = toApiSchema(schema);
@@ -315,6 +463,35 @@ describe('the Job CRD', () => {
     expect(spec?.additionalProperties).toBe(false);
     expect((spec?.properties?.resources?.properties?.cpu as Schema).anyOf).toEqual([{ type: 'number' }, { type: 'string' }]);
     expect(spec?.properties?.nodeSelector?.additionalProperties).toEqual({ type: 'string' });
+  });
+});
+
+describe('parseDateTime (the date-time format of the CRDs)', () => {
+  const cases: Array<[string, string | null]> = [
+    ['2026-01-02T15:04:05Z', '2026-01-02T15:04:05.000Z'],
+    ['2026-01-02t15:04:05z', '2026-01-02T15:04:05.000Z'],
+    ['2026-01-02T16:04:05.123456+01:00', '2026-01-02T15:04:05.123Z'],
+    ['2026-01-02T10:04:05-05:00', '2026-01-02T15:04:05.000Z'],
+    ['2024-02-29T00:00:00Z', '2024-02-29T00:00:00.000Z'],
+    ['2000-02-29T00:00:00Z', '2000-02-29T00:00:00.000Z'],
+    ['1900-02-29T00:00:00Z', null],
+    ['2026-02-29T00:00:00Z', null],
+    ['2026-04-31T00:00:00Z', null],
+    ['2026-13-01T00:00:00Z', null],
+    ['2026-00-01T00:00:00Z', null],
+    ['2026-01-00T00:00:00Z', null],
+    ['2026-01-01T24:00:00Z', null],
+    ['2026-01-01T23:60:00Z', null],
+    ['2026-01-01T23:59:60Z', null],
+    ['2026-01-01T10:00:00+24:00', null],
+    ['2026-01-01T10:00:00', null],
+    ['2026-01-01 10:00:00Z', null],
+    ['2026-01-01', null],
+    ['tomorrow', null],
+  ];
+  it.each(cases)('%j → %j', (text, iso) => {
+    const ms = parseDateTime(text);
+    expect(ms === null ? null : new Date(ms).toISOString()).toBe(iso);
   });
 });
 

@@ -1,76 +1,164 @@
 // A Job manifest into the JobRequest the scheduler works with, or one ValidationError that
 // lists every problem at once, each with its path and line (nothing is half-accepted).
-import { API_VERSION, withJobDefaults, type JobRequest, type JobSpec } from '../../domain/resources.js';
+// The checks of metadata and of a job spec at any path are exported: a Workflow's job
+// templates are Job specs and go through the same ones (./workflow.ts).
+import {
+  API_VERSION,
+  DEFAULT_BACKOFF_BASE_MS,
+  DEFAULT_BACKOFF_CAP_MS,
+  type JobRequest,
+  type JobSpec,
+  type RetryPolicy,
+} from '../../domain/resources.js';
 import { parseCpu, parseMemory } from '../../domain/quantity.js';
-import { parseDuration } from '../../domain/duration.js';
+import { formatDuration, parseDuration } from '../../domain/duration.js';
 import { dns1123LabelErrors, labelKeyErrors, labelValueErrors } from '../../domain/names.js';
 import { ValidationError } from '../../errors/validation-error.js';
 import { formatPath, type Manifest, type ManifestPath } from './manifest.js';
-import { jobValidator, schemaProblems, type SchemaProblem } from './schema.js';
+import { jobValidator, parseDateTime, schemaProblems, type SchemaProblem } from './schema.js';
 
-const KIND = 'Job';
 const DEFAULT_NAMESPACE = 'default';
-const DEFAULT_MAX_ATTEMPTS = 3;
 
-type Fields = Record<string, unknown>;
+// The defaults crds/job.yaml declares, applied to the spec as the apiserver would apply them
+// (a field of an object that was written); test/unit/validation.test.ts holds the two together.
+export const SPEC_DEFAULTS = {
+  maxAttempts: 3,
+  retryPolicy: 'OnFailure',
+  backoff: { base: formatDuration(DEFAULT_BACKOFF_BASE_MS), cap: formatDuration(DEFAULT_BACKOFF_CAP_MS) },
+  simulate: { exitCode: 1 },
+} as const;
 
-export function validateJob(manifest: Manifest): JobRequest {
-  const object = manifest.object;
-  if (!isFields(object)) {
-    fail(manifest, [{ path: [], message: `a manifest must be an object, not ${describe(object)}` }]);
-  }
-  // The Job schema says nothing useful about another kind: stop before it reports every
-  // field of a CronJob or a batch/v1 Job as wrong.
-  const identity = identityProblems(object);
-  if (identity.length > 0) fail(manifest, identity);
+/** How many random characters the server appends to a generateName (as Kubernetes does). */
+export const GENERATED_SUFFIX_LENGTH = 5;
+const NAME_MAX = 63;
 
-  const problems = [...schemaProblems(jobValidator(), object), ...semanticProblems(object)];
-  if (problems.length > 0) fail(manifest, problems);
-  return toJobRequest(object);
+export type Fields = Record<string, unknown>;
+
+/** Who an object is, as its metadata says once checked; `name` is '' when the server is to make one. */
+export interface Identity {
+  namespace: string;
+  name: string;
+  generateName: string | null;
+  labels: Record<string, string>;
 }
 
-function identityProblems(object: Fields): SchemaProblem[] {
+export function validateJob(manifest: Manifest): JobRequest {
+  const object = objectOf(manifest);
+  // The Job schema says nothing useful about another kind: stop before it reports every
+  // field of a CronJob or a batch/v1 Job as wrong.
+  const identity = identityProblems(object, 'Job');
+  if (identity.length > 0) fail(manifest, identity);
+
+  const problems = [...schemaProblems(jobValidator(), object), ...metadataProblems(object), ...specProblems(object.spec, ['spec'])];
+  if (problems.length > 0) fail(manifest, problems);
+  return toJobRequest(identityOf(object), object.spec as JobSpec);
+}
+
+/** The manifest's object, or a ValidationError when it is not one (a list, a scalar). */
+export function objectOf(manifest: Manifest): Fields {
+  const object = manifest.object;
+  if (!isFields(object)) fail(manifest, [{ path: [], message: `a manifest must be an object, not ${describe(object)}` }]);
+  return object;
+}
+
+export function identityProblems(object: Fields, kind: string): SchemaProblem[] {
   const problems: SchemaProblem[] = [];
-  const { apiVersion, kind } = object;
+  const { apiVersion } = object;
   if (apiVersion === undefined) problems.push({ path: ['apiVersion'], message: `Required value (expected ${API_VERSION})` });
   else if (apiVersion !== API_VERSION) {
     problems.push({ path: ['apiVersion'], message: `${describe(apiVersion)} is not supported (expected ${API_VERSION})` });
   }
-  if (kind === undefined) problems.push({ path: ['kind'], message: `Required value (expected ${KIND})` });
-  else if (kind !== KIND) problems.push({ path: ['kind'], message: `${describe(kind)} is not a known kind (expected ${KIND})` });
+  if (object.kind === undefined) problems.push({ path: ['kind'], message: `Required value (expected ${kind})` });
+  else if (object.kind !== kind) problems.push({ path: ['kind'], message: `${describe(object.kind)} is not a known kind (expected ${kind})` });
   return problems;
 }
 
 /**
- * What a schema cannot say. Each check looks only at values of the right type, so a field
- * the schema already refused is not reported twice.
+ * What a schema cannot say about metadata. Each check looks only at values of the right type,
+ * so a field the schema already refused is not reported twice (here and in specProblems).
  */
-function semanticProblems(object: Fields): SchemaProblem[] {
+export function metadataProblems(object: Fields): SchemaProblem[] {
   const problems: SchemaProblem[] = [];
   const metadata = isFields(object.metadata) ? object.metadata : {};
-  if (metadata.name === undefined) problems.push({ path: ['metadata', 'name'], message: 'Required value' });
-  else if (typeof metadata.name === 'string') problems.push(...nameProblems(['metadata', 'name'], metadata.name, 'name'));
+  const { name, generateName } = metadata;
+  if (typeof name === 'string') problems.push(...nameProblems(['metadata', 'name'], name, 'name'));
+  else if (name === undefined && !generateName) {
+    problems.push({ path: ['metadata', 'name'], message: 'Required value: name or generateName is required' });
+  }
+  if (typeof generateName === 'string' && generateName !== '') problems.push(...generateNameProblems(generateName));
   if (typeof metadata.namespace === 'string') {
     problems.push(...nameProblems(['metadata', 'namespace'], metadata.namespace, 'namespace'));
   }
   problems.push(...labelProblems(['metadata', 'labels'], metadata.labels));
-
-  const spec = isFields(object.spec) ? object.spec : {};
-  const resources = isFields(spec.resources) ? spec.resources : {};
-  problems.push(...quantityProblems(['spec', 'resources', 'cpu'], resources.cpu, parseCpu, 'a CPU quantity'));
-  problems.push(...quantityProblems(['spec', 'resources', 'memory'], resources.memory, parseMemory, 'a memory quantity'));
-  if (typeof spec.duration === 'string') {
-    const ms = parseDuration(spec.duration);
-    const path = ['spec', 'duration'];
-    if (ms === null) problems.push({ path, message: `${describe(spec.duration)} is not a duration (use 30s, 5m, 1h)` });
-    else if (ms <= 0) problems.push({ path, message: 'must be greater than zero' });
-  }
-  problems.push(...labelProblems(['spec', 'nodeSelector'], spec.nodeSelector));
   return problems;
 }
 
-function nameProblems(path: ManifestPath, value: string, what: string): SchemaProblem[] {
+/** A prefix that, with the server's random characters after it, is a DNS-1123 label. */
+function generateNameProblems(prefix: string): SchemaProblem[] {
+  const path = ['metadata', 'generateName'];
+  const problems: SchemaProblem[] = [];
+  const max = NAME_MAX - GENERATED_SUFFIX_LENGTH;
+  if (prefix.length > max) {
+    problems.push({ path, message: `must be no more than ${max} characters (the server appends ${GENERATED_SUFFIX_LENGTH})` });
+  }
+  if (!/^[a-z0-9][-a-z0-9]*$/.test(prefix)) {
+    problems.push({
+      path,
+      message:
+        `${describe(prefix)} is not a valid generateName: it must consist of lower case alphanumeric characters or '-', ` +
+        "and must start with an alphanumeric character (e.g. 'build-')",
+    });
+  }
+  return problems;
+}
+
+/** What a schema cannot say about a Job spec written at `at` (`spec`, or a workflow job's `template`). */
+export function specProblems(value: unknown, at: ManifestPath): SchemaProblem[] {
+  const problems: SchemaProblem[] = [];
+  const spec = isFields(value) ? value : {};
+  const resources = isFields(spec.resources) ? spec.resources : {};
+  problems.push(...quantityProblems([...at, 'resources', 'cpu'], resources.cpu, parseCpu, 'a CPU quantity'));
+  problems.push(...quantityProblems([...at, 'resources', 'memory'], resources.memory, parseMemory, 'a memory quantity'));
+  const durationMs = durationOf(problems, [...at, 'duration'], spec.duration, 'positive');
+  problems.push(...labelProblems([...at, 'nodeSelector'], spec.nodeSelector));
+
+  const backoff = isFields(spec.backoff) ? spec.backoff : {};
+  durationOf(problems, [...at, 'backoff', 'base'], backoff.base, 'positive');
+  durationOf(problems, [...at, 'backoff', 'cap'], backoff.cap, 'positive');
+
+  durationOf(problems, [...at, 'startAfter'], spec.startAfter, 'zero');
+  if (spec.startAt !== undefined && spec.startAfter !== undefined) {
+    problems.push({ path: [...at, 'startAfter'], message: 'at most one of startAt and startAfter' });
+  }
+
+  const simulate = isFields(spec.simulate) ? spec.simulate : {};
+  const failAfterMs = durationOf(problems, [...at, 'simulate', 'failAfter'], simulate.failAfter, 'zero');
+  if (failAfterMs !== null && durationMs !== null && failAfterMs >= durationMs) {
+    problems.push({
+      path: [...at, 'simulate', 'failAfter'],
+      message: `must be shorter than ${formatPath([...at, 'duration'])} (${formatDuration(durationMs)})`,
+    });
+  }
+  return problems;
+}
+
+export function nameProblems(path: ManifestPath, value: string, what: string): SchemaProblem[] {
   return dns1123LabelErrors(value).map((why) => ({ path, message: `${describe(value)} is not a valid ${what}: ${why}` }));
+}
+
+/** The milliseconds of a duration field, or null when it is absent or wrong (then `problems` says why). */
+function durationOf(problems: SchemaProblem[], path: ManifestPath, value: unknown, least: 'zero' | 'positive'): number | null {
+  if (typeof value !== 'string') return null;
+  const ms = parseDuration(value);
+  if (ms === null) {
+    problems.push({ path, message: `${describe(value)} is not a duration (use 30s, 5m, 1h)` });
+    return null;
+  }
+  if (least === 'positive' && ms <= 0) {
+    problems.push({ path, message: 'must be greater than zero' });
+    return null;
+  }
+  return ms;
 }
 
 function quantityProblems(
@@ -87,7 +175,7 @@ function quantityProblems(
 }
 
 // Labels and node selectors are matched against each other, so both follow Kubernetes' label syntax.
-function labelProblems(path: ManifestPath, labels: unknown): SchemaProblem[] {
+export function labelProblems(path: ManifestPath, labels: unknown): SchemaProblem[] {
   if (!isFields(labels)) return [];
   return Object.entries(labels).flatMap(([key, value]) => [
     ...labelKeyErrors(key).map((why) => ({ path: [...path, key], message: `${describe(key)} is not a valid label key: ${why}` })),
@@ -98,24 +186,62 @@ function labelProblems(path: ManifestPath, labels: unknown): SchemaProblem[] {
 }
 
 /** Only called once the object passed every check, so the casts hold. */
-function toJobRequest(object: Fields): JobRequest {
-  const metadata = (object.metadata ?? {}) as { name: string; namespace?: string; labels?: Record<string, string> };
-  const written = object.spec as JobSpec;
-  const spec: JobSpec = { ...structuredClone(written), maxAttempts: written.maxAttempts ?? DEFAULT_MAX_ATTEMPTS };
-  return withJobDefaults({
+export function identityOf(object: Fields): Identity {
+  const metadata = (object.metadata ?? {}) as { name?: string; generateName?: string; namespace?: string; labels?: Record<string, string> };
+  // As in Kubernetes, a name wins over a generateName written beside it.
+  const generateName = metadata.name === undefined && metadata.generateName ? metadata.generateName : null;
+  return {
     namespace: metadata.namespace ?? DEFAULT_NAMESPACE,
-    name: metadata.name,
+    name: metadata.name ?? '',
+    generateName,
     labels: { ...metadata.labels },
+  };
+}
+
+/**
+ * A lone job's request from a checked spec: every unit worked out, the CRD's defaults filled
+ * in (in `spec` too, so what is stored reads as the apiserver would store it). A workflow sets
+ * pool, needs, pathMs and workflow on top.
+ */
+export function toJobRequest(identity: Identity, written: JobSpec): JobRequest {
+  const spec = withSpecDefaults(written);
+  const durationMs = parseDuration(spec.duration) as number;
+  return {
+    namespace: identity.namespace,
+    name: identity.name,
+    generateName: identity.generateName,
+    labels: identity.labels,
     spec,
     cpuMillis: parseCpu(spec.resources.cpu) as number,
     memoryBytes: parseMemory(spec.resources.memory) as number,
-    durationMs: parseDuration(spec.duration) as number,
+    durationMs,
     nodeSelector: { ...spec.nodeSelector },
     maxAttempts: spec.maxAttempts as number,
-  });
+    image: spec.image ?? null,
+    pool: null,
+    retryPolicy: spec.retryPolicy as RetryPolicy,
+    backoffBaseMs: spec.backoff?.base === undefined ? DEFAULT_BACKOFF_BASE_MS : (parseDuration(spec.backoff.base) as number),
+    backoffCapMs: spec.backoff?.cap === undefined ? DEFAULT_BACKOFF_CAP_MS : (parseDuration(spec.backoff.cap) as number),
+    startAt: spec.startAt === undefined ? null : new Date(parseDateTime(spec.startAt) as number).toISOString(),
+    startAfterMs: spec.startAfter === undefined ? null : (parseDuration(spec.startAfter) as number),
+    needs: [],
+    pathMs: durationMs,
+    workflow: null,
+  };
 }
 
-function fail(manifest: Manifest, problems: SchemaProblem[]): never {
+function withSpecDefaults(written: JobSpec): JobSpec {
+  const spec: JobSpec = {
+    ...structuredClone(written),
+    maxAttempts: written.maxAttempts ?? SPEC_DEFAULTS.maxAttempts,
+    retryPolicy: written.retryPolicy ?? SPEC_DEFAULTS.retryPolicy,
+  };
+  if (spec.backoff) spec.backoff = { ...SPEC_DEFAULTS.backoff, ...spec.backoff };
+  if (spec.simulate) spec.simulate = { ...SPEC_DEFAULTS.simulate, ...spec.simulate };
+  return spec;
+}
+
+export function fail(manifest: Manifest, problems: SchemaProblem[]): never {
   throw new ValidationError(
     problems.map(({ path, message }) => {
       const line = manifest.lineOf(path);
@@ -124,12 +250,12 @@ function fail(manifest: Manifest, problems: SchemaProblem[]): never {
   );
 }
 
-function isFields(value: unknown): value is Fields {
+export function isFields(value: unknown): value is Fields {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** A value as a message quotes it: strings in quotes, the rest by what they are. */
-function describe(value: unknown): string {
+export function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (value === null) return 'null';

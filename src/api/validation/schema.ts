@@ -39,6 +39,7 @@ const OBJECT_META: JsonSchema = {
   type: 'object',
   properties: {
     name: { type: 'string' },
+    generateName: { type: 'string' },
     namespace: { type: 'string' },
     labels: STRING_MAP,
     annotations: STRING_MAP,
@@ -67,9 +68,11 @@ export function toApiSchema(crdSchema: JsonSchema): JsonSchema {
   const schema = strict(structuredClone(crdSchema));
   const properties = schema.properties as Record<string, JsonSchema> | undefined;
   if (properties?.metadata) {
-    const name = (properties.metadata.properties as Record<string, JsonSchema> | undefined)?.name;
+    const own = (properties.metadata.properties as Record<string, JsonSchema> | undefined) ?? {};
     const meta = strict(structuredClone(OBJECT_META));
-    if (name) (meta.properties as Record<string, JsonSchema>).name = { ...name, type: 'string' };
+    for (const field of ['name', 'generateName']) {
+      if (own[field]) (meta.properties as Record<string, JsonSchema>)[field] = { ...own[field], type: 'string' };
+    }
     properties.metadata = meta;
   }
   if (properties?.status) properties.status = {};
@@ -119,11 +122,35 @@ export function jobValidator(): ValidateFunction {
   return crdValidator('crds/job.yaml');
 }
 
+export function workflowValidator(): ValidateFunction {
+  return crdValidator('crds/workflow.yaml');
+}
+
+const DATE_TIME = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(\.\d+)?(Z|[+-](\d\d):(\d\d))$/i;
+
+/**
+ * The milliseconds of an RFC 3339 date-time (`format: date-time`), or null. Date.parse alone
+ * would take February 30 as March 2 and 24:00 as the next day; the apiserver refuses both.
+ */
+export function parseDateTime(text: string): number | null {
+  const match = DATE_TIME.exec(text);
+  if (!match) return null;
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] = [1, 2, 3, 4, 5, 6, 9, 10].map(
+    (group) => Number(match[group] ?? 0),
+  );
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const daysInMonth = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth) return null;
+  if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return null;
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? null : ms;
+}
+
 function newAjv(): Ajv {
   // verbose: errors carry the schema and data, which the messages below quote.
   const ajv = new Ajv({ allErrors: true, verbose: true, strict: true });
   ajv.addVocabulary(KUBERNETES_KEYWORDS);
-  ajv.addFormat('date-time', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/i);
+  ajv.addFormat('date-time', { type: 'string', validate: (text: string) => parseDateTime(text) !== null });
   return ajv;
 }
 
@@ -135,6 +162,8 @@ export function schemaProblems(validate: ValidateFunction, object: unknown): Sch
     .filter((error) => !/\/(anyOf|oneOf)\/\d+\//.test(error.schemaPath)) // the anyOf error says it better
     .map((error) => problem(error, object));
 }
+
+const FORMATS: Record<string, string> = { 'date-time': 'an RFC 3339 date-time (e.g. 2026-01-02T15:04:05Z)' };
 
 const COMPARISON: Record<string, string> = { '>=': 'at least', '<=': 'at most', '>': 'greater than', '<': 'less than' };
 
@@ -154,6 +183,11 @@ function problem(error: ErrorObject, root: unknown): SchemaProblem {
       if (types.length === 0) return { path, message: error.message ?? 'is invalid' };
       return { path, message: `must be ${types.map(withArticle).join(' or ')}, not ${withArticle(typeOf(error.data))}` };
     }
+    case 'minLength':
+    case 'minItems':
+      return { path, message: params.limit === 1 ? 'must not be empty' : `must have at least ${params.limit} ${error.keyword === 'minLength' ? 'characters' : 'items'}` };
+    case 'format':
+      return { path, message: `${JSON.stringify(error.data)} is not ${FORMATS[String(params.format)] ?? `a ${params.format}`}` };
     case 'enum':
       return { path, message: `${JSON.stringify(error.data)} is not one of ${(params.allowedValues as unknown[]).join(', ')}` };
     case 'minimum':
