@@ -153,3 +153,12 @@ export function timingsToEnv(timings: Timings): Record<string, string> {
   for (const key of Object.keys(ENV_NAMES) as Array<keyof Timings>) env[ENV_NAMES[key]] = String(timings[key]);
   return env;
 }
+
+/** The most jobs one workflow may have (FENCER_WORKFLOW_MAX_JOBS, default 500): a bigger one is refused at submit. */
+export function workflowMaxJobs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.FENCER_WORKFLOW_MAX_JOBS;
+  if (raw === undefined || raw === '') return 500;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`FENCER_WORKFLOW_MAX_JOBS: "${raw}" is not a positive integer`);
+  return value;
+}

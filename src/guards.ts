@@ -11,7 +11,11 @@ export type Guard =
   | 'fence-on-heartbeats' // the agent's self-fence counts any answered request, not only heartbeats
   | 'death-heartbeat-lock' // declaring a node dead does not lock its heartbeat row first
   | 'registration-generation' // a registration from an older process of a node is taken like any other
-  | 'idle-in-tx-timeout'; // leader sessions may stay idle in a transaction forever
+  | 'idle-in-tx-timeout' // leader sessions may stay idle in a transaction forever
+  | 'pool-match' // placement ignores a job's pool (its workflow's spec.pool)
+  | 'label-match' // placement ignores a job's nodeSelector
+  | 'skip-blocked' // the workflow pass never skips a job whose need failed
+  | 'workflow-lock'; // the workflow pass does not lock the workflows it looks at (a user's retry can interleave)
 
 export function guardBroken(guard: Guard, env: NodeJS.ProcessEnv = process.env): boolean {
   const raw = env.FENCER_BREAK_GUARDS;

@@ -7,6 +7,7 @@ import { createPool, type Db } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { sql } from './store/sql.js';
 import { Listener } from './store/listener.js';
+import { WorkflowController } from './controllers/workflow/workflow.js';
 import { Lease } from './lease/lease.js';
 import { Controller } from './controllers/controller.js';
 import { Placement } from './controllers/placement/placement.js';
@@ -54,6 +55,8 @@ export class Replica {
   private readonly watches: WatchHub;
   private readonly controllers: Controller[];
   private readonly placement: Controller;
+  private readonly jobReconcile: Controller;
+  private readonly workflows: Controller;
   private server: FastifyInstance | undefined;
   private seenTimer: NodeJS.Timeout | undefined;
   private stopPoolFaults: () => void = () => undefined;
@@ -89,6 +92,13 @@ export class Replica {
       logger,
       thread,
     );
+    this.jobReconcile = new Controller(
+      new JobReconcile(this.decisions, this.lease, timings.reconcilePassMs, timings.confirmTimeoutMs, overdueSlackMs(timings)),
+      this.lease,
+      logger,
+      thread,
+    );
+    this.workflows = new Controller(new WorkflowController(this.decisions, this.lease, timings.reconcilePassMs), this.lease, logger, thread);
     this.controllers = [
       this.placement,
       new Controller(
@@ -100,7 +110,8 @@ export class Replica {
         logger,
         thread,
       ),
-      new Controller(new JobReconcile(this.decisions, this.lease, timings.reconcilePassMs, timings.confirmTimeoutMs, overdueSlackMs(timings)), this.lease, logger, thread),
+      this.jobReconcile,
+      this.workflows,
     ];
   }
 
@@ -117,9 +128,12 @@ export class Replica {
       client.release();
     }
     this.listener.on('jobs', () => this.placement.nudge());
+    // An assignment that ends may be a failure to retry or a need that a workflow waits on.
     this.listener.on('assignments', (node) => {
       this.watches.changed(node);
       this.placement.nudge();
+      this.jobReconcile.nudge();
+      this.workflows.nudge();
     });
     this.listener.on('reconnected', () => {
       this.watches.refreshAll();

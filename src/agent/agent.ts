@@ -34,6 +34,8 @@ export interface AgentOptions {
   cpu: string;
   memory: string;
   labels: Record<string, string>;
+  /** Images this node holds (advertised at registration). */
+  images?: string[];
   replicas: string[];
   logFile: string;
   timings: Timings;
@@ -206,6 +208,7 @@ export class Agent {
       name: this.options.name,
       capacity: { cpu: this.options.cpu, memory: this.options.memory },
       labels: this.options.labels,
+      images: this.options.images ?? [],
       incarnation: this.incarnation,
       generation: this.generation,
     };
@@ -388,7 +391,7 @@ export class Agent {
     const job: RunningJob = {
       assignment,
       startedAt: performance.now(),
-      timer: setTimeout(() => this.onJobTimer(job), assignment.durationMs),
+      timer: setTimeout(() => this.onJobTimer(job), runMs(assignment)),
     };
     this.jobs.set(assignment.id, job);
     this.log.info({ assignment: assignment.id, job: assignment.job, epoch: assignment.epoch, durationMs: assignment.durationMs }, 'job started');
@@ -397,9 +400,15 @@ export class Agent {
   private onJobTimer(job: RunningJob): void {
     if (this.checkFence()) return; // a timer that fires after a freeze must not report success
     if (this.jobs.get(job.assignment.id) !== job) return;
-    const remaining = job.assignment.durationMs - (performance.now() - job.startedAt);
+    const remaining = runMs(job.assignment) - (performance.now() - job.startedAt);
     if (remaining > 0) {
       job.timer = setTimeout(() => this.onJobTimer(job), Math.ceil(remaining));
+      return;
+    }
+    const { failExitCode } = job.assignment;
+    if (failExitCode !== undefined) {
+      this.stopJob(job.assignment.id, 'failed');
+      this.track(this.reportEnd({ kind: 'finished', id: job.assignment.id, outcome: 'Failed', message: `exit code ${failExitCode}` }));
       return;
     }
     this.stopJob(job.assignment.id, 'completed');
@@ -531,3 +540,7 @@ function nextGeneration(logFile: string): number {
   return next;
 }
 
+/** How long a run holds its resources: its duration, or until its simulated failure. */
+function runMs(assignment: AssignmentMessage): number {
+  return assignment.failExitCode === undefined ? assignment.durationMs : Math.min(assignment.durationMs, assignment.failAfterMs ?? assignment.durationMs);
+}

@@ -13,6 +13,7 @@ import type { AssignmentMessage } from '../domain/assignment.js';
 
 export type StopReason =
   | 'completed' // ran for its full duration
+  | 'failed' // ended with a failure (spec.simulate: an exit code, maybe before its full duration)
   | 'self-fence' // cut off from every replica for too long: stopped before it could be given away
   | 'stale' // (no longer written: a refused claim is a reject line, claim-refused)
   | 'withdrawn' // absent from a snapshot: cancelled, deleted or given back

@@ -6,6 +6,7 @@ import { ValidationError } from '../errors/validation-error.js';
 import { HttpError } from '../errors/http-error.js';
 import { jobRoutes } from './routes/jobs.js';
 import { nodeRoutes } from './routes/nodes.js';
+import { workflowRoutes } from './routes/workflows.js';
 import { assignmentRoutes } from './routes/assignments.js';
 import { statusRoutes } from './routes/status.js';
 import type { ErrorBody } from '../domain/resources.js';
@@ -50,6 +51,7 @@ export function buildServer(ctx: ApiContext): FastifyInstance {
 
   jobRoutes(app, ctx);
   nodeRoutes(app, ctx);
+  workflowRoutes(app, ctx);
   assignmentRoutes(app, ctx);
   statusRoutes(app, ctx);
   return app;

@@ -10,6 +10,7 @@ interface AgentFlags {
   memory: string;
   label?: Record<string, string>;
   labels?: Record<string, string>;
+  image?: string[];
   replicas: string[];
   logFile: string;
 }
@@ -27,6 +28,7 @@ export function registerAgentCommand(program: Command): void {
     .requiredOption('--memory <quantity>', 'memory capacity, e.g. 8Gi')
     .option('--label <k=v>', 'a node label, repeatable (os, arch and pool=default are set unless given)', collectLabel)
     .option('--labels <k=v,...>', 'node labels, comma-separated', collectLabels)
+    .option('--image <name>', 'an image this node holds, repeatable (a job with spec.image runs only where it is)', collectImage)
     .requiredOption('--replicas <urls>', 'control-plane replica base URLs, comma-separated', parseReplicas)
     .requiredOption('--log-file <path>', 'where the run log (NDJSON, see docs/agent-log.md) is appended; {name} is the node name (required with several)')
     .action(async (flags: AgentFlags) => {
@@ -51,6 +53,7 @@ async function runAgent(flags: AgentFlags): Promise<void> {
         cpu: flags.cpu,
         memory: flags.memory,
         labels,
+        images: flags.image ?? [],
         replicas: flags.replicas,
         logFile: flags.logFile.replaceAll('{name}', name),
         timings: timingsFromEnv(),
@@ -97,6 +100,11 @@ function collectLabel(raw: string, previous: Record<string, string> = {}): Recor
 
 function collectLabels(raw: string, previous: Record<string, string> = {}): Record<string, string> {
   return raw.split(',').filter((part) => part.trim() !== '').reduce((labels, part) => collectLabel(part, labels), previous);
+}
+
+function collectImage(raw: string, previous: string[] = []): string[] {
+  if (raw.trim() === '') throw new InvalidArgumentError('an image name cannot be empty');
+  return [...previous, raw.trim()];
 }
 
 function parseNames(raw: string): string[] {

@@ -1,5 +1,6 @@
 // The CLI's HTTP client. Any replica serves the API (DESIGN, promise 4), so a replica that
 // is dead, frozen or partitioned away is simply skipped: the next one answers the same.
+import { userInfo } from 'node:os';
 import type { ErrorBody } from '../domain/resources.js';
 import { readClusterState } from '../simulator/state.js';
 import { ApiError, type ErrorDetail } from './errors/api-error.js';
@@ -119,8 +120,18 @@ function normalizeServer(server: string): string {
   return withScheme.replace(/\/+$/, '');
 }
 
+/** Who the user is, for the history of what they ask (a replay, a retry): FENCER_USER, else the login name. */
+function actor(): string {
+  if (process.env.FENCER_USER) return process.env.FENCER_USER;
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}
+
 function requestInit(method: HttpMethod, body: string | object | undefined, contentType?: string): RequestInit {
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { accept: 'application/json', 'x-remote-user': actor() };
   if (body === undefined) return { method, headers };
   if (typeof body === 'string') {
     // Manifests are the only text bodies; JSON text is valid YAML too.

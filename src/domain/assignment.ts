@@ -10,6 +10,9 @@ export interface AssignmentMessage {
   memoryBytes: number;
   durationMs: number;
   state: 'Assigned' | 'Running';
+  /** Set when this attempt is to fail (spec.simulate): the exit code, after failAfterMs (else the whole duration). */
+  failExitCode?: number;
+  failAfterMs?: number;
 }
 
 /**
@@ -27,6 +30,8 @@ export interface RegisterRequest {
   name: string;
   capacity: { cpu: string | number; memory: string | number };
   labels?: Record<string, string>;
+  /** Images the node holds: a job with spec.image runs only on a node that holds it. */
+  images?: string[];
   /** A fresh id per agent process: a new one means the previous process's jobs are gone. */
   incarnation?: string;
   /** Counts the node's agent processes (kept on its disk): an older one's late registration is refused (409). */

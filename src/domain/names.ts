@@ -66,3 +66,32 @@ export function labelValueErrors(value: string): string[] {
   }
   return errors;
 }
+
+/**
+ * A label selector of equalities (`a=b,c==d`, as kubectl -l writes them) into the labels it
+ * requires; throws with what is wrong for anything else (set-based selectors are not served).
+ */
+export function parseLabelSelector(text: string): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const part of text.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    const match = /^([^=!\s]+)\s*==?\s*([^=!\s]*)$/.exec(part);
+    if (!match) throw new Error(`labelSelector: "${part}" is not supported (only key=value, comma-separated)`);
+    const [, key = '', value = ''] = match;
+    const why = [...labelKeyErrors(key), ...labelValueErrors(value)];
+    if (why.length > 0) throw new Error(`labelSelector: "${part}": ${why.join('; ')}`);
+    labels[key] = value;
+  }
+  return labels;
+}
+
+/** A field selector on a job's phase (`status.phase=Dead`), the one field selector served. */
+export function parsePhaseSelector(text: string, phases: readonly string[]): string | undefined {
+  let phase: string | undefined;
+  for (const part of text.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    const match = /^status\.phase\s*==?\s*(\w+)$/.exec(part);
+    if (!match) throw new Error(`fieldSelector: "${part}" is not supported (only status.phase=<phase>)`);
+    if (!phases.includes(match[1]!)) throw new Error(`fieldSelector: "${match[1]}" is not a phase (one of ${phases.join(', ')})`);
+    phase = match[1];
+  }
+  return phase;
+}

@@ -67,6 +67,8 @@ export interface JobStatus {
   epoch?: number;
   startTime?: string;
   completionTime?: string;
+  /** A Pending job's due time: it is not placed before it (start times, retry backoff). */
+  dueTime?: string;
   conditions: Condition[];
 }
 

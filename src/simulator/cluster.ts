@@ -23,6 +23,8 @@ export interface NodeOptions {
   cpu?: string;
   memory?: string;
   labels?: Record<string, string>;
+  /** Images the node holds (default none). */
+  images?: string[];
 }
 
 /** Nodes started together at boot; the next wave waits until these are Ready. */
@@ -35,6 +37,8 @@ export interface ClusterOptions {
   nodeMemory?: string;
   /** Labels of the i-th node, i counted from 0 (node-1 gets i = 0). Default `pool=default`. */
   nodeLabels?: (i: number) => Record<string, string>;
+  /** Images the i-th node holds. Default none. */
+  nodeImages?: (i: number) => string[];
   /** Else DATABASE_URL, else an embedded PostgreSQL started (and stopped) with the cluster. */
   databaseUrl?: string;
   timings?: Timings;
@@ -329,7 +333,7 @@ export class Cluster {
       const starting = names.slice(first, first + wave);
       const groups = Array.from({ length: Math.ceil(starting.length / perProcess) }, (_, g) => starting.slice(g * perProcess, (g + 1) * perProcess));
       await Promise.all(
-        groups.map((group, g) => this.addNodes(group, { labels: this.options.nodeLabels?.(first + g * perProcess) })),
+        groups.map((group, g) => this.addNodes(group, { labels: this.options.nodeLabels?.(first + g * perProcess), images: this.options.nodeImages?.(first + g * perProcess) })),
       );
       await this.waitNodesReady(starting);
     }
@@ -367,6 +371,7 @@ export class Cluster {
     if (Object.keys(labels).length > 0) {
       args.push('--labels', Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(','));
     }
+    for (const image of opts.images ?? []) args.push('--image', image);
     // The docker runtime holds the agent's container to what its nodes claim to have.
     const cpuMillis = parseCpu(cpu);
     const memoryBytes = parseMemory(memory);

@@ -6,6 +6,7 @@ import { transaction } from './db.js';
 import { sql } from './sql.js';
 import type { EndedAssignment } from './rows.js';
 import type { AssignmentMessage } from '../domain/assignment.js';
+import { parseDuration } from '../domain/duration.js';
 
 export type EndState = 'Succeeded' | 'Failed' | 'Lost' | 'Unconfirmed' | 'Cancelled';
 
@@ -106,23 +107,24 @@ async function endAll(tx: Tx, node: string, reports: readonly NodeReport[]): Pro
   // effect: it ends Unconfirmed, and its job goes back without using an attempt.
   const endState = (r: Exclude<NodeReport, { kind: 'started' }>): EndState =>
     r.kind === 'finished' ? r.outcome : r.neverRan ? 'Unconfirmed' : 'Lost';
-  const rows = (await tx.query<EndedAssignment>(sql('assignments/end_reported'), [[...ends.keys()], [...ends.values()].map(endState), node])).rows;
+  const messages = [...ends.values()].map((r) => (r.kind === 'finished' ? r.message : null));
+  const rows = (await tx.query<EndedAssignment>(sql('assignments/end_reported'), [[...ends.keys()], [...ends.values()].map(endState), node, messages])).rows;
   await notifyEnded(tx, rows);
-  // A finished job takes its assignment's outcome; an abandoned one is given back by the leader.
-  const finished = rows.flatMap((a) => {
+  // A job that succeeded is done. Any other end (a failure, a run given up) is the leader's to
+  // decide: retried after a backoff, Failed, or Dead (job-reconcile, src/scheduling/retry.ts).
+  const succeeded = rows.flatMap((a) => {
     const r = ends.get(a.id);
-    if (r?.kind !== 'finished') return [];
-    const reason = r.outcome === 'Succeeded' ? 'Completed' : 'Error';
-    return [{ jobUid: a.job_uid, assignmentId: a.id, phase: r.outcome, reason, message: r.message }];
+    if (r?.kind !== 'finished' || r.outcome !== 'Succeeded') return [];
+    return [{ jobUid: a.job_uid, assignmentId: a.id, phase: 'Succeeded' as const, reason: 'Completed', message: r.message }];
   });
-  await setPhases(tx, finished);
+  await setPhases(tx, succeeded);
   return rows.map((a) => a.id);
 }
 
 interface PhaseChange {
   jobUid: string;
   assignmentId: string;
-  phase: 'Running' | 'Succeeded' | 'Failed';
+  phase: 'Running' | 'Succeeded';
   reason: string | null;
   message: string | null;
 }
@@ -148,6 +150,8 @@ interface ActiveRow {
   memory_bytes: number;
   duration_ms: number;
   state: 'Assigned' | 'Running';
+  fail_exit_code: number | null;
+  fail_after: string | null;
 }
 
 export async function activeAssignments(db: Db, node: string): Promise<AssignmentMessage[]> {
@@ -162,5 +166,6 @@ export async function activeAssignments(db: Db, node: string): Promise<Assignmen
     memoryBytes: r.memory_bytes,
     durationMs: r.duration_ms,
     state: r.state,
+    ...(r.fail_exit_code === null ? {} : { failExitCode: r.fail_exit_code, failAfterMs: parseDuration(r.fail_after ?? '') ?? r.duration_ms }),
   }));
 }

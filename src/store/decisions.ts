@@ -6,13 +6,17 @@ import { sql } from './sql.js';
 import { endAssignments } from './assignments.js';
 import { guardBroken } from '../guards.js';
 import type { NodeCapacity, PendingJob, Placement, Unschedulable } from '../scheduling/best-fit.js';
+import { decideRetry, type FailureCause } from '../scheduling/retry.js';
 
 interface PendingRow {
   uid: string;
   cpu_millis: number;
   memory_bytes: number;
   duration_ms: number;
+  path_ms: number;
   node_selector: Record<string, string>;
+  image: string | null;
+  pool: string | null;
 }
 
 interface CapacityRow {
@@ -22,6 +26,7 @@ interface CapacityRow {
   allocated_cpu_millis: number;
   allocated_memory_bytes: number;
   labels: Record<string, string>;
+  images: string[];
 }
 
 /**
@@ -38,6 +43,7 @@ export async function readPlacementInput(db: Db, limit: number, freshHeartbeatMs
     allocatedCpuMillis: r.allocated_cpu_millis,
     allocatedMemoryBytes: r.allocated_memory_bytes,
     labels: r.labels,
+    images: r.images,
   }));
   let freeCpu = 0;
   let freeMemory = 0;
@@ -51,7 +57,16 @@ export async function readPlacementInput(db: Db, limit: number, freshHeartbeatMs
   }
   const jobs = await db.query<PendingRow>(sql('placement/pending'), [limit, freeCpu, freeMemory, capacityCpu, capacityMemory]);
   return {
-    jobs: jobs.rows.map((r) => ({ uid: r.uid, cpuMillis: r.cpu_millis, memoryBytes: r.memory_bytes, durationMs: r.duration_ms, nodeSelector: r.node_selector })),
+    jobs: jobs.rows.map((r) => ({
+      uid: r.uid,
+      cpuMillis: r.cpu_millis,
+      memoryBytes: r.memory_bytes,
+      durationMs: r.duration_ms,
+      pathMs: r.path_ms,
+      nodeSelector: r.node_selector,
+      image: r.image,
+      pool: r.pool,
+    })),
     nodes,
   };
 }
@@ -116,7 +131,7 @@ export async function declareNodeDead(
   const declared = await tx.query(sql('nodes/declare_dead'), [node, rule.silentMs, rule.disconnectedMs, reason, rule.disconnectedQuietMs]);
   if (declared.rowCount === 0) return null;
   const lost = await endAssignments(tx, held.map((h) => h.id), 'Lost', node);
-  await requeue(tx, lost, 'NodeDied', `node ${node} died: ${reason}`, true);
+  await retryJobs(tx, lost.map((a) => ({ ...a, cause: 'infrastructure', reason: 'NodeDied', message: `node ${node} died: ${reason}` })));
   await tx.query(sql('nodes/notify'), [[node]]);
   return lost.length;
 }
@@ -130,7 +145,8 @@ export async function returnUnconfirmed(tx: Tx, assignments: Array<{ id: string;
   if (assignments.length === 0) return 0;
   await tx.query(sql('jobs/lock'), [assignments.map((a) => a.job_uid)]);
   const ended = await endAssignments(tx, assignments.map((a) => a.id), 'Unconfirmed', null);
-  await requeue(tx, ended, 'NotConfirmed', `the node did not confirm the placement within ${confirmTimeoutMs} ms`, false);
+  const message = `the node did not confirm the placement within ${confirmTimeoutMs} ms`;
+  await retryJobs(tx, ended.map((a) => ({ ...a, cause: 'never-ran', reason: 'NotConfirmed', message })));
   return ended.length;
 }
 
@@ -143,15 +159,18 @@ export async function expireOverdue(tx: Tx, assignments: Array<{ id: string; job
   if (assignments.length === 0) return 0;
   await tx.query(sql('jobs/lock'), [assignments.map((a) => a.job_uid)]);
   const ended = await endAssignments(tx, assignments.map((a) => a.id), 'Lost', null);
-  await requeue(tx, ended, 'NotReported', `the node reported nothing about the run for ${slackMs} ms past its end`, true);
+  const message = `the node reported nothing about the run for ${slackMs} ms past its end`;
+  await retryJobs(tx, ended.map((a) => ({ ...a, cause: 'infrastructure', reason: 'NotReported', message })));
   return ended.length;
 }
 
 export interface Orphan {
   id: string;
   job_uid: string;
-  /** how the assignment ended: Unconfirmed when its node gave the claim back without running it */
+  /** how the assignment ended: Failed (the job failed), Lost (the node gave it up), Unconfirmed (never ran) */
   state: string;
+  /** what the node said of a failed run */
+  message: string | null;
 }
 
 export async function orphanedJobs(db: Db, limit: number): Promise<Orphan[]> {
@@ -159,21 +178,78 @@ export async function orphanedJobs(db: Db, limit: number): Promise<Orphan[]> {
 }
 
 /**
- * Gives back jobs whose node gave their assignment up: retried using an attempt when it had run
- * (the node fenced itself or shut down), without one when it never ran (a claim answered too late).
+ * Decides for jobs whose run ended without success: a failed run by the job's retry policy, a
+ * run its node stopped (it fenced itself or shut down) as an infrastructure failure, a claim
+ * given back unrun without using an attempt.
  */
 export async function retryOrphaned(tx: Tx, orphans: Orphan[]): Promise<number> {
   if (orphans.length === 0) return 0;
-  await tx.query(sql('jobs/lock'), [orphans.map((o) => o.job_uid)]);
-  const unrun = orphans.filter((o) => o.state === 'Unconfirmed');
-  const stopped = orphans.filter((o) => o.state !== 'Unconfirmed');
-  await requeue(tx, stopped, 'NodeLost', 'the node stopped the job before it finished (it fenced itself or shut down)', true);
-  await requeue(tx, unrun, 'NotConfirmed', 'the node gave the placement back unrun: its claim was answered too late', false);
+  await retryJobs(
+    tx,
+    orphans.map((o): EndedRun => {
+      if (o.state === 'Unconfirmed') {
+        return { ...o, cause: 'never-ran', reason: 'NotConfirmed', message: 'the node gave the placement back unrun: its claim was answered too late' };
+      }
+      if (o.state === 'Failed') return { ...o, cause: 'job', reason: 'Error', message: o.message ?? 'the job failed' };
+      return { ...o, cause: 'infrastructure', reason: 'NodeLost', message: 'the node stopped the job before it finished (it fenced itself or shut down)' };
+    }),
+  );
   return orphans.length;
 }
 
-async function requeue(tx: Tx, ended: Array<{ id: string; job_uid: string }>, reason: string, message: string, usesAttempt: boolean): Promise<void> {
-  if (ended.length === 0) return;
-  await tx.query(sql('jobs/requeue'), [ended.map((a) => a.job_uid), ended.map((a) => a.id), reason, message, usesAttempt]);
+/** A run that ended without success, and why: what a retry decision starts from. */
+export interface EndedRun {
+  id: string;
+  job_uid: string;
+  cause: FailureCause;
+  reason: string;
+  message: string;
+}
+
+interface RetryFacts {
+  uid: string;
+  attempt: number;
+  max_attempts: number;
+  retry_policy: 'OnFailure' | 'Never';
+  backoff_base_ms: number;
+  backoff_cap_ms: number;
+}
+
+/**
+ * The one writer of retries, backoff and dead letters: decides each job (src/scheduling/retry.ts)
+ * and stores the answer, the due time included, in the caller's fenced transaction.
+ */
+export async function retryJobs(tx: Tx, runs: EndedRun[]): Promise<void> {
+  if (runs.length === 0) return;
+  const facts = new Map(
+    (await tx.query<RetryFacts>(sql('jobs/retry_facts'), [runs.map((r) => r.job_uid)])).rows.map((f) => [f.uid, f]),
+  );
+  const decided = runs.flatMap((run) => {
+    const f = facts.get(run.job_uid);
+    if (!f) return [];
+    const decision = decideRetry({
+      cause: run.cause,
+      attempt: f.attempt,
+      maxAttempts: f.max_attempts,
+      retryPolicy: f.retry_policy,
+      backoffBaseMs: f.backoff_base_ms,
+      backoffCapMs: f.backoff_cap_ms,
+    });
+    return [{ run, decision, f }];
+  });
+  await tx.query(sql('jobs/retry'), [
+    decided.map((d) => d.run.job_uid),
+    decided.map((d) => d.run.id),
+    decided.map((d) => (d.decision.kind === 'retry' ? 'Pending' : d.decision.kind === 'failed' ? 'Failed' : 'Dead')),
+    decided.map((d) => d.decision.kind === 'retry' && d.decision.usesAttempt),
+    decided.map((d) => (d.decision.kind === 'retry' ? d.decision.delayMs : 0)),
+    decided.map((d) => d.run.reason),
+    decided.map((d) => {
+      const { decision, run, f } = d;
+      if (decision.kind === 'dead') return `${run.message}; no attempts left (${f.attempt} of ${f.max_attempts} used)`;
+      if (decision.kind === 'retry' && decision.delayMs > 0) return `${run.message}; attempt ${f.attempt + 1} of ${f.max_attempts} after a backoff of ${decision.delayMs} ms`;
+      return run.message;
+    }),
+  ]);
   await tx.query(sql('jobs/notify_pending'));
 }

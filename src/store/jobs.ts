@@ -1,18 +1,59 @@
 // Jobs as users see them: submit, read, cancel, delete (any replica, no lease needed).
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Db, Tx } from './db.js';
 import { transaction } from './db.js';
 import { sql } from './sql.js';
 import type { JobRow } from './rows.js';
-import type { JobRequest } from '../domain/resources.js';
+import type { JobPhase, JobRequest } from '../domain/resources.js';
 import { TERMINAL_PHASES } from '../domain/resources.js';
 import { endAssignments } from './assignments.js';
 
 export type SubmitResult = { outcome: 'created' | 'unchanged'; job: JobRow } | { outcome: 'conflict'; job: JobRow };
 
-export async function submitJob(db: Db, job: JobRequest): Promise<SubmitResult> {
-  return (await transaction(db, (tx) => submitInTx(tx, [job])))[0]!;
+/**
+ * One job. A job without a name of its own (generateName) gets one here; with an idempotency key,
+ * a retried request finds the job the first one made (outcome 'unchanged') instead of a second.
+ */
+export async function submitJob(db: Db, job: JobRequest, idempotencyKey: string | null = null): Promise<SubmitResult | { outcome: 'key-reused' }> {
+  return transaction(db, async (tx) => {
+    const named = await nameFor(tx, 'Job', job.namespace, job.name, job.generateName, idempotencyKey);
+    if (named.existing !== null) {
+      const row = (await tx.query<JobRow>(sql('jobs/get'), [job.namespace, named.existing])).rows[0];
+      return row ? { outcome: 'unchanged' as const, job: row } : { outcome: 'key-reused' as const };
+    }
+    return (await submitInTx(tx, [{ ...job, name: named.name }], null))[0]!;
+  });
+}
+
+/**
+ * The name a new object gets: its own, or generateName plus five random characters (as the
+ * Kubernetes apiserver does). With an idempotency key the name is recorded against the key in
+ * the same transaction; `existing` is the name a previous request with that key made.
+ */
+export async function nameFor(
+  tx: Tx,
+  kind: 'Job' | 'Workflow',
+  namespace: string,
+  name: string,
+  generateName: string | null,
+  idempotencyKey: string | null,
+): Promise<{ name: string; existing: string | null }> {
+  if (!generateName) return { name, existing: null };
+  const generated = generateName + randomSuffix();
+  if (idempotencyKey === null) return { name: generated, existing: null };
+  const claimed = (await tx.query<{ name: string }>(sql('idempotency/claim'), [namespace, kind, idempotencyKey, generated])).rows[0];
+  if (claimed) return { name: generated, existing: null };
+  const earlier = (await tx.query<{ name: string }>(sql('idempotency/get'), [namespace, kind, idempotencyKey])).rows[0]!;
+  return { name: generated, existing: earlier.name };
+}
+
+// Kubernetes' alphabet for generated names: no vowels (no words) and no look-alikes.
+const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+function randomSuffix(): string {
+  const bytes = randomBytes(5);
+  return Array.from(bytes, (b) => SUFFIX_ALPHABET[b % SUFFIX_ALPHABET.length]).join('');
 }
 
 /**
@@ -22,7 +63,7 @@ export async function submitJob(db: Db, job: JobRequest): Promise<SubmitResult> 
 export async function submitJobs(db: Db, jobs: readonly JobRequest[]): Promise<{ outcome: 'accepted'; results: SubmitResult[] } | { outcome: 'conflict'; job: JobRow }> {
   try {
     return await transaction(db, async (tx) => {
-      const results = await submitInTx(tx, jobs);
+      const results = await submitInTx(tx, jobs.map((j) => (j.generateName ? { ...j, name: j.generateName + randomSuffix() } : j)), null);
       const conflict = results.find((r) => r.outcome === 'conflict');
       if (conflict) throw new SubmitConflict(conflict.job);
       return { outcome: 'accepted' as const, results };
@@ -44,7 +85,7 @@ class SubmitConflict extends Error {
  * not thousands); a name already taken is 'unchanged' when the spec and labels are the same,
  * else 'conflict'. Results are in the jobs' order.
  */
-async function submitInTx(tx: Tx, jobs: readonly JobRequest[]): Promise<SubmitResult[]> {
+export async function submitInTx(tx: Tx, jobs: readonly JobRequest[], workflowUid: string | null): Promise<SubmitResult[]> {
   const inserted = (
     await tx.query<JobRow>(sql('jobs/insert'), [
       jobs.map(() => randomUUID()),
@@ -57,6 +98,16 @@ async function submitInTx(tx: Tx, jobs: readonly JobRequest[]): Promise<SubmitRe
       jobs.map((j) => j.durationMs),
       jobs.map((j) => JSON.stringify(j.nodeSelector)),
       jobs.map((j) => j.maxAttempts),
+      jobs.map((j) => j.startAt),
+      jobs.map((j) => j.startAfterMs),
+      jobs.map((j) => JSON.stringify(j.needs)),
+      jobs.map(() => workflowUid),
+      jobs.map((j) => j.pathMs),
+      jobs.map((j) => j.image),
+      jobs.map((j) => j.pool),
+      jobs.map((j) => j.retryPolicy),
+      jobs.map((j) => j.backoffBaseMs),
+      jobs.map((j) => j.backoffCapMs),
     ])
   ).rows;
   const key = (j: { namespace: string; name: string }) => `${j.namespace}/${j.name}`;
@@ -82,8 +133,33 @@ export async function getJob(db: Db, namespace: string, name: string): Promise<J
   return (await db.query<JobRow>(sql('jobs/get'), [namespace, name])).rows[0];
 }
 
-export async function listJobs(db: Db, namespace: string | null): Promise<JobRow[]> {
-  return (await db.query<JobRow>(sql('jobs/list'), [namespace])).rows;
+export interface JobFilter {
+  /** Every one of these labels, with these values (a label selector of equalities). */
+  labels?: Record<string, string>;
+  phase?: JobPhase;
+}
+
+export async function listJobs(db: Db, namespace: string | null, filter: JobFilter = {}): Promise<JobRow[]> {
+  return (await db.query<JobRow>(sql('jobs/list'), [namespace, JSON.stringify(filter.labels ?? {}), filter.phase ?? null])).rows;
+}
+
+/**
+ * Puts dead letters back to Pending with fresh attempts, recording who asked in the history.
+ * Jobs that are not Dead are left alone and not returned.
+ */
+export async function replayJobs(db: Db, namespace: string | null, filter: { name?: string; labels?: Record<string, string> }, actor: string | null): Promise<JobRow[]> {
+  return transaction(db, async (tx) => {
+    if (actor) await tx.query(sql('jobs/set_actor'), [actor]);
+    const dead = filter.name !== undefined
+      ? (await tx.query<JobRow>(sql('jobs/lock_by_name'), [namespace, filter.name])).rows.filter((j) => j.phase === 'Dead')
+      : (await tx.query<JobRow>(sql('jobs/list'), [namespace, JSON.stringify(filter.labels ?? {}), 'Dead'])).rows;
+    if (dead.length === 0) return [];
+    const uids = dead.map((j) => j.uid);
+    await tx.query(sql('jobs/lock'), [uids]);
+    const replayed = (await tx.query<JobRow>(sql('jobs/replay'), [uids, `replayed by ${actor ?? 'an unnamed user'}`])).rows;
+    if (replayed.length > 0) await tx.query(sql('jobs/notify_pending'));
+    return replayed;
+  });
 }
 
 export type UserActionResult = { outcome: 'done'; job: JobRow } | { outcome: 'not-found' } | { outcome: 'finished'; job: JobRow };
@@ -97,7 +173,7 @@ export async function cancelJob(db: Db, namespace: string, name: string): Promis
       return { outcome: 'finished', job: (await tx.query<JobRow>(sql('jobs/get'), [namespace, name])).rows[0]! };
     }
     await withdrawAssignment(tx, locked.assignment_id, 'Cancelled');
-    const job = (await tx.query<JobRow>(sql('jobs/cancel'), [locked.uid])).rows[0]!;
+    const job = (await tx.query<JobRow>(sql('jobs/cancel'), [[locked.uid]])).rows[0]!;
     return { outcome: 'done', job };
   });
 }

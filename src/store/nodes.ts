@@ -22,6 +22,7 @@ export async function registerNode(
   labels: Record<string, string>,
   incarnation: string | null = null,
   generation: number | null = null,
+  images: readonly string[] = [],
 ): Promise<NodeRow> {
   if (guardBroken('registration-generation')) generation = null; // broken on purpose (src/guards.ts)
   return transaction(db, async (tx) => {
@@ -38,7 +39,7 @@ export async function registerNode(
       }
     }
     // The upsert re-checks the generation on the row it locks: a newer process may have registered meanwhile.
-    const row = (await tx.query<NodeRow>(sql('nodes/register'), [name, cpuMillis, memoryBytes, labels, incarnation, generation])).rows[0];
+    const row = (await tx.query<NodeRow>(sql('nodes/register'), [name, cpuMillis, memoryBytes, labels, incarnation, generation, images])).rows[0];
     if (!row) throw new StaleIncarnationError(name, generation ?? 0, current ?? 0);
     return row;
   });

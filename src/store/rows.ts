@@ -1,5 +1,5 @@
 // Row shapes as they come out of PostgreSQL (bigints parsed as numbers, see db.ts).
-import type { JobPhase, JobSpec } from '../domain/resources.js';
+import type { JobPhase, JobSpec, WorkflowPhase, WorkflowSpec } from '../domain/resources.js';
 
 export interface JobRow {
   uid: string;
@@ -25,6 +25,31 @@ export interface JobRow {
   started_at: Date | null;
   finished_at: Date | null;
   resource_version: number;
+  workflow_uid: string | null;
+  needs: string[];
+  waiting: boolean;
+  path_ms: number | null;
+  image: string | null;
+  pool: string | null;
+  retry_policy: 'OnFailure' | 'Never';
+  backoff_base_ms: number;
+  backoff_cap_ms: number;
+}
+
+export interface WorkflowRow {
+  uid: string;
+  namespace: string;
+  name: string;
+  labels: Record<string, string>;
+  spec: WorkflowSpec;
+  phase: WorkflowPhase;
+  reason: string | null;
+  message: string | null;
+  cancelled: boolean;
+  created_at: Date;
+  updated_at: Date;
+  finished_at: Date | null;
+  resource_version: number;
 }
 
 export interface NodeRow {
@@ -32,6 +57,7 @@ export interface NodeRow {
   cpu_millis: number;
   memory_bytes: number;
   labels: Record<string, string>;
+  images: string[];
   state: 'Ready' | 'Dead';
   allocated_cpu_millis: number;
   allocated_memory_bytes: number;

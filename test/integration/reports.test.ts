@@ -63,8 +63,10 @@ describe('a node report batch', () => {
     expect(outcomes).toEqual(['ok', 'ok', 'ok', 'not-active', 'ok', 'ok', 'not-active', 'ok', 'not-active']);
 
     expect(await phase('short')).toBe('Succeeded');
-    expect(await phase('failing')).toBe('Failed');
-    expect((await t.db.query('SELECT message FROM jobs WHERE name = $1', ['failing'])).rows[0].message).toBe('exit 3');
+    // A failure is the leader's to decide (retry, Failed or Dead): the report only ends the run.
+    expect(await phase('failing')).toBe('Running');
+    expect(await state(failing)).toBe('Failed');
+    expect((await t.db.query('SELECT message FROM assignments WHERE id = $1', [failing])).rows[0].message).toBe('exit 3');
     expect(await phase('long')).toBe('Running');
     expect(await state(given)).toBe('Lost'); // the leader gives the job back, not the report
     expect(await state(elsewhere)).toBe('Assigned');
@@ -95,6 +97,7 @@ describe('a node report batch', () => {
     const rule = { silentMs: 5000, disconnectedMs: 1000, disconnectedQuietMs: 1500 };
     expect(await fenced(t.db, leader, (tx) => declareNodeDead(tx, 'n3', rule, 'test'))).toBe(2);
     expect(await phase('too-late')).toBe('Pending');
+    await t.db.query("UPDATE jobs SET due_at = now() WHERE name = 'too-late'"); // its retry backoff is over
     // too-late is placed again before its node's report gets through; late-news is not.
     const uid = (await t.db.query<{ uid: string }>("SELECT uid FROM jobs WHERE name = 'too-late'")).rows[0]!.uid;
     expect(await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'n2' }], 60_000))).toBe(1);

@@ -1,16 +1,26 @@
-// Jobs: create (YAML or JSON), get, list, delete, cancel. Any replica, no leader needed.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+// Jobs: create (YAML or JSON), get, list, delete, cancel, replay. Any replica, no leader needed.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { readSubmissionOffLoop } from '../validation/off-loop.js';
 import { HttpError } from '../../errors/http-error.js';
-import { cancelJob, deleteJob, getJob, listJobs, submitJob, submitJobs } from '../../store/jobs.js';
+import { cancelJob, deleteJob, getJob, listJobs, replayJobs, submitJob, submitJobs, type JobFilter } from '../../store/jobs.js';
 import { presentJob } from '../present.js';
-import { API_VERSION, type JobRequest } from '../../domain/resources.js';
+import { API_VERSION, type JobPhase, type JobRequest } from '../../domain/resources.js';
+import { parseLabelSelector, parsePhaseSelector } from '../../domain/names.js';
+import { actorOf, idempotencyKeyOf } from '../request-headers.js';
 
 interface JobParams {
   namespace: string;
   name: string;
 }
+
+interface ListQuery {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+const PHASES: readonly JobPhase[] = ['Pending', 'Assigned', 'Running', 'Succeeded', 'Failed', 'Cancelled', 'Skipped', 'Dead'];
 
 /** Room for a backlog of ten thousand jobs in one request. */
 const BATCH_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
@@ -32,7 +42,10 @@ export function jobRoutes(app: FastifyInstance, ctx: ApiContext): void {
     const { jobs, several } = await readSubmissionOffLoop(String(request.body ?? ''), request.headers['content-type']);
     if (several) return submitMany(ctx, jobs, reply);
     const job = jobs[0]!;
-    const result = await submitJob(ctx.db, job);
+    const result = await submitJob(ctx.db, job, idempotencyKeyOf(request));
+    if (result.outcome === 'key-reused') {
+      throw new HttpError(409, `the Idempotency-Key was used for a job that no longer exists; use a new key`);
+    }
     if (result.outcome === 'conflict') {
       throw new HttpError(409, `job ${job.namespace}/${job.name} already exists with a different spec (jobs are immutable; delete it first)`);
     }
@@ -40,13 +53,13 @@ export function jobRoutes(app: FastifyInstance, ctx: ApiContext): void {
     return presentJob(result.job);
   });
 
-  app.get<{ Querystring: { namespace?: string } }>('/api/v1/jobs', async (request) => {
-    const rows = await listJobs(ctx.db, request.query.namespace || null);
+  app.get<{ Querystring: ListQuery }>('/api/v1/jobs', async (request) => {
+    const rows = await listJobs(ctx.db, request.query.namespace || null, filterOf(request.query));
     return { apiVersion: API_VERSION, kind: 'JobList', items: rows.map(presentJob) };
   });
 
-  app.get<{ Params: { namespace: string } }>('/api/v1/namespaces/:namespace/jobs', async (request) => {
-    const rows = await listJobs(ctx.db, request.params.namespace);
+  app.get<{ Params: { namespace: string }; Querystring: ListQuery }>('/api/v1/namespaces/:namespace/jobs', async (request) => {
+    const rows = await listJobs(ctx.db, request.params.namespace, filterOf(request.query));
     return { apiVersion: API_VERSION, kind: 'JobList', items: rows.map(presentJob) };
   });
 
@@ -71,6 +84,38 @@ export function jobRoutes(app: FastifyInstance, ctx: ApiContext): void {
     if (result.outcome === 'finished') throw new HttpError(409, `job ${namespace}/${name} already finished (${result.job.phase})`);
     return presentJob(result.job);
   });
+
+  // A dead letter back to Pending with fresh attempts; the history records who asked.
+  app.post<{ Params: JobParams }>('/api/v1/namespaces/:namespace/jobs/:name/replay', async (request) => {
+    const { namespace, name } = request.params;
+    const replayed = await replayJobs(ctx.db, namespace, { name }, actorOf(request));
+    if (replayed.length === 0) {
+      const row = await getJob(ctx.db, namespace, name);
+      if (!row) throw notFound(namespace, name);
+      throw new HttpError(409, `job ${namespace}/${name} is ${row.phase}, not Dead: only dead letters are replayed`);
+    }
+    return presentJob(replayed[0]!);
+  });
+
+  // Every dead letter of a namespace (all namespaces without one) matching a label selector.
+  app.post<{ Querystring: ListQuery }>('/api/v1/jobs/replay', async (request: FastifyRequest<{ Querystring: ListQuery }>) => {
+    const replayed = await replayJobs(ctx.db, request.query.namespace || null, { labels: filterOf(request.query).labels }, actorOf(request));
+    return { apiVersion: API_VERSION, kind: 'JobList', items: replayed.map(presentJob) };
+  });
+}
+
+function filterOf(query: ListQuery): JobFilter {
+  try {
+    const filter: JobFilter = {};
+    if (query.labelSelector) filter.labels = parseLabelSelector(query.labelSelector);
+    if (query.fieldSelector) {
+      const phase = parsePhaseSelector(query.fieldSelector, PHASES);
+      if (phase) filter.phase = phase as JobPhase;
+    }
+    return filter;
+  } catch (error) {
+    throw new HttpError(400, (error as Error).message);
+  }
 }
 
 function notFound(namespace: string, name: string): HttpError {

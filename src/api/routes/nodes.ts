@@ -18,9 +18,9 @@ import type { RegisterResponse } from '../../domain/assignment.js';
 export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.post('/api/v1/nodes/register', async (request) => {
     const body = jsonObject(request.body);
-    const { name, cpuMillis, memoryBytes, labels, incarnation, generation } = validateRegistration(body);
+    const { name, cpuMillis, memoryBytes, labels, incarnation, generation, images } = validateRegistration(body);
     try {
-      await registerNode(ctx.liveness, name, cpuMillis, memoryBytes, labels, incarnation, generation);
+      await registerNode(ctx.liveness, name, cpuMillis, memoryBytes, labels, incarnation, generation, images);
     } catch (err) {
       if (err instanceof StaleIncarnationError) throw new HttpError(409, err.message);
       throw err;
@@ -74,6 +74,10 @@ function validateRegistration(body: Record<string, unknown>) {
   for (const [key, value] of Object.entries(labels)) {
     if (typeof value !== 'string') problems.push({ path: `labels.${key}`, message: 'must be a string' });
   }
+  const images = body.images ?? [];
+  if (!Array.isArray(images) || images.some((i) => typeof i !== 'string' || i === '')) {
+    problems.push({ path: 'images', message: 'must be a list of image names' });
+  }
   const incarnation = body.incarnation ?? null;
   if (incarnation !== null && (typeof incarnation !== 'string' || !UUID.test(incarnation))) {
     problems.push({ path: 'incarnation', message: `${JSON.stringify(incarnation)} is not a UUID` });
@@ -90,5 +94,6 @@ function validateRegistration(body: Record<string, unknown>) {
     memoryBytes: memoryBytes!,
     labels: labels as Record<string, string>,
     incarnation: incarnation as string | null,
+    images: images as string[],
   };
 }

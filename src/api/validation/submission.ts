@@ -28,6 +28,7 @@ export function readSubmission(text: string, contentType: string | undefined): S
   if (details.length > 0) throw new ValidationError(details);
   const names = new Set<string>();
   for (const job of jobs) {
+    if (job.generateName) continue; // named by the server, each its own
     const key = `${job.namespace}/${job.name}`;
     if (names.has(key)) throw new ValidationError([{ path: '(body)', message: `job ${key} appears twice` }]);
     names.add(key);

@@ -6,6 +6,7 @@ import type { Db } from '../../store/db.js';
 import type { Lease } from '../../lease/lease.js';
 import { fenced } from '../../lease/fenced.js';
 import { bestFit } from '../../scheduling/best-fit.js';
+import { guardBroken } from '../../guards.js';
 import { DEFAULT_POLICY, type Policy } from '../../scheduling/policies.js';
 import { commitPlacements, markUnschedulable, readPlacementInput } from '../../store/decisions.js';
 import { jobsPlaced, placementDecideSeconds, placementRoundSeconds } from '../../metrics/registry.js';
@@ -38,7 +39,7 @@ export class Placement implements Reconciler {
     const { jobs, nodes } = await readPlacementInput(this.db, ROUND_LIMIT, this.freshHeartbeatMs);
     if (jobs.length === 0) return 'done';
     const decideAt = performance.now();
-    const round = bestFit(jobs, nodes, this.policy);
+    const round = bestFit(jobs, nodes, this.policy, { ignorePool: guardBroken('pool-match'), ignoreLabels: guardBroken('label-match') });
     placementDecideSeconds.observe((performance.now() - decideAt) / 1000);
     const newlyUnschedulable = round.unschedulable.filter((u) => this.marked.get(u.jobUid) !== u.message);
     if (round.placements.length === 0 && newlyUnschedulable.length === 0) {

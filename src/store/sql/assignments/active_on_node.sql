@@ -1,6 +1,13 @@
 -- assignments/active_on_node: what a node should be running now, for its watch stream. $1 node.
+-- A job with spec.simulate fails its first failAttempts runs (runs of this job that failed before,
+-- replays included, so a replayed dead letter can succeed): fail_exit_code is set for a run that
+-- is to fail, fail_after (a duration) when it fails early.
 SELECT a.id, a.job_uid, j.namespace || '/' || j.name AS job, a.epoch, a.attempt,
-       a.cpu_millis, a.memory_bytes, a.duration_ms, a.state
+       a.cpu_millis, a.memory_bytes, a.duration_ms, a.state,
+       CASE WHEN (SELECT count(*) FROM assignments p WHERE p.job_uid = a.job_uid AND p.state = 'Failed')
+                 < coalesce((j.spec->'simulate'->>'failAttempts')::int, 0)
+            THEN coalesce((j.spec->'simulate'->>'exitCode')::int, 1) END AS fail_exit_code,
+       j.spec->'simulate'->>'failAfter' AS fail_after
 FROM assignments a JOIN jobs j ON j.uid = a.job_uid
 WHERE a.node = $1 AND a.state IN ('Assigned', 'Running')
 ORDER BY a.created_at, a.id

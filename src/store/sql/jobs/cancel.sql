@@ -1,6 +1,6 @@
--- jobs/cancel: a user cancelled a job that has not finished. $1 uid.
+-- jobs/cancel: a user cancelled jobs that have not finished. $1 uuid[] uids.
 UPDATE jobs
-SET phase = 'Cancelled', reason = 'Cancelled', message = 'cancelled by a user', finished_at = now(),
+SET phase = 'Cancelled', waiting = false, reason = 'Cancelled', message = 'cancelled by a user', finished_at = now(),
     updated_at = now(), resource_version = resource_version + 1
-WHERE uid = $1 AND phase IN ('Pending', 'Assigned', 'Running')
+WHERE uid = ANY($1::uuid[]) AND phase IN ('Pending', 'Assigned', 'Running')
 RETURNING *

@@ -6,11 +6,12 @@
 -- heartbeats, holds an open stream and is never placed on. A closed one is forgotten, so the
 -- node is simply not connected until it opens another.
 -- A process older than the registered one (generation lower) changes nothing: no row back.
--- $1 name, $2 cpu millis, $3 memory bytes, $4 labels, $5 incarnation, $6 generation (or NULL).
-INSERT INTO nodes (name, cpu_millis, memory_bytes, labels, incarnation, generation)
-VALUES ($1, $2, $3, $4, $5, $6)
+-- $1 name, $2 cpu millis, $3 memory bytes, $4 labels, $5 incarnation, $6 generation (or NULL),
+-- $7 text[] images the node holds.
+INSERT INTO nodes (name, cpu_millis, memory_bytes, labels, incarnation, generation, images)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
 ON CONFLICT (name) DO UPDATE
-SET cpu_millis = EXCLUDED.cpu_millis, memory_bytes = EXCLUDED.memory_bytes, labels = EXCLUDED.labels,
+SET cpu_millis = EXCLUDED.cpu_millis, memory_bytes = EXCLUDED.memory_bytes, labels = EXCLUDED.labels, images = EXCLUDED.images,
     incarnation = EXCLUDED.incarnation, state = 'Ready', registered_at = now(),
     dead_at = NULL, dead_reason = NULL, disconnected_at = NULL,
     watch_session = CASE WHEN nodes.incarnation = EXCLUDED.incarnation AND nodes.disconnected_at IS NULL THEN nodes.watch_session END,

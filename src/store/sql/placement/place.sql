@@ -1,5 +1,5 @@
 -- placement/place: commit a round of placements in one statement (run inside a fenced
--- transaction). Only jobs still Pending and due are claimed; the unique index refuses a second
+-- transaction). Only jobs still Pending, due and waiting for no need are claimed; the unique index refuses a second
 -- active assignment; the chosen nodes are locked and must still be Ready; the assignments'
 -- trigger (migration 0006) adds what they hold to their nodes, where the CHECK constraint
 -- refuses any overcommit.
@@ -11,7 +11,7 @@ WITH decision AS (
   SET phase = 'Assigned', assignment_id = d.assignment_id, node = d.node, epoch = $4,
       reason = NULL, message = NULL, updated_at = now(), resource_version = j.resource_version + 1
   FROM decision d
-  WHERE j.uid = d.job_uid AND j.phase = 'Pending' AND j.due_at <= now()
+  WHERE j.uid = d.job_uid AND j.phase = 'Pending' AND j.due_at <= now() AND NOT j.waiting
   RETURNING j.uid, j.attempt, j.cpu_millis, j.memory_bytes, j.duration_ms, d.node, d.assignment_id
 ), assigned AS (
   INSERT INTO assignments (id, job_uid, node, epoch, attempt, state, cpu_millis, memory_bytes, duration_ms, confirm_by)

@@ -1,0 +1,72 @@
+// Workflows: create (one YAML or JSON document: the workflow and all its jobs, or nothing), get,
+// list, cancel, retry, delete. Any replica, no leader needed.
+import type { FastifyInstance } from 'fastify';
+import type { ApiContext } from '../context.js';
+import { HttpError } from '../../errors/http-error.js';
+import { readWorkflowSubmission } from '../validation/workflow.js';
+import { cancelWorkflow, deleteWorkflow, getWorkflow, listWorkflows, retryWorkflow, submitWorkflow, type WorkflowActionResult } from '../../store/workflows.js';
+import { presentWorkflow } from '../present.js';
+import { API_VERSION } from '../../domain/resources.js';
+import { workflowMaxJobs } from '../../config.js';
+import { actorOf, idempotencyKeyOf } from '../request-headers.js';
+
+interface WorkflowParams {
+  namespace: string;
+  name: string;
+}
+
+export function workflowRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  const maxJobs = workflowMaxJobs();
+
+  app.post('/api/v1/workflows', async (request, reply) => {
+    const workflow = readWorkflowSubmission(String(request.body ?? ''), request.headers['content-type'], maxJobs);
+    const result = await submitWorkflow(ctx.db, workflow, idempotencyKeyOf(request));
+    if (result.outcome === 'key-reused') throw new HttpError(409, 'the Idempotency-Key was used for a workflow that no longer exists; use a new key');
+    if (result.outcome === 'conflict') throw new HttpError(409, result.what);
+    reply.code(result.outcome === 'created' ? 201 : 200);
+    return presentWorkflow(result.workflow, result.jobs);
+  });
+
+  app.get<{ Querystring: { namespace?: string } }>('/api/v1/workflows', async (request) => {
+    const found = await listWorkflows(ctx.db, request.query.namespace || null);
+    return { apiVersion: API_VERSION, kind: 'WorkflowList', items: found.map((w) => presentWorkflow(w.workflow, w.jobs)) };
+  });
+
+  app.get<{ Params: { namespace: string } }>('/api/v1/namespaces/:namespace/workflows', async (request) => {
+    const found = await listWorkflows(ctx.db, request.params.namespace);
+    return { apiVersion: API_VERSION, kind: 'WorkflowList', items: found.map((w) => presentWorkflow(w.workflow, w.jobs)) };
+  });
+
+  app.get<{ Params: WorkflowParams }>('/api/v1/namespaces/:namespace/workflows/:name', async (request) => {
+    const { namespace, name } = request.params;
+    const found = await getWorkflow(ctx.db, namespace, name);
+    if (!found) throw notFound(namespace, name);
+    return presentWorkflow(found.workflow, found.jobs);
+  });
+
+  app.delete<{ Params: WorkflowParams }>('/api/v1/namespaces/:namespace/workflows/:name', async (request) => {
+    const { namespace, name } = request.params;
+    return answer(await deleteWorkflow(ctx.db, namespace, name, actorOf(request)), namespace, name);
+  });
+
+  app.post<{ Params: WorkflowParams }>('/api/v1/namespaces/:namespace/workflows/:name/cancel', async (request) => {
+    const { namespace, name } = request.params;
+    return answer(await cancelWorkflow(ctx.db, namespace, name, actorOf(request)), namespace, name);
+  });
+
+  // Runs a finished workflow again from its failed jobs; succeeded jobs are not run again.
+  app.post<{ Params: WorkflowParams }>('/api/v1/namespaces/:namespace/workflows/:name/retry', async (request) => {
+    const { namespace, name } = request.params;
+    return answer(await retryWorkflow(ctx.db, namespace, name, actorOf(request)), namespace, name);
+  });
+}
+
+function answer(result: WorkflowActionResult, namespace: string, name: string) {
+  if (result.outcome === 'not-found') throw notFound(namespace, name);
+  if (result.outcome === 'not-allowed') throw new HttpError(409, `workflow ${namespace}/${name}: ${result.why}`);
+  return presentWorkflow(result.workflow, result.jobs);
+}
+
+function notFound(namespace: string, name: string): HttpError {
+  return new HttpError(404, `workflow ${namespace}/${name} not found`);
+}

@@ -1,0 +1,41 @@
+// workflow: the leader's pass over workflows. A waiting job whose needs all succeeded is released
+// to placement; one with a need that ended otherwise (Failed, Dead, Skipped, Cancelled) is
+// Skipped, naming that need; a workflow none of whose jobs can change any more closes. One
+// fenced transaction, and it locks the workflows it looks at first: a user's retry or cancel
+// (which lock them too) never interleaves with it.
+import type { Logger } from 'pino';
+import type { Db } from '../../store/db.js';
+import type { Lease } from '../../lease/lease.js';
+import { fenced } from '../../lease/fenced.js';
+import { guardBroken } from '../../guards.js';
+import { closeSettledWorkflows, lockWaitingWorkflows, releaseReadyJobs, skipBlockedJobs, waitingWorkflows } from '../../store/workflows.js';
+import type { ReconcileResult, Reconciler } from '../controller.js';
+
+const BATCH = 500;
+
+export class WorkflowController implements Reconciler {
+  readonly name = 'workflow';
+
+  constructor(
+    private readonly db: Db,
+    private readonly lease: Lease,
+    readonly intervalMs: number,
+  ) {}
+
+  async reconcile(log: Logger): Promise<ReconcileResult> {
+    const skipping = !guardBroken('skip-blocked');
+    const unlocked = guardBroken('workflow-lock');
+    const { released, skipped, closed, full } = await fenced(this.db, this.lease, async (tx) => {
+      const workflows = unlocked ? await waitingWorkflows(tx, BATCH) : await lockWaitingWorkflows(tx, BATCH);
+      const skipped = skipping ? await skipBlockedJobs(tx, workflows) : 0;
+      const released = await releaseReadyJobs(tx, workflows);
+      const closed = await closeSettledWorkflows(tx, BATCH);
+      return { released, skipped, closed, full: workflows.length === BATCH || closed.length === BATCH };
+    });
+    if (released > 0) log.info({ released }, 'released jobs whose needs succeeded');
+    if (skipped > 0) log.info({ skipped }, 'skipped jobs whose needs did not succeed');
+    for (const w of closed) log.info({ workflow: `${w.namespace}/${w.name}`, phase: w.phase }, 'workflow closed');
+    // A skip makes its own dependents skippable, and a close may follow: look again at once.
+    return skipped > 0 || full ? 'requeue' : 'done';
+  }
+}

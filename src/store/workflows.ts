@@ -1,0 +1,164 @@
+// Workflows as users see them: submit (the workflow and all its jobs in one transaction), read,
+// cancel, retry, delete (any replica, no lease needed). What happens to waiting jobs as their
+// needs end, and when a workflow closes, is the leader's (src/controllers/workflow/).
+import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import type { Db, Tx } from './db.js';
+import { transaction } from './db.js';
+import { sql } from './sql.js';
+import type { JobRow, WorkflowRow } from './rows.js';
+import type { WorkflowRequest } from '../domain/resources.js';
+import { TERMINAL_PHASES } from '../domain/resources.js';
+import { endAssignments } from './assignments.js';
+import { nameFor, submitInTx } from './jobs.js';
+import { nameWorkflow } from '../api/validation/workflow.js';
+
+export type WorkflowSubmitResult =
+  | { outcome: 'created' | 'unchanged'; workflow: WorkflowRow; jobs: JobRow[] }
+  | { outcome: 'conflict'; what: string }
+  | { outcome: 'key-reused' };
+
+/**
+ * A workflow and its jobs, all or nothing. A workflow named by generateName gets its name here,
+ * and its jobs theirs from it (`<workflow>-<job>`); with an idempotency key a retried request
+ * finds the workflow the first one made.
+ */
+export async function submitWorkflow(db: Db, request: WorkflowRequest, idempotencyKey: string | null = null): Promise<WorkflowSubmitResult> {
+  try {
+    return await transaction(db, async (tx) => {
+      const named = await nameFor(tx, 'Workflow', request.namespace, request.name, request.generateName, idempotencyKey);
+      if (named.existing !== null) {
+        const existing = await readWorkflow(tx, request.namespace, named.existing);
+        return existing ? { outcome: 'unchanged' as const, ...existing } : { outcome: 'key-reused' as const };
+      }
+      const name = named.name;
+      const uid = randomUUID();
+      const inserted = (
+        await tx.query<WorkflowRow>(sql('workflows/insert'), [uid, request.namespace, name, JSON.stringify(request.labels), JSON.stringify(request.spec)])
+      ).rows[0];
+      if (!inserted) {
+        const existing = (await readWorkflow(tx, request.namespace, name))!;
+        const same = isDeepStrictEqual(existing.workflow.spec, request.spec) && isDeepStrictEqual(existing.workflow.labels, request.labels);
+        if (same) return { outcome: 'unchanged' as const, ...existing };
+        return { outcome: 'conflict' as const, what: `workflow ${request.namespace}/${name} already exists with a different spec (workflows are immutable; delete it first)` };
+      }
+      // A generated workflow name is known only now: its jobs' names and needs follow from it.
+      const jobs = request.generateName ? nameWorkflow(request, name).jobs : request.jobs;
+      const results = await submitInTx(tx, jobs, uid);
+      const taken = results.find((r) => r.outcome !== 'created');
+      if (taken) throw new WorkflowConflict(`job ${taken.job.namespace}/${taken.job.name} already exists: a workflow's job names must be free; nothing was accepted`);
+      return { outcome: 'created' as const, workflow: inserted, jobs: results.map((r) => r.job) };
+    });
+  } catch (error) {
+    if (error instanceof WorkflowConflict) return { outcome: 'conflict', what: error.message };
+    throw error;
+  }
+}
+
+class WorkflowConflict extends Error {}
+
+async function readWorkflow(db: Db | Tx, namespace: string, name: string): Promise<{ workflow: WorkflowRow; jobs: JobRow[] } | undefined> {
+  const workflow = (await db.query<WorkflowRow>(sql('workflows/get'), [namespace, name])).rows[0];
+  if (!workflow) return undefined;
+  const jobs = (await db.query<JobRow>(sql('workflows/jobs'), [[workflow.uid]])).rows;
+  return { workflow, jobs };
+}
+
+export async function getWorkflow(db: Db, namespace: string, name: string): Promise<{ workflow: WorkflowRow; jobs: JobRow[] } | undefined> {
+  return readWorkflow(db, namespace, name);
+}
+
+export async function listWorkflows(db: Db, namespace: string | null): Promise<Array<{ workflow: WorkflowRow; jobs: JobRow[] }>> {
+  const workflows = (await db.query<WorkflowRow>(sql('workflows/list'), [namespace])).rows;
+  if (workflows.length === 0) return [];
+  const jobs = (await db.query<JobRow>(sql('workflows/jobs'), [workflows.map((w) => w.uid)])).rows;
+  const byWorkflow = new Map<string, JobRow[]>(workflows.map((w) => [w.uid, []]));
+  for (const job of jobs) byWorkflow.get(job.workflow_uid!)?.push(job);
+  return workflows.map((workflow) => ({ workflow, jobs: byWorkflow.get(workflow.uid)! }));
+}
+
+export type WorkflowActionResult =
+  | { outcome: 'done'; workflow: WorkflowRow; jobs: JobRow[] }
+  | { outcome: 'not-found' }
+  | { outcome: 'not-allowed'; workflow: WorkflowRow; why: string };
+
+/** Cancels every unfinished job of a workflow (its node stops a running one); it closes Cancelled. */
+export async function cancelWorkflow(db: Db, namespace: string, name: string, actor: string | null): Promise<WorkflowActionResult> {
+  return transaction(db, async (tx) => {
+    const workflow = await lockWorkflow(tx, namespace, name, actor);
+    if (!workflow) return { outcome: 'not-found' };
+    if (workflow.phase !== 'Running') return { outcome: 'not-allowed', workflow, why: `already finished (${workflow.phase})` };
+    const jobs = (await tx.query<{ uid: string; phase: string; assignment_id: string | null }>(sql('workflows/lock_jobs'), [workflow.uid])).rows;
+    const open = jobs.filter((j) => !TERMINAL_PHASES.includes(j.phase as never));
+    await endAssignments(tx, open.flatMap((j) => (j.assignment_id ? [j.assignment_id] : [])), 'Cancelled', null);
+    await tx.query(sql('jobs/cancel'), [open.map((j) => j.uid)]);
+    await tx.query(sql('workflows/mark_cancelled'), [workflow.uid]);
+    return { outcome: 'done', ...(await readWorkflow(tx, namespace, name))! };
+  });
+}
+
+/** Runs a finished workflow again from the jobs that did not succeed; succeeded jobs stay done. */
+export async function retryWorkflow(db: Db, namespace: string, name: string, actor: string | null): Promise<WorkflowActionResult> {
+  return transaction(db, (tx) => retryWorkflowInTx(tx, namespace, name, actor));
+}
+
+/** retryWorkflow's statements, in the caller's transaction (a test holds one open to race the leader). */
+export async function retryWorkflowInTx(tx: Tx, namespace: string, name: string, actor: string | null): Promise<WorkflowActionResult> {
+  const workflow = await lockWorkflow(tx, namespace, name, actor);
+  if (!workflow) return { outcome: 'not-found' };
+  if (workflow.phase === 'Running') return { outcome: 'not-allowed', workflow, why: 'still running (cancel it first, or wait for it to finish)' };
+  if (workflow.phase === 'Succeeded') return { outcome: 'not-allowed', workflow, why: 'it succeeded: nothing to retry' };
+  await tx.query(sql('workflows/lock_jobs'), [workflow.uid]);
+  await tx.query(sql('workflows/retry'), [workflow.uid]);
+  await tx.query(sql('workflows/reopen'), [workflow.uid]);
+  await tx.query(sql('jobs/notify_pending'));
+  return { outcome: 'done', ...(await readWorkflow(tx, namespace, name))! };
+}
+
+/** Deletes a workflow and its jobs (stopping those that run). Their history stays. */
+export async function deleteWorkflow(db: Db, namespace: string, name: string, actor: string | null): Promise<WorkflowActionResult> {
+  return transaction(db, async (tx) => {
+    const workflow = await lockWorkflow(tx, namespace, name, actor);
+    if (!workflow) return { outcome: 'not-found' };
+    const before = (await readWorkflow(tx, namespace, name))!;
+    const jobs = (await tx.query<{ uid: string; phase: string; assignment_id: string | null }>(sql('workflows/lock_jobs'), [workflow.uid])).rows;
+    const open = jobs.filter((j) => !TERMINAL_PHASES.includes(j.phase as never));
+    await endAssignments(tx, open.flatMap((j) => (j.assignment_id ? [j.assignment_id] : [])), 'Cancelled', null);
+    await tx.query(sql('workflows/delete_jobs'), [workflow.uid]);
+    await tx.query(sql('workflows/delete'), [workflow.uid]);
+    return { outcome: 'done', ...before };
+  });
+}
+
+async function lockWorkflow(tx: Tx, namespace: string, name: string, actor: string | null): Promise<WorkflowRow | undefined> {
+  if (actor) await tx.query(sql('jobs/set_actor'), [actor]);
+  return (await tx.query<WorkflowRow>(sql('workflows/lock_by_name'), [namespace, name])).rows[0];
+}
+
+// The leader's side: called by the workflow controller inside its fenced transaction.
+
+/** Locks running workflows with waiting jobs (see workflows/lock_waiting.sql). */
+export async function lockWaitingWorkflows(tx: Tx, limit: number): Promise<string[]> {
+  return (await tx.query<{ uid: string }>(sql('workflows/lock_waiting'), [limit])).rows.map((r) => r.uid);
+}
+
+/** Test-only: the same workflows, unlocked (the broken variant, guard workflow-lock). */
+export async function waitingWorkflows(tx: Tx, limit: number): Promise<string[]> {
+  return (await tx.query<{ uid: string }>(sql('workflows/waiting'), [limit])).rows.map((r) => r.uid);
+}
+
+export async function releaseReadyJobs(tx: Tx, workflows: string[]): Promise<number> {
+  if (workflows.length === 0) return 0;
+  const released = (await tx.query(sql('workflows/release'), [workflows])).rowCount ?? 0;
+  if (released > 0) await tx.query(sql('jobs/notify_pending'));
+  return released;
+}
+
+export async function skipBlockedJobs(tx: Tx, workflows: string[]): Promise<number> {
+  if (workflows.length === 0) return 0;
+  return (await tx.query(sql('workflows/skip'), [workflows])).rowCount ?? 0;
+}
+
+export async function closeSettledWorkflows(tx: Tx, limit: number): Promise<Array<{ uid: string; namespace: string; name: string; phase: string }>> {
+  return (await tx.query<{ uid: string; namespace: string; name: string; phase: string }>(sql('workflows/close'), [limit])).rows;
+}
