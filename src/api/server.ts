@@ -6,6 +6,7 @@ import { ValidationError } from '../errors/validation-error.js';
 import { HttpError } from '../errors/http-error.js';
 import { jobRoutes } from './routes/jobs.js';
 import { nodeRoutes } from './routes/nodes.js';
+import { IdempotencyKeyReusedError } from '../errors/idempotency-key-reused-error.js';
 import { workflowRoutes } from './routes/workflows.js';
 import { assignmentRoutes } from './routes/assignments.js';
 import { statusRoutes } from './routes/status.js';
@@ -30,6 +31,8 @@ export function buildServer(ctx: ApiContext): FastifyInstance {
       body.error.details = err.details;
     } else if (err instanceof HttpError) {
       status = err.statusCode;
+    } else if (err instanceof IdempotencyKeyReusedError) {
+      status = 409;
     } else if (err.message === POOL_WAIT_EXCEEDED) {
       // The replica is too busy to reach the database in time: the caller should try another.
       status = 503;

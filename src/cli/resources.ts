@@ -3,10 +3,11 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import YAML from 'yaml';
-import type { Job, List, NodeResource } from '../domain/resources.js';
+import type { Job, List, NodeResource, Workflow } from '../domain/resources.js';
 import { ApiClient, resolveServers } from './client.js';
 import { ApiError, formatDetail } from './errors/api-error.js';
 import { describeJob, parseOutputFormat, renderJobs, renderNodes, type OutputFormat } from './output.js';
+import { describeWorkflow, renderWorkflows } from './workflow-output.js';
 
 const DEFAULT_NAMESPACE = 'default';
 
@@ -27,6 +28,9 @@ interface NamespaceOption extends ServerOption {
 interface GetOptions extends NamespaceOption {
   allNamespaces?: boolean;
   output?: string;
+  selector?: string;
+  fieldSelector?: string;
+  dead?: boolean;
 }
 
 export function registerResourceCommands(program: Command): void {
@@ -41,12 +45,15 @@ export function registerResourceCommands(program: Command): void {
 
   program
     .command('get')
-    .description('list jobs or nodes, or show one')
-    .argument('<type>', 'jobs|job|nodes|node')
+    .description('list jobs, workflows or nodes, or show one')
+    .argument('<type>', 'jobs|workflows|nodes (or job, workflow, node)')
     .argument('[name]', 'one object by name')
     .option('-n, --namespace <ns>', 'namespace', DEFAULT_NAMESPACE)
-    .option('-A, --all-namespaces', 'jobs of every namespace')
+    .option('-A, --all-namespaces', 'objects of every namespace')
     .option('-o, --output <format>', 'wide|json|yaml|name')
+    .option('-l, --selector <k=v,...>', 'only jobs with these labels, e.g. fencer.dev/workflow=ci')
+    .option('--field-selector <status.phase=P>', 'only jobs in this phase')
+    .option('--dead', 'only dead letters (jobs out of attempts), as --field-selector status.phase=Dead')
     .option('--server <urls>', 'replica URLs, comma-separated')
     .action(async (type: string, name: string | undefined, opts: GetOptions) => {
       process.stdout.write(await get(clientFor(opts), type, name, opts));
@@ -54,41 +61,86 @@ export function registerResourceCommands(program: Command): void {
 
   program
     .command('describe')
-    .description('show one job in detail, with its conditions')
-    .argument('<type>', 'job')
+    .description('show one job or workflow in detail (a workflow with its stages and independent parts)')
+    .argument('<type>', 'job|workflow')
     .argument('<name>')
     .option('-n, --namespace <ns>', 'namespace', DEFAULT_NAMESPACE)
     .option('--server <urls>', 'replica URLs, comma-separated')
     .action(async (type: string, name: string, opts: NamespaceOption) => {
-      expectJobType(type);
-      const job = await clientFor(opts).request<Job>('GET', jobPath(opts.namespace, name));
+      const kind = userKind(type);
+      if (kind === 'workflow') {
+        const workflow = await clientFor(opts).request<Workflow>('GET', objectPath('workflow', opts.namespace, name));
+        process.stdout.write(describeWorkflow(workflow, new Date()));
+        return;
+      }
+      const job = await clientFor(opts).request<Job>('GET', objectPath('job', opts.namespace, name));
       process.stdout.write(describeJob(job, new Date()));
     });
 
   program
     .command('delete')
-    .description('delete a job')
-    .argument('<type>', 'job')
+    .description('delete a job, or a workflow with all its jobs (stopping those that run)')
+    .argument('<type>', 'job|workflow')
     .argument('<name>')
     .option('-n, --namespace <ns>', 'namespace', DEFAULT_NAMESPACE)
     .option('--server <urls>', 'replica URLs, comma-separated')
     .action(async (type: string, name: string, opts: NamespaceOption) => {
-      expectJobType(type);
-      await clientFor(opts).request<Job>('DELETE', jobPath(opts.namespace, name));
-      process.stdout.write(`job.fencer.dev "${name}" deleted\n`);
+      const kind = userKind(type);
+      await clientFor(opts).request('DELETE', objectPath(kind, opts.namespace, name));
+      process.stdout.write(`${kind}.fencer.dev "${name}" deleted\n`);
     });
 
   program
     .command('cancel')
-    .description('cancel a job that has not finished')
-    .argument('<type>', 'job')
+    .description('cancel a job, or every unfinished job of a workflow; running ones are stopped on their nodes')
+    .argument('<type>', 'job|workflow')
     .argument('<name>')
     .option('-n, --namespace <ns>', 'namespace', DEFAULT_NAMESPACE)
     .option('--server <urls>', 'replica URLs, comma-separated')
     .action(async (type: string, name: string, opts: NamespaceOption) => {
-      expectJobType(type);
-      await clientFor(opts).request<Job>('POST', `${jobPath(opts.namespace, name)}/cancel`);
-      process.stdout.write(`job.fencer.dev "${name}" cancelled\n`);
+      const kind = userKind(type);
+      await clientFor(opts).request('POST', `${objectPath(kind, opts.namespace, name)}/cancel`);
+      process.stdout.write(`${kind}.fencer.dev "${name}" cancelled\n`);
+    });
+
+  program
+    .command('replay')
+    .description('put dead letters (jobs out of attempts) back to Pending with fresh attempts')
+    .argument('<type>', 'job')
+    .argument('[name]', 'one dead job; or --all-dead')
+    .option('--all-dead', 'every dead job of the namespace (with -l, those with these labels)')
+    .option('-l, --selector <k=v,...>', 'with --all-dead: only jobs with these labels')
+    .option('-n, --namespace <ns>', 'namespace', DEFAULT_NAMESPACE)
+    .option('-A, --all-namespaces', 'with --all-dead: every namespace')
+    .option('--server <urls>', 'replica URLs, comma-separated')
+    .action(async (type: string, name: string | undefined, opts: NamespaceOption & { allDead?: boolean; selector?: string; allNamespaces?: boolean }) => {
+      if (userKind(type) !== 'job') throw new Error(`only jobs are replayed, not "${type}" (a workflow is retried: fencer retry workflow NAME)`);
+      if ((name === undefined) === !opts.allDead) throw new Error('name one dead job, or use --all-dead (not both)');
+      const client = clientFor(opts);
+      if (name !== undefined) {
+        await client.request<Job>('POST', `${objectPath('job', opts.namespace, name)}/replay`);
+        process.stdout.write(`job.fencer.dev "${name}" replayed\n`);
+        return;
+      }
+      const query = new URLSearchParams();
+      if (!opts.allNamespaces) query.set('namespace', opts.namespace);
+      if (opts.selector) query.set('labelSelector', opts.selector);
+      const replayed = await client.request<List<Job>>('POST', `/api/v1/jobs/replay?${query}`);
+      for (const job of replayed.items) process.stdout.write(`job.fencer.dev "${job.metadata.name}" replayed\n`);
+      if (replayed.items.length === 0) process.stderr.write('No dead jobs found.\n');
+    });
+
+  program
+    .command('retry')
+    .description('run a finished workflow again from its failed jobs (succeeded jobs are not run again)')
+    .argument('<type>', 'workflow')
+    .argument('<name>')
+    .option('-n, --namespace <ns>', 'namespace', DEFAULT_NAMESPACE)
+    .option('--server <urls>', 'replica URLs, comma-separated')
+    .action(async (type: string, name: string, opts: NamespaceOption) => {
+      if (userKind(type) !== 'workflow') throw new Error(`only workflows are retried, not "${type}" (a dead job is replayed: fencer replay job NAME)`);
+      await clientFor(opts).request('POST', `${objectPath('workflow', opts.namespace, name)}/retry`);
+      process.stdout.write(`workflow.fencer.dev "${name}" retried\n`);
     });
 }
 
@@ -96,19 +148,25 @@ function clientFor(opts: ServerOption): ApiClient {
   return new ApiClient(resolveServers(opts.server));
 }
 
-function jobPath(namespace: string, name: string): string {
-  return `/api/v1/namespaces/${encodeURIComponent(namespace)}/jobs/${encodeURIComponent(name)}`;
+function objectPath(kind: 'job' | 'workflow', namespace: string, name: string): string {
+  return `/api/v1/namespaces/${encodeURIComponent(namespace)}/${kind}s/${encodeURIComponent(name)}`;
 }
 
-function resourceType(type: string): 'job' | 'node' {
+type ResourceType = 'job' | 'node' | 'workflow';
+
+function resourceType(type: string): ResourceType {
   const t = type.toLowerCase().replace(/\.fencer\.dev$/, '');
-  if (t === 'job' || t === 'jobs') return 'job';
+  if (t === 'job' || t === 'jobs' || t === 'fj') return 'job';
   if (t === 'node' || t === 'nodes') return 'node';
-  throw new Error(`unknown resource type "${type}" (use jobs or nodes)`);
+  if (t === 'workflow' || t === 'workflows' || t === 'fwf') return 'workflow';
+  throw new Error(`unknown resource type "${type}" (use jobs, workflows or nodes)`);
 }
 
-function expectJobType(type: string): void {
-  if (resourceType(type) !== 'job') throw new Error(`only jobs can be used here, not "${type}"`);
+/** The kinds a user acts on (not nodes). */
+function userKind(type: string): 'job' | 'workflow' {
+  const kind = resourceType(type);
+  if (kind === 'node') throw new Error('nodes cannot be used here: only jobs and workflows');
+  return kind;
 }
 
 async function get(client: ApiClient, type: string, name: string | undefined, opts: GetOptions): Promise<string> {
@@ -123,12 +181,24 @@ async function get(client: ApiClient, type: string, name: string | undefined, op
     return renderNodes(nodes, { format, now, single });
   }
   const allNamespaces = Boolean(opts.allNamespaces) && !single;
+  if (resourceType(type) === 'workflow') {
+    const query = allNamespaces ? '' : `?namespace=${encodeURIComponent(opts.namespace)}`;
+    const workflows = single
+      ? [await client.request<Workflow>('GET', objectPath('workflow', opts.namespace, name))]
+      : (await client.request<List<Workflow>>('GET', `/api/v1/workflows${query}`)).items;
+    if (workflows.length === 0 && !isDocumentFormat(format)) return nothingFound(allNamespaces ? '' : ` in ${opts.namespace} namespace`);
+    return renderWorkflows(workflows, { format, now, single, allNamespaces });
+  }
   let jobs: Job[];
   if (single) {
-    jobs = [await client.request<Job>('GET', jobPath(opts.namespace, name))];
+    jobs = [await client.request<Job>('GET', objectPath('job', opts.namespace, name))];
   } else {
-    const query = allNamespaces ? '' : `?namespace=${encodeURIComponent(opts.namespace)}`;
-    jobs = (await client.request<List<Job>>('GET', `/api/v1/jobs${query}`)).items;
+    const query = new URLSearchParams();
+    if (!allNamespaces) query.set('namespace', opts.namespace);
+    if (opts.selector) query.set('labelSelector', opts.selector);
+    const fieldSelector = opts.dead ? 'status.phase=Dead' : opts.fieldSelector;
+    if (fieldSelector) query.set('fieldSelector', fieldSelector);
+    jobs = (await client.request<List<Job>>('GET', `/api/v1/jobs?${query}`)).items;
   }
   if (jobs.length === 0 && !isDocumentFormat(format)) {
     return nothingFound(allNamespaces ? '' : ` in ${opts.namespace} namespace`);

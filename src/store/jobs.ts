@@ -8,6 +8,7 @@ import type { JobRow } from './rows.js';
 import type { JobPhase, JobRequest } from '../domain/resources.js';
 import { TERMINAL_PHASES } from '../domain/resources.js';
 import { endAssignments } from './assignments.js';
+import { IdempotencyKeyReusedError } from '../errors/idempotency-key-reused-error.js';
 
 export type SubmitResult = { outcome: 'created' | 'unchanged'; job: JobRow } | { outcome: 'conflict'; job: JobRow };
 
@@ -15,12 +16,13 @@ export type SubmitResult = { outcome: 'created' | 'unchanged'; job: JobRow } | {
  * One job. A job without a name of its own (generateName) gets one here; with an idempotency key,
  * a retried request finds the job the first one made (outcome 'unchanged') instead of a second.
  */
-export async function submitJob(db: Db, job: JobRequest, idempotencyKey: string | null = null): Promise<SubmitResult | { outcome: 'key-reused' }> {
+export async function submitJob(db: Db, job: JobRequest, idempotencyKey: string | null = null): Promise<SubmitResult> {
   return transaction(db, async (tx) => {
     const named = await nameFor(tx, 'Job', job.namespace, job.name, job.generateName, idempotencyKey);
     if (named.existing !== null) {
       const row = (await tx.query<JobRow>(sql('jobs/get'), [job.namespace, named.existing])).rows[0];
-      return row ? { outcome: 'unchanged' as const, job: row } : { outcome: 'key-reused' as const };
+      if (!row) throw new IdempotencyKeyReusedError('Job', idempotencyKey!);
+      return { outcome: 'unchanged' as const, job: row };
     }
     return (await submitInTx(tx, [{ ...job, name: named.name }], null))[0]!;
   });

@@ -10,13 +10,13 @@ import type { JobRow, WorkflowRow } from './rows.js';
 import type { WorkflowRequest } from '../domain/resources.js';
 import { TERMINAL_PHASES } from '../domain/resources.js';
 import { endAssignments } from './assignments.js';
+import { IdempotencyKeyReusedError } from '../errors/idempotency-key-reused-error.js';
 import { nameFor, submitInTx } from './jobs.js';
 import { nameWorkflow } from '../api/validation/workflow.js';
 
 export type WorkflowSubmitResult =
   | { outcome: 'created' | 'unchanged'; workflow: WorkflowRow; jobs: JobRow[] }
-  | { outcome: 'conflict'; what: string }
-  | { outcome: 'key-reused' };
+  | { outcome: 'conflict'; what: string };
 
 /**
  * A workflow and its jobs, all or nothing. A workflow named by generateName gets its name here,
@@ -29,7 +29,8 @@ export async function submitWorkflow(db: Db, request: WorkflowRequest, idempoten
       const named = await nameFor(tx, 'Workflow', request.namespace, request.name, request.generateName, idempotencyKey);
       if (named.existing !== null) {
         const existing = await readWorkflow(tx, request.namespace, named.existing);
-        return existing ? { outcome: 'unchanged' as const, ...existing } : { outcome: 'key-reused' as const };
+        if (!existing) throw new IdempotencyKeyReusedError('Workflow', idempotencyKey!);
+        return { outcome: 'unchanged' as const, ...existing };
       }
       const name = named.name;
       const uid = randomUUID();

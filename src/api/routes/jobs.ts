@@ -43,9 +43,6 @@ export function jobRoutes(app: FastifyInstance, ctx: ApiContext): void {
     if (several) return submitMany(ctx, jobs, reply);
     const job = jobs[0]!;
     const result = await submitJob(ctx.db, job, idempotencyKeyOf(request));
-    if (result.outcome === 'key-reused') {
-      throw new HttpError(409, `the Idempotency-Key was used for a job that no longer exists; use a new key`);
-    }
     if (result.outcome === 'conflict') {
       throw new HttpError(409, `job ${job.namespace}/${job.name} already exists with a different spec (jobs are immutable; delete it first)`);
     }

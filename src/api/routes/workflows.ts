@@ -21,7 +21,6 @@ export function workflowRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.post('/api/v1/workflows', async (request, reply) => {
     const workflow = readWorkflowSubmission(String(request.body ?? ''), request.headers['content-type'], maxJobs);
     const result = await submitWorkflow(ctx.db, workflow, idempotencyKeyOf(request));
-    if (result.outcome === 'key-reused') throw new HttpError(409, 'the Idempotency-Key was used for a workflow that no longer exists; use a new key');
     if (result.outcome === 'conflict') throw new HttpError(409, result.what);
     reply.code(result.outcome === 'created' ? 201 : 200);
     return presentWorkflow(result.workflow, result.jobs);
