@@ -14,8 +14,7 @@ export type Guard =
   | 'idle-in-tx-timeout' // leader sessions may stay idle in a transaction forever
   | 'pool-match' // placement ignores a job's pool (its workflow's spec.pool)
   | 'label-match' // placement ignores a job's nodeSelector
-  | 'skip-blocked' // the workflow pass never skips a job whose need failed
-  | 'workflow-lock'; // the workflow pass does not lock the workflows it looks at (a user's retry can interleave)
+  | 'skip-blocked'; // the workflow pass never skips a job whose need failed
 
 export function guardBroken(guard: Guard, env: NodeJS.ProcessEnv = process.env): boolean {
   const raw = env.FENCER_BREAK_GUARDS;

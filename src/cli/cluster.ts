@@ -233,6 +233,10 @@ async function runCluster(opts: UpOptions): Promise<void> {
       nodes: positive(opts.nodes, '--nodes', true),
       nodeCpu: opts.nodeCpu,
       nodeMemory: opts.nodeMemory,
+      // A little of everything a CI pipeline asks for (examples/workflow.yaml runs on it): the
+      // three operating systems in turn, one pool, and a toolchain image on every node.
+      nodeLabels: (i) => ({ os: DEMO_OPERATING_SYSTEMS[i % DEMO_OPERATING_SYSTEMS.length]!, pool: 'default' }),
+      nodeImages: () => ['toolchain:1'],
       runtime: runtimeOption(opts.runtime),
       home,
       restart: true,
@@ -420,6 +424,9 @@ async function signalProxy(node: string, signal: 'SIGSTOP' | 'SIGCONT'): Promise
 
 // ---- demo -------------------------------------------------------------------------------------
 
+/** The values of the node label `os` that `cluster up` gives its nodes in turn (Go's GOOS names, as Kubernetes uses). */
+const DEMO_OPERATING_SYSTEMS = ['linux', 'windows', 'darwin'];
+
 /** Submits examples/jobs.yaml document by document and prints each job's progress for a while. */
 async function runDemo(urls: string[], stop?: AbortSignal): Promise<void> {
   const file = join(projectRoot(), 'examples', 'jobs.yaml');
@@ -436,7 +443,7 @@ async function runDemo(urls: string[], stop?: AbortSignal): Promise<void> {
       process.stdout.write(`  could not submit: ${errorMessage(err)}\n`);
     }
   }
-  process.stdout.write(`\nprogress for ${DEMO_WATCH_MS / 1000} s (then: fencer get jobs)\n`);
+  process.stdout.write(`\nprogress for ${DEMO_WATCH_MS / 1000} s (then: fencer get jobs; and try fencer apply -f examples/workflow.yaml)\n`);
   const started = Date.now();
   const seen = new Map<string, string>();
   while (Date.now() - started < DEMO_WATCH_MS && !stop?.aborted) {

@@ -103,8 +103,7 @@ export async function retryWorkflow(db: Db, namespace: string, name: string, act
   return transaction(db, (tx) => retryWorkflowInTx(tx, namespace, name, actor));
 }
 
-/** retryWorkflow's statements, in the caller's transaction (a test holds one open to race the leader). */
-export async function retryWorkflowInTx(tx: Tx, namespace: string, name: string, actor: string | null): Promise<WorkflowActionResult> {
+async function retryWorkflowInTx(tx: Tx, namespace: string, name: string, actor: string | null): Promise<WorkflowActionResult> {
   const workflow = await lockWorkflow(tx, namespace, name, actor);
   if (!workflow) return { outcome: 'not-found' };
   if (workflow.phase === 'Running') return { outcome: 'not-allowed', workflow, why: 'still running (cancel it first, or wait for it to finish)' };
@@ -136,14 +135,10 @@ async function lockWorkflow(tx: Tx, namespace: string, name: string, actor: stri
   return (await tx.query<WorkflowRow>(sql('workflows/lock_by_name'), [namespace, name])).rows[0];
 }
 
-// The leader's side: called by the workflow controller inside its fenced transaction.
+// The leader's side: called by the workflow controller inside its fenced transaction. Each
+// statement decides from what it reads itself and changes only jobs still waiting.
 
-/** Locks running workflows with waiting jobs (see workflows/lock_waiting.sql). */
-export async function lockWaitingWorkflows(tx: Tx, limit: number): Promise<string[]> {
-  return (await tx.query<{ uid: string }>(sql('workflows/lock_waiting'), [limit])).rows.map((r) => r.uid);
-}
-
-/** Test-only: the same workflows, unlocked (the broken variant, guard workflow-lock). */
+/** Running workflows with waiting jobs (see workflows/waiting.sql). */
 export async function waitingWorkflows(tx: Tx, limit: number): Promise<string[]> {
   return (await tx.query<{ uid: string }>(sql('workflows/waiting'), [limit])).rows.map((r) => r.uid);
 }

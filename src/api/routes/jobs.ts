@@ -89,6 +89,10 @@ export function jobRoutes(app: FastifyInstance, ctx: ApiContext): void {
     if (replayed.length === 0) {
       const row = await getJob(ctx.db, namespace, name);
       if (!row) throw notFound(namespace, name);
+      const workflow = row.labels['fencer.dev/workflow'];
+      if (row.phase === 'Dead' && row.workflow_uid) {
+        throw new HttpError(409, `job ${namespace}/${name} belongs to workflow ${workflow}: retry the workflow (fencer retry workflow ${workflow}), which also runs what it skipped`);
+      }
       throw new HttpError(409, `job ${namespace}/${name} is ${row.phase}, not Dead: only dead letters are replayed`);
     }
     return presentJob(replayed[0]!);

@@ -1,14 +1,13 @@
 // workflow: the leader's pass over workflows. A waiting job whose needs all succeeded is released
 // to placement; one with a need that ended otherwise (Failed, Dead, Skipped, Cancelled) is
 // Skipped, naming that need; a workflow none of whose jobs can change any more closes. One
-// fenced transaction, and it locks the workflows it looks at first: a user's retry or cancel
-// (which lock them too) never interleaves with it.
+// fenced transaction: a deposed leader's pass writes nothing.
 import type { Logger } from 'pino';
 import type { Db } from '../../store/db.js';
 import type { Lease } from '../../lease/lease.js';
 import { fenced } from '../../lease/fenced.js';
 import { guardBroken } from '../../guards.js';
-import { closeSettledWorkflows, lockWaitingWorkflows, releaseReadyJobs, skipBlockedJobs, waitingWorkflows } from '../../store/workflows.js';
+import { closeSettledWorkflows, releaseReadyJobs, skipBlockedJobs, waitingWorkflows } from '../../store/workflows.js';
 import type { ReconcileResult, Reconciler } from '../controller.js';
 
 const BATCH = 500;
@@ -24,9 +23,8 @@ export class WorkflowController implements Reconciler {
 
   async reconcile(log: Logger): Promise<ReconcileResult> {
     const skipping = !guardBroken('skip-blocked');
-    const unlocked = guardBroken('workflow-lock');
     const { released, skipped, closed, full } = await fenced(this.db, this.lease, async (tx) => {
-      const workflows = unlocked ? await waitingWorkflows(tx, BATCH) : await lockWaitingWorkflows(tx, BATCH);
+      const workflows = await waitingWorkflows(tx, BATCH);
       const skipped = skipping ? await skipBlockedJobs(tx, workflows) : 0;
       const released = await releaseReadyJobs(tx, workflows);
       const closed = await closeSettledWorkflows(tx, BATCH);
