@@ -1,0 +1,184 @@
+// A job's lifecycle at the store, decided as the leader decides it (in fenced transactions):
+// retries wait a full-jitter backoff stored as the due time (and the history keeps it, which the
+// checker's "never early" reads); failures of the job follow its retry policy, failures of the
+// infrastructure are always retried; out of attempts a job is Dead, and a replay by a named user
+// brings it back; a run that never started uses no attempt; start times; idempotent creates.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabase, type TestDatabase } from '../helpers/database.js';
+import { fenced } from '../../src/lease/fenced.js';
+import { commitPlacements, declareNodeDead, orphanedJobs, retryOrphaned, returnUnconfirmed } from '../../src/store/decisions.js';
+import { replayJobs, submitJob } from '../../src/store/jobs.js';
+import { registerNode } from '../../src/store/nodes.js';
+import { applyReports } from '../../src/store/assignments.js';
+import { submitWorkflow } from '../../src/store/workflows.js';
+import type { JobRequest } from '../../src/domain/resources.js';
+import { backoffWindowMs } from '../../src/scheduling/retry.js';
+import { jobRequest } from '../helpers/jobs.js';
+import { workflowRequest } from '../helpers/workflows.js';
+
+const leader = { epoch: () => 7 };
+let t: TestDatabase;
+
+beforeAll(async () => {
+  t = await freshDatabase('lifecycle');
+  await t.db.query("UPDATE lease SET holder = 't', epoch = 7, expires_at = now() + interval '1 hour', acquired_at = now() - interval '1 hour'");
+  await registerNode(t.db, 'n1', 64_000, 64 * 1024 ** 3, {});
+  await t.db.query('UPDATE nodes SET watch_session = gen_random_uuid()');
+});
+
+afterAll(async () => {
+  await t?.close();
+});
+
+interface JobState {
+  uid: string;
+  phase: string;
+  attempt: number;
+  reason: string | null;
+  message: string | null;
+  due_at: Date;
+  assignment_id: string | null;
+}
+
+const jobOf = async (name: string) => (await t.db.query<JobState>('SELECT uid, phase, attempt, reason, message, due_at, assignment_id FROM jobs WHERE name = $1', [name])).rows[0]!;
+
+async function submit(request: JobRequest): Promise<string> {
+  return (await submitJob(t.db, request)).job.uid;
+}
+
+/** Places the job now (the database's clock permitting): 1 when placed, 0 when not due or not pending. */
+async function place(uid: string): Promise<number> {
+  return fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'n1' }], 60_000));
+}
+
+/** The node runs the placed job and reports it failed; the leader decides what comes next. */
+async function runAndFail(name: string): Promise<Date> {
+  const { assignment_id: id } = await jobOf(name);
+  expect(await applyReports(t.db, 'n1', [{ kind: 'started', id: id! }, { kind: 'finished', id: id!, outcome: 'Failed', message: 'exit code 7' }])).toEqual(['ok', 'ok']);
+  const decidedAt = (await t.db.query<{ now: Date }>('SELECT now()')).rows[0]!.now;
+  await fenced(t.db, leader, async (tx) => retryOrphaned(tx, await orphanedJobs(t.db, 100)));
+  return decidedAt;
+}
+
+async function makeDue(uid: string): Promise<void> {
+  await t.db.query('UPDATE jobs SET due_at = now() WHERE uid = $1', [uid]);
+}
+
+describe('retries', () => {
+  it('wait a backoff within the full-jitter window, stored as the due time and kept in the history, then go Dead', async () => {
+    const request = { ...jobRequest('backs-off'), maxAttempts: 4, backoffBaseMs: 400, backoffCapMs: 1000 };
+    const uid = await submit(request);
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      expect(await place(uid)).toBe(1);
+      const decidedAt = await runAndFail('backs-off');
+      const job = await jobOf('backs-off');
+      expect(job).toMatchObject({ phase: 'Pending', attempt: attempt + 1, reason: 'Error' });
+      expect(job.message).toContain('exit code 7');
+      const delay = job.due_at.getTime() - decidedAt.getTime();
+      expect(delay).toBeGreaterThanOrEqual(0);
+      expect(delay).toBeLessThanOrEqual(backoffWindowMs({ attempt, backoffBaseMs: 400, backoffCapMs: 1000 }) + 50);
+      // The history row of the retry carries the due time the checker holds placements to.
+      const row = (await t.db.query("SELECT due_at FROM history WHERE job_uid = $1 AND entity = 'job' AND to_state = 'Pending' ORDER BY id DESC LIMIT 1", [uid])).rows[0];
+      expect(row.due_at).toEqual(job.due_at);
+      // Never placed before it: not while the database's clock is short of the due time.
+      if (job.due_at.getTime() > Date.now() + 50) expect(await place(uid)).toBe(0);
+      await makeDue(uid);
+    }
+    expect(await place(uid)).toBe(1);
+    await runAndFail('backs-off');
+    const dead = await jobOf('backs-off');
+    expect(dead).toMatchObject({ phase: 'Dead', attempt: 4, reason: 'Error' });
+    expect(dead.message).toMatch(/exit code 7; no attempts left \(4 of 4 used\)/);
+  });
+
+  it('are not made for a failure of a job whose retry policy is Never', async () => {
+    const uid = await submit({ ...jobRequest('never'), retryPolicy: 'Never' });
+    expect(await place(uid)).toBe(1);
+    await runAndFail('never');
+    expect(await jobOf('never')).toMatchObject({ phase: 'Failed', attempt: 1, reason: 'Error', message: 'exit code 7' });
+  });
+
+  it('are made for infrastructure failures, also of a Never job, until its attempts run out', async () => {
+    const uid = await submit({ ...jobRequest('unlucky'), retryPolicy: 'Never', maxAttempts: 2 });
+    for (const node of ['d1', 'd2']) {
+      await registerNode(t.db, node, 4000, 8 * 1024 ** 3, {});
+      await t.db.query('UPDATE nodes SET watch_session = gen_random_uuid() WHERE name = $1', [node]);
+      await makeDue(uid);
+      expect(await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node }], 60_000))).toBe(1);
+      await t.db.query("UPDATE node_heartbeats SET at = now() - interval '1 hour' WHERE name = $1", [node]);
+      const rule = { silentMs: 5000, disconnectedMs: 1000, disconnectedQuietMs: 1500 };
+      expect(await fenced(t.db, leader, (tx) => declareNodeDead(tx, node, rule, 'test'))).toBe(1);
+    }
+    const job = await jobOf('unlucky');
+    expect(job).toMatchObject({ phase: 'Dead', attempt: 2, reason: 'NodeDied' });
+    expect(job.message).toMatch(/node d2 died: test; no attempts left \(2 of 2 used\)/);
+  });
+
+  it('use no attempt for a run that never started (placement never confirmed)', async () => {
+    const uid = await submit({ ...jobRequest('unconfirmed'), maxAttempts: 1 });
+    expect(await place(uid)).toBe(1);
+    const { assignment_id: id } = await jobOf('unconfirmed');
+    await t.db.query("UPDATE assignments SET confirm_by = now() - interval '1 second' WHERE id = $1", [id]); // its confirm timeout passed
+    await fenced(t.db, leader, (tx) => returnUnconfirmed(tx, [{ id: id!, job_uid: uid }], 5000));
+    expect(await jobOf('unconfirmed')).toMatchObject({ phase: 'Pending', attempt: 1, reason: 'NotConfirmed' });
+  });
+});
+
+describe('dead letters', () => {
+  it('are replayed with fresh attempts, the history naming who asked; a workflow job is left to its workflow', async () => {
+    const uid = await submit({ ...jobRequest('letter'), maxAttempts: 1 });
+    expect(await place(uid)).toBe(1);
+    await runAndFail('letter');
+    expect((await jobOf('letter')).phase).toBe('Dead');
+    const replayed = await replayJobs(t.db, 'default', { name: 'letter' }, 'alice');
+    expect(replayed.map((j) => j.name)).toEqual(['letter']);
+    expect(await jobOf('letter')).toMatchObject({ phase: 'Pending', attempt: 1, reason: 'Replayed', message: 'replayed by alice' });
+    const row = (await t.db.query("SELECT from_state, to_state, reason, actor FROM history WHERE job_uid = $1 ORDER BY id DESC LIMIT 1", [uid])).rows[0];
+    expect(row).toEqual({ from_state: 'Dead', to_state: 'Pending', reason: 'Replayed', actor: 'alice' });
+    // Only dead letters move.
+    expect(await replayJobs(t.db, 'default', { name: 'letter' }, 'alice')).toEqual([]);
+
+    const created = await submitWorkflow(t.db, workflowRequest('wf-dead', [{ name: 'only', template: { maxAttempts: 1 } }]));
+    expect(created.outcome).toBe('created');
+    const only = await jobOf('wf-dead-only');
+    expect(await place(only.uid)).toBe(1);
+    await runAndFail('wf-dead-only');
+    expect((await jobOf('wf-dead-only')).phase).toBe('Dead');
+    expect(await replayJobs(t.db, 'default', { labels: { 'fencer.dev/workflow': 'wf-dead' } }, 'bob')).toEqual([]);
+  });
+});
+
+describe('start times', () => {
+  it('make a job due then by the database clock, and the history says so', async () => {
+    const before = (await t.db.query<{ now: Date }>('SELECT now()')).rows[0]!.now;
+    const later = await submit({ ...jobRequest('later'), startAfterMs: 60_000 });
+    const at = new Date(Date.now() + 3_600_000).toISOString();
+    const fixed = await submit({ ...jobRequest('at-a-time'), startAt: at });
+    const due = (await jobOf('later')).due_at.getTime() - before.getTime();
+    expect(due).toBeGreaterThanOrEqual(60_000);
+    expect(due).toBeLessThan(70_000);
+    expect((await jobOf('at-a-time')).due_at.toISOString()).toBe(at);
+    expect(await place(later)).toBe(0);
+    expect(await place(fixed)).toBe(0);
+    const first = (await t.db.query("SELECT due_at FROM history WHERE job_uid = $1 AND entity = 'job' ORDER BY id LIMIT 1", [fixed])).rows[0];
+    expect(first.due_at.toISOString()).toBe(at);
+  });
+});
+
+describe('creates without a name', () => {
+  it('with generateName and one Idempotency-Key make one job, however often and however concurrently retried', async () => {
+    const request = { ...jobRequest(''), generateName: 'report-' };
+    const answers = await Promise.all(Array.from({ length: 6 }, () => submitJob(t.db, request, 'key-1')));
+    const names = new Set(answers.map((a) => a.job.name));
+    expect(names.size).toBe(1);
+    const [name] = names;
+    expect(name).toMatch(/^report-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+    expect(answers.filter((a) => a.outcome === 'created')).toHaveLength(1);
+    const count = (await t.db.query("SELECT count(*)::int AS n FROM jobs WHERE name LIKE 'report-%'")).rows[0].n;
+    expect(count).toBe(1);
+    // Another key, another job.
+    const other = await submitJob(t.db, request, 'key-2');
+    expect(other.outcome).toBe('created');
+    expect(other.job.name).not.toBe(name);
+  });
+});
