@@ -20,6 +20,7 @@ export function campaignReport(result: CampaignResult, command: string, date = n
     ['nodes running more than they have, at any instant (node logs)', String(r.overcommitted.length)],
     ['jobs lost', String(r.lost.length)],
     ['jobs placed or started before due', String(r.early.length)],
+    ['jobs placed before their needs succeeded', String(r.unmetNeeds.length)],
     ['jobs submitted (accepted) / finished', `${result.jobsAccepted} / ${Object.values(r.finished).reduce((a, b) => a + b, 0)} (${JSON.stringify(r.finished)})`],
     ['healthy nodes wrongly marked dead', String(result.wronglyDead.length)],
     ['old-leader writes the database rejected', String(result.rejectedOldLeaderWrites)],
@@ -46,5 +47,5 @@ export function campaignReport(result: CampaignResult, command: string, date = n
 
 export function campaignClean(result: CampaignResult): boolean {
   const r = result.report;
-  return r.placedTwice.length === 0 && r.overlappingRuns.length === 0 && r.overcommitted.length === 0 && r.lost.length === 0 && r.early.length === 0 && result.wronglyDead.length === 0;
+  return r.placedTwice.length === 0 && r.overlappingRuns.length === 0 && r.overcommitted.length === 0 && r.lost.length === 0 && r.early.length === 0 && r.unmetNeeds.length === 0 && result.wronglyDead.length === 0;
 }

@@ -30,6 +30,8 @@ export interface HistoryRow {
   replica: string | null;
   /** Job rows: when the job was due (ms since the Unix epoch); null on assignment rows. */
   dueAt: number | null;
+  /** The row of a job's creation: the names of the jobs of its namespace it needs (none: null or absent). */
+  needs?: string[] | null;
 }
 
 export interface CheckInput {
@@ -128,6 +130,17 @@ export interface EarlyCase {
   earlyByMs: number;
 }
 
+export interface UnmetNeedCase {
+  job: string;
+  jobUid: string;
+  assignment: string;
+  at: Instant;
+  /** namespace/name of the need */
+  need: string;
+  /** the need's state when the job was placed (null: the need was never accepted) */
+  needState: string | null;
+}
+
 export interface CheckReport {
   /** no case in any finding */
   ok: boolean;
@@ -141,6 +154,8 @@ export interface CheckReport {
   lost: LostCase[];
   /** 4. placements or starts before the job was due */
   early: EarlyCase[];
+  /** 5. placements of a job before every job it needs had succeeded */
+  unmetNeeds: UnmetNeedCase[];
   /** jobs whose last job row is terminal, by that state */
   finished: Record<string, number>;
   counts: {
@@ -173,6 +188,7 @@ export interface Verdict {
   overcommitted: number;
   lost: number;
   early: number;
+  unmetNeeds: number;
   runs: number;
 }
 
@@ -184,6 +200,7 @@ export function verdictOf(report: CheckReport): Verdict {
     overcommitted: report.overcommitted.length,
     lost: report.lost.length,
     early: report.early.length,
+    unmetNeeds: report.unmetNeeds.length,
     runs: report.counts.runs,
   };
 }
@@ -215,6 +232,7 @@ export function check(input: CheckInput): CheckReport {
   const overcommitted = findOvercommits(runs);
   const lost = findLost(byJob);
   const early = findEarly(byJob, runs);
+  const unmetNeeds = findUnmetNeeds(byJob);
 
   const finished: Record<string, number> = {};
   for (const rows of byJob.values()) {
@@ -224,12 +242,13 @@ export function check(input: CheckInput): CheckReport {
   const assignments = new Set(history.filter((r) => r.entity === 'assignment' && r.assignment !== null).map((r) => r.assignment));
 
   return {
-    ok: placedTwice.length + overlappingRuns.length + overcommitted.length + lost.length + early.length === 0,
+    ok: placedTwice.length + overlappingRuns.length + overcommitted.length + lost.length + early.length + unmetNeeds.length === 0,
     placedTwice,
     overlappingRuns,
     overcommitted,
     lost,
     early,
+    unmetNeeds,
     finished,
     counts: {
       historyRows: input.history.length,
@@ -462,4 +481,42 @@ function dueAtBefore(rows: HistoryRow[], ms: number): number | null {
     if (row.entity === 'job' && row.dueAt !== null) dueAt = row.dueAt;
   }
   return dueAt;
+}
+
+// 5. Unmet needs: a job placed (an assignment's Assigned row) while a job it needs was not, at
+// that instant, Succeeded by its latest job row (a need retried since must succeed again).
+function findUnmetNeeds(byJob: Map<string, HistoryRow[]>): UnmetNeedCase[] {
+  const byName = new Map<string, HistoryRow[]>();
+  for (const rows of byJob.values()) {
+    const name = rows[0]?.job;
+    // A name reused after a delete: the later job is the one a need means.
+    if (name !== undefined) byName.set(name, rows);
+  }
+  const cases: UnmetNeedCase[] = [];
+  for (const rows of byJob.values()) {
+    const needs = rows.find((r) => r.entity === 'job' && r.needs)?.needs ?? [];
+    if (needs.length === 0) continue;
+    const namespace = rows[0]!.job.split('/')[0]!;
+    for (const row of rows) {
+      if (row.entity !== 'assignment' || row.toState !== 'Assigned' || row.assignment === null) continue;
+      for (const need of needs) {
+        const full = `${namespace}/${need}`;
+        const state = stateAt(byName.get(full) ?? [], row.at);
+        if (state !== 'Succeeded') {
+          cases.push({ job: row.job, jobUid: row.jobUid, assignment: row.assignment, at: instant(row.at), need: full, needState: state });
+        }
+      }
+    }
+  }
+  return cases;
+}
+
+/** The state of a job's latest job row at or before `ms`, or null. */
+function stateAt(rows: HistoryRow[], ms: number): string | null {
+  let state: string | null = null;
+  for (const row of rows) {
+    if (row.at > ms) break;
+    if (row.entity === 'job') state = row.toState;
+  }
+  return state;
 }

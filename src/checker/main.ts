@@ -36,7 +36,7 @@ function count(value: string): number {
 
 const program = new Command('chaos/check')
   .description(
-    'prove the promises of a chaos run (never placed twice, runs never overlap, never lost, never early) ' +
+    'prove the promises of a chaos run (never placed twice, runs never overlap, never lost, never early, needs first) ' +
       'from the history table and the nodes\' run logs',
   )
   .requiredOption('--database-url <url>', 'PostgreSQL URL of the cluster (reads the history table only)', process.env.DATABASE_URL)
@@ -91,6 +91,7 @@ function render(report: CheckReport, files: string[], maxCases: number): string 
         ['node ran more than it has', String(report.overcommitted.length)],
         ['lost', String(report.lost.length)],
         ['early', String(report.early.length)],
+        ['placed before its needs succeeded', String(report.unmetNeeds.length)],
       ],
     ),
   );
@@ -114,6 +115,9 @@ function render(report: CheckReport, files: string[], maxCases: number): string 
   section('lost', report.lost, (l) =>
     `${l.job} (${l.jobUid}): last job state ${l.lastState ?? 'none'}${l.lastAt ? ` at ${l.lastAt.iso}` : ''}` +
     (l.assignment ? `, assignment ${l.assignment} on ${l.node ?? '?'}` : ''),
+  );
+  section('placed before its needs succeeded', report.unmetNeeds, (u) =>
+    `${u.job}: ${u.assignment} placed at ${u.at.iso} while ${u.need} was ${u.needState ?? 'not accepted'}`,
   );
   section('early', report.early, (e) =>
     `${e.job}: ${e.kind} ${e.assignment} on ${e.node ?? '?'}${e.pid === undefined ? '' : ` (pid ${e.pid})`} at ${e.at.iso}, ` +

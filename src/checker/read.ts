@@ -19,7 +19,7 @@ SELECT id::float8 AS id,
        (extract(epoch FROM at) * 1000)::float8 AS at,
        entity, job_uid::text AS job_uid, job, assignment::text AS assignment, node,
        epoch::float8 AS epoch, from_state, to_state, reason, replica,
-       (extract(epoch FROM due_at) * 1000)::float8 AS due_at
+       (extract(epoch FROM due_at) * 1000)::float8 AS due_at, needs
 FROM history
 ORDER BY history.at, history.id`;
 
@@ -37,6 +37,7 @@ interface RawHistoryRow {
   reason: string | null;
   replica: string | null;
   due_at: number | null;
+  needs: string[] | null;
 }
 
 /** The whole history table, in history order (at, id). `source`: a database URL or an open connection. */
@@ -66,6 +67,7 @@ function toRows(raw: RawHistoryRow[]): HistoryRow[] {
     reason: r.reason,
     replica: r.replica,
     dueAt: r.due_at,
+    needs: r.needs,
   }));
 }
 

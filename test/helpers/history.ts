@@ -11,7 +11,7 @@ export { jobPhases } from '../../src/store/history.js';
 /** The checker's findings that must be empty at any moment of a test (lost/early are the test's own business). */
 export async function runFindings(db: Queryable, logFiles: string[]) {
   const report = check({ history: await readHistory(db), runs: readRunLogs(logFiles.filter((f) => existsSync(f))) });
-  return { placedTwice: report.placedTwice, overlappingRuns: report.overlappingRuns, overcommitted: report.overcommitted, early: report.early };
+  return { placedTwice: report.placedTwice, overlappingRuns: report.overlappingRuns, overcommitted: report.overcommitted, early: report.early, unmetNeeds: report.unmetNeeds };
 }
 
-export const CLEAN = { placedTwice: [], overlappingRuns: [], overcommitted: [], early: [] };
+export const CLEAN = { placedTwice: [], overlappingRuns: [], overcommitted: [], early: [], unmetNeeds: [] };

@@ -276,3 +276,32 @@ describe('check', () => {
     });
   });
 });
+
+describe('needs', () => {
+  /** A need (default/build) and its dependent (default/test), each with its own uid. */
+  function pipeline(testPlacedAt: number, opts: { buildFails?: boolean } = {}): HistoryRow[] {
+    const build = new History().completed(0, 'a-build', 'n1', 100).rows.map((r) => ({ ...r, jobUid: 'uid-build', job: 'default/build' }));
+    if (opts.buildFails) {
+      const last = build[build.length - 1]!;
+      last.toState = 'Failed';
+    }
+    const test = new History()
+      .job(0, null, 'Pending', { needs: ['build'] })
+      .place(testPlacedAt, 'a-test', 'n2')
+      .rows.map((r) => ({ ...r, id: r.id + 100, jobUid: 'uid-test', job: 'default/test' }));
+    return [...build, ...test];
+  }
+
+  it('passes a job placed after every need succeeded', () => {
+    const report = check({ history: pipeline(200), runs: [] });
+    expect(report.unmetNeeds).toEqual([]);
+  });
+
+  it('catches a job placed while a need still ran, or after it failed', () => {
+    const early = check({ history: pipeline(50), runs: [] });
+    expect(early.unmetNeeds).toMatchObject([{ job: 'default/test', assignment: 'a-test', need: 'default/build', needState: 'Running' }]);
+    expect(early.ok).toBe(false);
+    const failed = check({ history: pipeline(200, { buildFails: true }), runs: [] });
+    expect(failed.unmetNeeds).toMatchObject([{ need: 'default/build', needState: 'Failed' }]);
+  });
+});

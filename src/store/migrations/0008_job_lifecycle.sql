@@ -49,6 +49,10 @@ ALTER TABLE nodes ADD COLUMN images text[] NOT NULL DEFAULT '{}';
 -- fencer.actor, NULL for the control plane's own decisions.
 ALTER TABLE history ADD COLUMN actor text;
 
+-- A job's needs, on the row of its creation: the checker proves from the history alone that no
+-- job was placed before every need had succeeded.
+ALTER TABLE history ADD COLUMN needs text[];
+
 CREATE OR REPLACE FUNCTION fencer_job_history() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'DELETE' THEN
@@ -59,10 +63,11 @@ BEGIN
     RETURN OLD;
   END IF;
   IF TG_OP = 'INSERT' OR NEW.phase IS DISTINCT FROM OLD.phase THEN
-    INSERT INTO history (entity, job_uid, job, assignment, node, epoch, from_state, to_state, reason, replica, due_at, actor)
+    INSERT INTO history (entity, job_uid, job, assignment, node, epoch, from_state, to_state, reason, replica, due_at, actor, needs)
     VALUES ('job', NEW.uid, NEW.namespace || '/' || NEW.name, NEW.assignment_id, NEW.node,
             fencer_decision_epoch(), CASE WHEN TG_OP = 'UPDATE' THEN OLD.phase END, NEW.phase, NEW.reason,
-            current_setting('fencer.replica', true), NEW.due_at, nullif(current_setting('fencer.actor', true), ''));
+            current_setting('fencer.replica', true), NEW.due_at, nullif(current_setting('fencer.actor', true), ''),
+            CASE WHEN TG_OP = 'INSERT' AND cardinality(NEW.needs) > 0 THEN NEW.needs END);
   END IF;
   RETURN NEW;
 END $$;
