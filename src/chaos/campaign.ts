@@ -10,6 +10,7 @@ import { DEFAULT_TIMINGS, selfFenceRule, type Timings } from '../config.js';
 import { createPool } from '../store/db.js';
 import { delay } from '../lifecycle.js';
 import { JobFlow } from './job-flow.js';
+import { sql } from '../store/sql.js';
 import { seededRandom } from '../seeded-random.js';
 import { NodeDeaths, jobsOnNode, nextLeader, timeUntilRunningElsewhere } from './observe.js';
 import * as faults from './faults.js';
@@ -50,6 +51,9 @@ export interface CampaignResult {
   wronglyDead: Array<{ node: string; at: number }>;
   rejectedOldLeaderWrites: number;
   jobsAccepted: number;
+  /** workflows among the submissions, and how they closed */
+  workflowsAccepted: number;
+  workflows: Record<string, number>;
   report: CheckReport;
   durationMs: number;
 }
@@ -76,7 +80,7 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
   const flow = new JobFlow(() => cluster.replicaUrls, opts.jobsPerSecond, random);
   const deaths = new NodeDeaths(db);
   const injected: FaultOutcome[] = [];
-  const result: Omit<CampaignResult, 'report' | 'jobsAccepted' | 'rejectedOldLeaderWrites' | 'durationMs'> = {
+  const result: Omit<CampaignResult, 'report' | 'jobsAccepted' | 'workflowsAccepted' | 'workflows' | 'rejectedOldLeaderWrites' | 'durationMs'> = {
     options: { kills: opts.kills, freezes: opts.freezes, faults: opts.faults, runtime: opts.runtime, nodes: opts.nodes, jobsPerSecond: opts.jobsPerSecond, seed: opts.seed, pace: opts.pace },
     leaseMs: timings.leaseMs,
     killMs: [],
@@ -129,9 +133,12 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
     await deaths.stop();
     result.wronglyDead = deaths.deaths.filter((d) => !explainedDeath(d, injected, timings));
     const report = check({ history: await readHistory(cluster.databaseUrl), runs: readRunLogs([join(home, 'nodes')]) });
+    const workflowRows = (await db.query<{ phase: string; n: number }>(sql('workflows/phase_counts'))).rows;
     const done: CampaignResult = {
       ...result,
       jobsAccepted: flow.accepted,
+      workflowsAccepted: flow.workflowsAccepted,
+      workflows: Object.fromEntries(workflowRows.map((r) => [r.phase, r.n])),
       rejectedOldLeaderWrites: countInLogs(join(home, 'logs'), 'fenced transaction rejected'),
       report,
       durationMs: Date.now() - started,
@@ -304,7 +311,9 @@ async function waitForAllFinished(db: ReturnType<typeof createPool>, timeoutMs: 
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const row = await db
-      .query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE phase NOT IN ('Succeeded', 'Failed', 'Cancelled', 'Skipped', 'Dead')")
+      .query<{ n: number }>(
+        "SELECT (SELECT count(*) FROM jobs WHERE phase NOT IN ('Succeeded', 'Failed', 'Cancelled', 'Skipped', 'Dead')) + (SELECT count(*) FROM workflows WHERE phase = 'Running')::int AS n",
+      )
       .then((r) => r.rows[0], () => undefined);
     if (row && row.n === 0) return;
     if (Date.now() > deadline) {

@@ -1,9 +1,16 @@
 // Jobs submitted continuously to whichever replica answers, at a steady rate, with sizes and
-// durations drawn from a seeded generator so that a campaign can be replayed.
+// durations drawn from a seeded generator so that a campaign can be replayed. Every tenth
+// submission is a small workflow instead (a fan-out and fan-in whose parts may fail once and be
+// retried after a backoff, some due a moment after submit), so that needs, skips, retries and
+// start times go through the same failovers.
 import { delay } from '../lifecycle.js';
 
+const WORKFLOW_EVERY = 10;
+
 export class JobFlow {
+  /** Jobs accepted, a workflow's jobs included. */
   accepted = 0;
+  workflowsAccepted = 0;
   private submitted = 0;
   private running: Promise<void> | undefined;
   private stopped = false;
@@ -27,34 +34,65 @@ export class JobFlow {
   private async loop(): Promise<void> {
     const gap = 1000 / this.perSecond;
     while (!this.stopped) {
-      const name = `${this.prefix}-${this.submitted++}`;
-      void this.submit(name);
+      const n = this.submitted++;
+      const name = `${this.prefix}-${n}`;
+      if (n % WORKFLOW_EVERY === WORKFLOW_EVERY - 1) void this.submitWorkflow(`${name}-wf`);
+      else void this.submit(name);
       await delay(gap);
     }
   }
 
   private async submit(name: string): Promise<void> {
+    const body = `apiVersion: fencer.dev/v1\nkind: Job\nmetadata:\n  name: ${name}\nspec:\n${this.spec('  ')}`;
+    if (await this.post('/api/v1/jobs', body)) this.accepted++;
+  }
+
+  /** prep → 2 or 3 parts → merge; one part fails its first run, and prep may start a second late. */
+  private async submitWorkflow(name: string): Promise<void> {
+    const parts = 2 + Math.floor(this.random() * 2);
+    const failing = Math.floor(this.random() * parts);
+    const late = this.random() < 0.3;
+    const job = (jobName: string, needs: string[], extra = '') =>
+      `    - name: ${jobName}\n` + (needs.length > 0 ? `      needs: [${needs.join(', ')}]\n` : '') + `      template:\n${this.spec('        ')}${extra}`;
+    const partNames = Array.from({ length: parts }, (_, i) => `part-${i}`);
+    const body = [
+      `apiVersion: fencer.dev/v1\nkind: Workflow\nmetadata:\n  name: ${name}\nspec:\n  jobs:\n`,
+      job('prep', [], late ? '        startAfter: 1s\n' : ''),
+      ...partNames.map((p, i) =>
+        job(p, ['prep'], i === failing ? '        backoff: { base: 200ms, cap: 1s }\n        simulate: { failAttempts: 1, exitCode: 3 }\n' : ''),
+      ),
+      job('merge', partNames),
+    ].join('');
+    if (await this.post('/api/v1/workflows', body)) {
+      this.workflowsAccepted++;
+      this.accepted += parts + 2;
+    }
+  }
+
+  private spec(indent: string): string {
     const cpu = ['250m', '500m', '1'][Math.floor(this.random() * 3)]!;
     const memory = ['128Mi', '256Mi', '512Mi'][Math.floor(this.random() * 3)]!;
     const duration = `${1 + Math.floor(this.random() * 3)}s`;
-    const body = `apiVersion: fencer.dev/v1\nkind: Job\nmetadata:\n  name: ${name}\nspec:\n  resources: { cpu: "${cpu}", memory: ${memory} }\n  duration: ${duration}\n`;
+    return `${indent}resources: { cpu: "${cpu}", memory: ${memory} }\n${indent}duration: ${duration}\n`;
+  }
+
+  /** True once a replica accepted the body. */
+  private async post(path: string, body: string): Promise<boolean> {
     // Keep trying every replica until one accepts: a submission during a failover must not be
     // dropped by the client either (the server side guarantees the rest).
     for (let round = 0; round < 50 && !this.stopped; round++) {
       for (const url of this.urls()) {
-        const res = await fetch(`${url}/api/v1/jobs`, {
+        const res = await fetch(`${url}${path}`, {
           method: 'POST',
           body,
           headers: { 'content-type': 'application/yaml' },
           signal: AbortSignal.timeout(2000),
         }).catch(() => null);
         // 200 means an earlier try of ours got through but its answer was lost: accepted too.
-        if (res && (res.status === 201 || res.status === 200)) {
-          this.accepted++;
-          return;
-        }
+        if (res && (res.status === 201 || res.status === 200)) return true;
       }
       await delay(200);
     }
+    return false;
   }
 }

@@ -22,6 +22,7 @@ export function campaignReport(result: CampaignResult, command: string, date = n
     ['jobs placed or started before due', String(r.early.length)],
     ['jobs placed before their needs succeeded', String(r.unmetNeeds.length)],
     ['jobs submitted (accepted) / finished', `${result.jobsAccepted} / ${Object.values(r.finished).reduce((a, b) => a + b, 0)} (${JSON.stringify(r.finished)})`],
+    ['workflows among them, by how they closed', `${result.workflowsAccepted} (${JSON.stringify(result.workflows)})`],
     ['healthy nodes wrongly marked dead', String(result.wronglyDead.length)],
     ['old-leader writes the database rejected', String(result.rejectedOldLeaderWrites)],
     ['time to a new leader after a kill', stats(result.killMs)],

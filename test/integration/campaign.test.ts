@@ -3,12 +3,13 @@
 // transaction), nodes killed, frozen and cut off, PostgreSQL restarted and the leader's
 // sessions terminated, and the overload faults: a node's reports refused while its heartbeats
 // pass, its heartbeats refused while its reports pass, API pools exhausted, a late duplicate
-// registration; then the independent checker reads the history and the nodes' logs.
+// registration; workflows flow with the jobs; then the independent checker reads the history and
+// the nodes' logs.
 import { expect, it } from 'vitest';
 import { runCampaign } from '../../src/chaos/campaign.js';
 import { campaignReport } from '../../src/chaos/report.js';
 
-it('survives 20 leader kills and 20 leader freezes with faults: nothing placed twice, run twice at once, lost or early', async () => {
+it('survives 20 leader kills and 20 leader freezes with faults: nothing placed twice, run twice at once, lost, early or before its needs', async () => {
   const result = await runCampaign({
     kills: 20,
     freezes: 20,
@@ -27,6 +28,10 @@ it('survives 20 leader kills and 20 leader freezes with faults: nothing placed t
   expect(result.report.overcommitted).toEqual([]);
   expect(result.report.lost).toEqual([]);
   expect(result.report.early).toEqual([]);
+  expect(result.report.unmetNeeds).toEqual([]);
+  // Workflows went through the same failovers, and every one closed.
+  expect(result.workflowsAccepted).toBeGreaterThan(5);
+  expect(result.workflows.Running).toBeUndefined();
   expect(result.wronglyDead).toEqual([]);
   expect(result.jobsAccepted).toBeGreaterThan(100);
   expect(Object.keys(result.faults)).toEqual(expect.arrayContaining([
