@@ -1,5 +1,5 @@
 // Rows to the resources users see (Kubernetes shapes, see DESIGN.md "Contracts").
-import type { Condition, Job, JobStatus, NodeResource, Workflow, WorkflowStatus } from '../domain/resources.js';
+import type { Condition, Job, JobStatus, NodeResource, ObjectMeta, Workflow, WorkflowStatus } from '../domain/resources.js';
 import { API_VERSION } from '../domain/resources.js';
 import type { JobRow, NodeRow, WorkflowRow } from '../store/rows.js';
 import { stages } from '../scheduling/dag.js';
@@ -47,16 +47,20 @@ export function presentJob(row: JobRow): Job {
   return {
     apiVersion: API_VERSION,
     kind: 'Job',
-    metadata: {
-      name: row.name,
-      namespace: row.namespace,
-      labels: row.labels,
-      uid: row.uid,
-      creationTimestamp: row.created_at.toISOString(),
-      resourceVersion: String(row.resource_version),
-    },
+    metadata: metadataOf(row),
     spec: row.spec,
     status,
+  };
+}
+
+function metadataOf(row: JobRow | WorkflowRow): ObjectMeta {
+  return {
+    name: row.name,
+    namespace: row.namespace,
+    labels: row.labels,
+    uid: row.uid,
+    creationTimestamp: row.created_at.toISOString(),
+    resourceVersion: String(row.resource_version),
   };
 }
 
@@ -92,14 +96,7 @@ export function presentWorkflow(row: WorkflowRow, jobs: JobRow[]): Workflow {
   return {
     apiVersion: API_VERSION,
     kind: 'Workflow',
-    metadata: {
-      name: row.name,
-      namespace: row.namespace,
-      labels: row.labels,
-      uid: row.uid,
-      creationTimestamp: row.created_at.toISOString(),
-      resourceVersion: String(row.resource_version),
-    },
+    metadata: metadataOf(row),
     spec: row.spec,
     status: {
       phase: row.phase,

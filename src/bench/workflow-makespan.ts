@@ -16,6 +16,7 @@ import { criticalPathMs, remainingPathMs, type DagJob } from '../scheduling/dag.
 import type { Policy } from '../scheduling/policies.js';
 import type { NodeCapacity, PendingJob } from '../scheduling/types.js';
 import { seededRandom } from '../seeded-random.js';
+import { emptyNodes } from './workload.js';
 
 export const NODE_CPU_MILLIS = 4000;
 export const NODE_MEMORY_BYTES = 16 * 1024 ** 3;
@@ -76,14 +77,7 @@ export function generateWorkflows({ workflows, seed, minJobs = 4, maxJobs = 25 }
 
 /** Smaller than the packing workload's 16 CPU / 64 GiB nodes, so that 30 workflows must queue. */
 export function clusterNodes(count: number): NodeCapacity[] {
-  return Array.from({ length: count }, (_, i) => ({
-    name: `node-${i}`,
-    cpuMillis: NODE_CPU_MILLIS,
-    memoryBytes: NODE_MEMORY_BYTES,
-    allocatedCpuMillis: 0,
-    allocatedMemoryBytes: 0,
-    labels: {},
-  }));
+  return emptyNodes(count, NODE_CPU_MILLIS, NODE_MEMORY_BYTES);
 }
 
 export interface LowerBound {

@@ -89,10 +89,15 @@ export function lowerBoundMs(jobs: readonly WorkloadJob[], nodes: number): numbe
 
 /** `count` empty nodes of the workload's shape, as the placement algorithm sees nodes. */
 export function workloadNodes(count: number): NodeCapacity[] {
+  return emptyNodes(count, NODE_CPU_MILLIS, NODE_MEMORY_BYTES);
+}
+
+/** `count` empty, unlabelled nodes of one size, as the placement algorithm sees nodes. */
+export function emptyNodes(count: number, cpuMillis: number, memoryBytes: number): NodeCapacity[] {
   return Array.from({ length: count }, (_, i) => ({
     name: `node-${i}`,
-    cpuMillis: NODE_CPU_MILLIS,
-    memoryBytes: NODE_MEMORY_BYTES,
+    cpuMillis,
+    memoryBytes,
     allocatedCpuMillis: 0,
     allocatedMemoryBytes: 0,
     labels: {},

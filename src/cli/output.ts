@@ -33,7 +33,8 @@ export function renderNodes(nodes: NodeResource[], options: RenderOptions): stri
   return render(nodes, 'Node', options, () => nodesTable(nodes, options));
 }
 
-function render<T extends Job | NodeResource>(
+/** A list in the asked format: the document (json, yaml), the names, or the table `table` draws. */
+export function render<T extends { kind: string; metadata: { name: string } }>(
   items: T[],
   kind: T['kind'],
   options: RenderOptions,

@@ -2,21 +2,10 @@
 import type { Workflow } from '../domain/resources.js';
 import { components } from '../scheduling/dag.js';
 import { renderTable } from './table.js';
-import { humanAge, listOf, type RenderOptions } from './output.js';
-import YAML from 'yaml';
+import { humanAge, render, type RenderOptions } from './output.js';
 
 export function renderWorkflows(workflows: Workflow[], options: RenderOptions): string {
-  const document = options.single && workflows.length === 1 ? workflows[0] : listOf('WorkflowList', workflows);
-  switch (options.format) {
-    case 'json':
-      return JSON.stringify(document, null, 2) + '\n';
-    case 'yaml':
-      return YAML.stringify(document);
-    case 'name':
-      return workflows.map((w) => `workflow.fencer.dev/${w.metadata.name}\n`).join('');
-    default:
-      return workflowsTable(workflows, options);
-  }
+  return render(workflows, 'Workflow', options, () => workflowsTable(workflows, options));
 }
 
 function workflowsTable(workflows: Workflow[], { now, allNamespaces }: RenderOptions): string {
