@@ -11,6 +11,7 @@ import { DEFAULT_TIMINGS } from '../config.js';
 import { jobPhases, jobsPlacedTwice } from '../store/history.js';
 import { createPool } from '../store/db.js';
 import { delay } from '../lifecycle.js';
+import { unfinishedCount } from '../store/jobs.js';
 
 export interface FailoverOptions {
   kills: number;
@@ -121,7 +122,7 @@ async function waitForReplicas(cluster: Cluster, count: number): Promise<void> {
 }
 
 async function unfinished(db: pg.Pool): Promise<number> {
-  return (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE phase NOT IN ('Succeeded', 'Failed', 'Cancelled')")).rows[0]!.n;
+  return unfinishedCount(db);
 }
 
 async function waitUntil(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {

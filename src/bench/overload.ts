@@ -12,6 +12,7 @@ import { delay } from '../lifecycle.js';
 import { seededRandom } from '../seeded-random.js';
 import { check, verdictOf, type Verdict } from '../checker/check.js';
 import { readHistory, readRunLogs } from '../checker/read.js';
+import { unfinishedCount } from '../store/jobs.js';
 
 export interface OverloadOptions {
   jobs: number;
@@ -74,7 +75,7 @@ export async function runOverloadBench(opts: OverloadOptions): Promise<OverloadR
     }
     await Promise.all(listing);
     for (;;) {
-      const left = (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE phase NOT IN ('Succeeded', 'Failed', 'Cancelled')")).rows[0]!.n;
+      const left = await unfinishedCount(db);
       if (left === 0) break;
       await delay(500);
     }

@@ -17,6 +17,7 @@ import * as faults from './faults.js';
 import type { FaultOutcome } from './faults.js';
 import { readHistory, readRunLogs } from '../checker/read.js';
 import { check, type CheckReport } from '../checker/check.js';
+import { unfinishedCount } from '../store/jobs.js';
 
 export interface CampaignOptions {
   kills: number;
@@ -310,11 +311,7 @@ async function waitForLeaderAndStandby(cluster: Cluster): Promise<void> {
 async function waitForAllFinished(db: ReturnType<typeof createPool>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const row = await db
-      .query<{ n: number }>(
-        "SELECT (SELECT count(*) FROM jobs WHERE phase NOT IN ('Succeeded', 'Failed', 'Cancelled', 'Skipped', 'Dead')) + (SELECT count(*) FROM workflows WHERE phase = 'Running')::int AS n",
-      )
-      .then((r) => r.rows[0], () => undefined);
+    const row = await unfinishedCount(db).then((n) => ({ n }), () => undefined);
     if (row && row.n === 0) return;
     if (Date.now() > deadline) {
       const stuck = await db

@@ -195,3 +195,9 @@ async function withdrawAssignment(tx: Tx, assignmentId: string | null, endState:
   if (!assignmentId) return;
   await endAssignments(tx, [assignmentId], endState, null);
 }
+
+/** Jobs that can still change, plus workflows still running: zero once everything has settled. */
+export async function unfinishedCount(db: Db): Promise<number> {
+  const row = (await db.query<{ jobs: number; workflows: number }>(sql('jobs/unfinished_count'))).rows[0]!;
+  return row.jobs + row.workflows;
+}

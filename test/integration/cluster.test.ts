@@ -11,6 +11,7 @@ import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { CLEAN, jobPhases, runFindings } from '../helpers/history.js';
 import { jobYaml, submit } from '../helpers/jobs.js';
+import { unfinishedCount } from '../../src/store/jobs.js';
 
 let t: TestDatabase;
 let cluster: Cluster;
@@ -28,7 +29,7 @@ function nodeLog(node: string): Array<Record<string, any>> {
 }
 
 async function unfinished(): Promise<number> {
-  return (await t.db.query("SELECT count(*)::int AS n FROM jobs WHERE phase NOT IN ('Succeeded', 'Failed', 'Cancelled')")).rows[0].n;
+  return unfinishedCount(t.db);
 }
 
 async function allFinished(timeoutMs = 60_000): Promise<void> {
@@ -173,7 +174,7 @@ describe('a cluster of real processes', () => {
     expect((await cluster.leader())!.name).toBe(after.name);
   });
 
-  it("a killed node's jobs are rescheduled on other nodes, or fail when out of attempts", async () => {
+  it("a killed node's jobs are rescheduled on other nodes, or are dead letters when out of attempts", async () => {
     expect(await submit(cluster.replicaUrls, jobYaml('only-once', { cpu: '500m', memory: '256Mi', duration: '6s', nodeSelector: { zone: 'z1' }, maxAttempts: 1 }))).toBe(201);
     await flow('victim', 8, 10, { cpu: '1', memory: '1Gi', duration: '6s' });
     const onNode1 = await eventually(async () => {
@@ -184,7 +185,7 @@ describe('a cluster of real processes', () => {
     await cluster.kill('node-1');
     await allFinished();
     const once = (await t.db.query("SELECT phase, reason, attempt FROM jobs WHERE name = 'only-once'")).rows[0];
-    expect(once).toEqual({ phase: 'Failed', reason: 'AttemptsExhausted', attempt: 1 });
+    expect(once).toEqual({ phase: 'Dead', reason: 'NodeDied', attempt: 1 });
     const moved = (await t.db.query("SELECT name, node, attempt, phase FROM jobs WHERE name = ANY($1)", [onNode1])).rows;
     for (const job of moved) expect(job).toMatchObject({ phase: 'Succeeded', attempt: 2 });
     for (const job of moved) expect(job.node).not.toBe('node-1');

@@ -15,6 +15,7 @@ import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { CLEAN, jobPhases, runFindings } from '../helpers/history.js';
 import { jobYaml, submit } from '../helpers/jobs.js';
+import { unfinishedCount } from '../../src/store/jobs.js';
 
 // Set before testcontainers is first loaded (imported lazily below). Its reaper is an image of
 // its own and nothing can be pulled here: the tests remove what they start. And it finds the
@@ -65,7 +66,7 @@ suite('a cluster of containers', () => {
   let home: string;
 
   async function unfinished(): Promise<number> {
-    return (await t.db.query("SELECT count(*)::int AS n FROM jobs WHERE phase NOT IN ('Succeeded', 'Failed', 'Cancelled')")).rows[0].n;
+    return unfinishedCount(t.db);
   }
 
   async function allFinished(): Promise<void> {
