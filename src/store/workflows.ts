@@ -98,21 +98,23 @@ export async function cancelWorkflow(db: Db, namespace: string, name: string, ac
   });
 }
 
-/** Runs a finished workflow again from the jobs that did not succeed; succeeded jobs stay done. */
-export async function retryWorkflow(db: Db, namespace: string, name: string, actor: string | null): Promise<WorkflowActionResult> {
-  return transaction(db, (tx) => retryWorkflowInTx(tx, namespace, name, actor));
-}
-
-async function retryWorkflowInTx(tx: Tx, namespace: string, name: string, actor: string | null): Promise<WorkflowActionResult> {
-  const workflow = await lockWorkflow(tx, namespace, name, actor);
-  if (!workflow) return { outcome: 'not-found' };
-  if (workflow.phase === 'Running') return { outcome: 'not-allowed', workflow, why: 'still running (cancel it first, or wait for it to finish)' };
-  if (workflow.phase === 'Succeeded') return { outcome: 'not-allowed', workflow, why: 'it succeeded: nothing to retry' };
-  await tx.query(sql('workflows/lock_jobs'), [workflow.uid]);
-  await tx.query(sql('workflows/retry'), [workflow.uid]);
-  await tx.query(sql('workflows/reopen'), [workflow.uid]);
-  await tx.query(sql('jobs/notify_pending'));
-  return { outcome: 'done', ...(await readWorkflow(tx, namespace, name))! };
+/**
+ * Runs a finished workflow again from the jobs that did not succeed; succeeded jobs stay done.
+ * `overdueSlackMs`: how long past its duration a cancelled run may still be running on a node
+ * that has not heard of the cancel (config.ts, overdueSlackMs); its job is not due before.
+ */
+export async function retryWorkflow(db: Db, namespace: string, name: string, actor: string | null, overdueSlackMs: number): Promise<WorkflowActionResult> {
+  return transaction(db, async (tx) => {
+    const workflow = await lockWorkflow(tx, namespace, name, actor);
+    if (!workflow) return { outcome: 'not-found' };
+    if (workflow.phase === 'Running') return { outcome: 'not-allowed', workflow, why: 'still running (cancel it first, or wait for it to finish)' };
+    if (workflow.phase === 'Succeeded') return { outcome: 'not-allowed', workflow, why: 'it succeeded: nothing to retry' };
+    await tx.query(sql('workflows/lock_jobs'), [workflow.uid]);
+    await tx.query(sql('workflows/retry'), [workflow.uid, overdueSlackMs]);
+    await tx.query(sql('workflows/reopen'), [workflow.uid]);
+    await tx.query(sql('jobs/notify_pending'));
+    return { outcome: 'done', ...(await readWorkflow(tx, namespace, name))! };
+  });
 }
 
 /** Deletes a workflow and its jobs (stopping those that run). Their history stays. */

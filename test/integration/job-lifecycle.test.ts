@@ -10,7 +10,7 @@ import { commitPlacements, declareNodeDead, orphanedJobs, retryOrphaned, returnU
 import { replayJobs, submitJob } from '../../src/store/jobs.js';
 import { registerNode } from '../../src/store/nodes.js';
 import { applyReports } from '../../src/store/assignments.js';
-import { submitWorkflow } from '../../src/store/workflows.js';
+import { cancelWorkflow, retryWorkflow, submitWorkflow } from '../../src/store/workflows.js';
 import type { JobRequest } from '../../src/domain/resources.js';
 import { backoffWindowMs } from '../../src/scheduling/retry.js';
 import { jobRequest } from '../helpers/jobs.js';
@@ -145,6 +145,30 @@ describe('dead letters', () => {
     await runAndFail('wf-dead-only');
     expect((await jobOf('wf-dead-only')).phase).toBe('Dead');
     expect(await replayJobs(t.db, 'default', { labels: { 'fencer.dev/workflow': 'wf-dead' } }, 'bob')).toEqual([]);
+  });
+});
+
+describe("a workflow's retry", () => {
+  // A cancel reaches a node through its watch stream, which may be late: the node may still run
+  // the cancelled job. The retry must not place it again before that run has surely ended (the
+  // node ends it by itself at its duration, begun within the confirm timeout of its claim).
+  it('does not make a job due before a cancelled run of it can have ended, nor before its start time', async () => {
+    const slackMs = 5000;
+    await submitWorkflow(t.db, workflowRequest('cr', [{ name: 'long', template: { duration: '30s' } }, { name: 'later', template: { startAfter: '1h' } }]));
+    const long = await jobOf('cr-long');
+    expect(await place(long.uid)).toBe(1);
+    const { assignment_id: id } = await jobOf('cr-long');
+    expect(await applyReports(t.db, 'n1', [{ kind: 'started', id: id! }])).toEqual(['ok']);
+    expect((await cancelWorkflow(t.db, 'default', 'cr', 'dave')).outcome).toBe('done');
+    await t.db.query("UPDATE workflows SET phase = 'Cancelled' WHERE name = 'cr'"); // closed, as the leader's pass closes it
+    expect((await retryWorkflow(t.db, 'default', 'cr', 'dave', slackMs)).outcome).toBe('done');
+    const started = (await t.db.query<{ started_at: Date }>('SELECT started_at FROM assignments WHERE id = $1', [id])).rows[0]!.started_at;
+    const retried = await jobOf('cr-long');
+    expect(retried.phase).toBe('Pending');
+    expect(retried.due_at.getTime()).toBe(started.getTime() + 30_000 + slackMs);
+    expect(await place(long.uid)).toBe(0);
+    const later = await jobOf('cr-later');
+    expect(later.due_at.getTime()).toBeGreaterThan(Date.now() + 3_500_000);
   });
 });
 

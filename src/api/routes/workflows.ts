@@ -7,7 +7,7 @@ import { readWorkflowSubmission } from '../validation/workflow.js';
 import { cancelWorkflow, deleteWorkflow, getWorkflow, listWorkflows, retryWorkflow, submitWorkflow, type WorkflowActionResult } from '../../store/workflows.js';
 import { presentWorkflow } from '../present.js';
 import { API_VERSION } from '../../domain/resources.js';
-import { workflowMaxJobs } from '../../config.js';
+import { overdueSlackMs, workflowMaxJobs } from '../../config.js';
 import { actorOf, idempotencyKeyOf } from '../request-headers.js';
 
 interface WorkflowParams {
@@ -56,7 +56,7 @@ export function workflowRoutes(app: FastifyInstance, ctx: ApiContext): void {
   // Runs a finished workflow again from its failed jobs; succeeded jobs are not run again.
   app.post<{ Params: WorkflowParams }>('/api/v1/namespaces/:namespace/workflows/:name/retry', async (request) => {
     const { namespace, name } = request.params;
-    return answer(await retryWorkflow(ctx.db, namespace, name, actorOf(request)), namespace, name);
+    return answer(await retryWorkflow(ctx.db, namespace, name, actorOf(request), overdueSlackMs(ctx.timings)), namespace, name);
   });
 }
 

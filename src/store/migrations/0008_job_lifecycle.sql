@@ -34,6 +34,9 @@ ALTER TABLE jobs
   ADD COLUMN retry_policy    text NOT NULL DEFAULT 'OnFailure' CHECK (retry_policy IN ('OnFailure', 'Never')),
   ADD COLUMN backoff_base_ms bigint NOT NULL DEFAULT 1000 CHECK (backoff_base_ms > 0),
   ADD COLUMN backoff_cap_ms  bigint NOT NULL DEFAULT 300000 CHECK (backoff_cap_ms > 0),
+  -- The start time it was accepted with (spec.startAt/startAfter, or its acceptance): a replay
+  -- or a workflow's retry never makes it due before this.
+  ADD COLUMN not_before      timestamptz NOT NULL DEFAULT now(),
   ADD CONSTRAINT waiting_only_pending CHECK (NOT waiting OR phase = 'Pending');
 CREATE INDEX jobs_waiting ON jobs (namespace) WHERE waiting;
 CREATE INDEX jobs_of_workflow ON jobs (workflow_uid) WHERE workflow_uid IS NOT NULL;

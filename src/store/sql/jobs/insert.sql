@@ -8,8 +8,9 @@
 -- $19 bigint[] backoff base ms, $20 bigint[] backoff cap ms.
 -- Due times are the database's: a start delay counts from this statement's now().
 INSERT INTO jobs (uid, namespace, name, labels, spec, cpu_millis, memory_bytes, duration_ms, node_selector, max_attempts,
-                  due_at, needs, waiting, workflow_uid, path_ms, image, pool, retry_policy, backoff_base_ms, backoff_cap_ms)
+                  due_at, not_before, needs, waiting, workflow_uid, path_ms, image, pool, retry_policy, backoff_base_ms, backoff_cap_ms)
 SELECT uid, namespace, name, labels::jsonb, spec::jsonb, cpu, memory, duration, selector::jsonb, attempts,
+       coalesce(start_at, now() + start_after * interval '1 millisecond', now()),
        coalesce(start_at, now() + start_after * interval '1 millisecond', now()),
        ARRAY(SELECT jsonb_array_elements_text(needs::jsonb)), jsonb_array_length(needs::jsonb) > 0,
        workflow_uid, path, image, pool, retry_policy, backoff_base, backoff_cap
