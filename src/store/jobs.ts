@@ -18,44 +18,77 @@ export type SubmitResult = { outcome: 'created' | 'unchanged'; job: JobRow } | {
  */
 export async function submitJob(db: Db, job: JobRequest, idempotencyKey: string | null = null): Promise<SubmitResult> {
   return transaction(db, async (tx) => {
-    const named = await nameFor(tx, 'Job', job.namespace, job.name, job.generateName, idempotencyKey);
-    if (named.existing !== null) {
-      const row = (await tx.query<JobRow>(sql('jobs/get'), [job.namespace, named.existing])).rows[0];
+    const earlier = await claimIdempotencyKey(tx, 'Job', job.namespace, job.generateName ? idempotencyKey : null);
+    if (earlier !== null) {
+      const row = (await tx.query<JobRow>(sql('jobs/get'), [job.namespace, earlier])).rows[0];
       if (!row) throw new IdempotencyKeyReusedError('Job', idempotencyKey!);
       return { outcome: 'unchanged' as const, job: row };
     }
-    return (await submitInTx(tx, [{ ...job, name: named.name }], null))[0]!;
+    const result = (await submitNamed(tx, [job], null))[0]!;
+    if (job.generateName && idempotencyKey !== null) await tx.query(sql('idempotency/set_name'), [job.namespace, 'Job', idempotencyKey, result.job.name]);
+    return result;
   });
 }
 
 /**
- * The name a new object gets: its own, or generateName plus five random characters (as the
- * Kubernetes apiserver does). With an idempotency key the name is recorded against the key in
- * the same transaction; `existing` is the name a previous request with that key made.
+ * Takes an Idempotency-Key for an object about to be created (nothing to do without one): the
+ * name an earlier request with the key made, or null when this is the first (the key is then
+ * held by this transaction, and a concurrent first use waits for it). The caller records the
+ * name it creates (idempotency/set_name) before it commits.
  */
-export async function nameFor(
-  tx: Tx,
-  kind: 'Job' | 'Workflow',
-  namespace: string,
-  name: string,
-  generateName: string | null,
-  idempotencyKey: string | null,
-): Promise<{ name: string; existing: string | null }> {
-  if (!generateName) return { name, existing: null };
-  const generated = generateName + randomSuffix();
-  if (idempotencyKey === null) return { name: generated, existing: null };
-  const claimed = (await tx.query<{ name: string }>(sql('idempotency/claim'), [namespace, kind, idempotencyKey, generated])).rows[0];
-  if (claimed) return { name: generated, existing: null };
-  const earlier = (await tx.query<{ name: string }>(sql('idempotency/get'), [namespace, kind, idempotencyKey])).rows[0]!;
-  return { name: generated, existing: earlier.name };
+export async function claimIdempotencyKey(tx: Tx, kind: 'Job' | 'Workflow', namespace: string, key: string | null): Promise<string | null> {
+  if (key === null) return null;
+  if ((await tx.query(sql('idempotency/claim'), [namespace, kind, key, ''])).rowCount === 1) return null;
+  return (await tx.query<{ name: string }>(sql('idempotency/get'), [namespace, kind, key])).rows[0]!.name;
 }
 
 // Kubernetes' alphabet for generated names: no vowels (no words) and no look-alikes.
 const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
-function randomSuffix(): string {
-  const bytes = randomBytes(5);
-  return Array.from(bytes, (b) => SUFFIX_ALPHABET[b % SUFFIX_ALPHABET.length]).join('');
+/** Where generated names' suffixes come from: five random characters. Tests replace `next`. */
+export const nameSuffixes = {
+  next(): string {
+    const bytes = randomBytes(5);
+    return Array.from(bytes, (b) => SUFFIX_ALPHABET[b % SUFFIX_ALPHABET.length]).join('');
+  },
+};
+
+/** A generated name (generateName + suffix) not in `taken`. */
+export function generatedName(prefix: string, taken: ReadonlySet<string>): string {
+  for (;;) {
+    const name = prefix + nameSuffixes.next();
+    if (!taken.has(name)) return name;
+  }
+}
+
+const NAME_DRAWS = 10;
+
+/**
+ * Inserts jobs, naming those with a generateName: names distinct within the batch, and drawn
+ * again when the database has the name already (a generated name never means "that job, unchanged").
+ */
+async function submitNamed(tx: Tx, jobs: readonly JobRequest[], workflowUid: string | null): Promise<SubmitResult[]> {
+  const used = new Set(jobs.filter((j) => !j.generateName).map((j) => j.name));
+  const named = jobs.map((j) => {
+    if (!j.generateName) return j;
+    const name = generatedName(j.generateName, used);
+    used.add(name);
+    return { ...j, name };
+  });
+  const results = await submitInTx(tx, named, workflowUid);
+  for (let draw = 1; ; draw++) {
+    const again = named.flatMap((j, i) => (j.generateName && results[i]!.outcome !== 'created' ? [i] : []));
+    if (again.length === 0) return results;
+    if (draw === NAME_DRAWS) throw new Error(`no free name for generateName "${named[again[0]!]!.generateName}" after ${NAME_DRAWS} draws`);
+    for (const i of again) {
+      used.add(named[i]!.name);
+      const name = generatedName(named[i]!.generateName!, used);
+      used.add(name);
+      named[i] = { ...named[i]!, name };
+    }
+    const redone = await submitInTx(tx, again.map((i) => named[i]!), workflowUid);
+    again.forEach((i, k) => (results[i] = redone[k]!));
+  }
 }
 
 /**
@@ -65,7 +98,7 @@ function randomSuffix(): string {
 export async function submitJobs(db: Db, jobs: readonly JobRequest[]): Promise<{ outcome: 'accepted'; results: SubmitResult[] } | { outcome: 'conflict'; job: JobRow }> {
   try {
     return await transaction(db, async (tx) => {
-      const results = await submitInTx(tx, jobs.map((j) => (j.generateName ? { ...j, name: j.generateName + randomSuffix() } : j)), null);
+      const results = await submitNamed(tx, jobs, null);
       const conflict = results.find((r) => r.outcome === 'conflict');
       if (conflict) throw new SubmitConflict(conflict.job);
       return { outcome: 'accepted' as const, results };

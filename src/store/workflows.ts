@@ -11,7 +11,7 @@ import type { WorkflowRequest } from '../domain/resources.js';
 import { TERMINAL_PHASES } from '../domain/resources.js';
 import { endAssignments } from './assignments.js';
 import { IdempotencyKeyReusedError } from '../errors/idempotency-key-reused-error.js';
-import { nameFor, submitInTx } from './jobs.js';
+import { claimIdempotencyKey, generatedName, submitInTx } from './jobs.js';
 import { nameWorkflow } from '../api/validation/workflow.js';
 
 export type WorkflowSubmitResult =
@@ -26,17 +26,30 @@ export type WorkflowSubmitResult =
 export async function submitWorkflow(db: Db, request: WorkflowRequest, idempotencyKey: string | null = null): Promise<WorkflowSubmitResult> {
   try {
     return await transaction(db, async (tx) => {
-      const named = await nameFor(tx, 'Workflow', request.namespace, request.name, request.generateName, idempotencyKey);
-      if (named.existing !== null) {
-        const existing = await readWorkflow(tx, request.namespace, named.existing);
+      const earlier = await claimIdempotencyKey(tx, 'Workflow', request.namespace, request.generateName ? idempotencyKey : null);
+      if (earlier !== null) {
+        const existing = await readWorkflow(tx, request.namespace, earlier);
         if (!existing) throw new IdempotencyKeyReusedError('Workflow', idempotencyKey!);
         return { outcome: 'unchanged' as const, ...existing };
       }
-      const name = named.name;
       const uid = randomUUID();
-      const inserted = (
-        await tx.query<WorkflowRow>(sql('workflows/insert'), [uid, request.namespace, name, JSON.stringify(request.labels), JSON.stringify(request.spec)])
-      ).rows[0];
+      const insert = (name: string) =>
+        tx.query<WorkflowRow>(sql('workflows/insert'), [uid, request.namespace, name, JSON.stringify(request.labels), JSON.stringify(request.spec)]);
+      let name = request.name;
+      let inserted: WorkflowRow | undefined;
+      if (request.generateName) {
+        // A generated name already taken is drawn again: it never means "that workflow, unchanged".
+        const taken = new Set<string>();
+        for (let draw = 0; !inserted && draw < 10; draw++) {
+          name = generatedName(request.generateName, taken);
+          taken.add(name);
+          inserted = (await insert(name)).rows[0];
+        }
+        if (!inserted) throw new Error(`no free name for generateName "${request.generateName}"`);
+        if (idempotencyKey !== null) await tx.query(sql('idempotency/set_name'), [request.namespace, 'Workflow', idempotencyKey, name]);
+      } else {
+        inserted = (await insert(name)).rows[0];
+      }
       if (!inserted) {
         const existing = (await readWorkflow(tx, request.namespace, name))!;
         const same = isDeepStrictEqual(existing.workflow.spec, request.spec) && isDeepStrictEqual(existing.workflow.labels, request.labels);

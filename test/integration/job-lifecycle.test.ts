@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { fenced } from '../../src/lease/fenced.js';
 import { commitPlacements, declareNodeDead, orphanedJobs, retryOrphaned, returnUnconfirmed } from '../../src/store/decisions.js';
-import { replayJobs, submitJob } from '../../src/store/jobs.js';
+import { nameSuffixes, replayJobs, submitJob, submitJobs } from '../../src/store/jobs.js';
 import { registerNode } from '../../src/store/nodes.js';
 import { applyReports } from '../../src/store/assignments.js';
 import { cancelWorkflow, retryWorkflow, submitWorkflow } from '../../src/store/workflows.js';
@@ -204,5 +204,26 @@ describe('creates without a name', () => {
     const other = await submitJob(t.db, request, 'key-2');
     expect(other.outcome).toBe('created');
     expect(other.job.name).not.toBe(name);
+  });
+
+  // Five random characters collide, in a big batch or with an older job: a generated name that is
+  // taken is drawn again, never taken for "that job, unchanged" (which would drop the new one).
+  it('draws a generated name again when it is taken, within a batch or by an existing job', async () => {
+    const draws = ['ccccc', 'ccccc', 'ddddd', 'ccccc', 'fffff', 'ggggg'];
+    const real = nameSuffixes.next;
+    nameSuffixes.next = () => draws.shift() ?? real();
+    try {
+      const request = { ...jobRequest(''), generateName: 'batch-' };
+      const batch = await submitJobs(t.db, [request, request]);
+      expect(batch.outcome).toBe('accepted');
+      if (batch.outcome !== 'accepted') return;
+      expect(batch.results.map((r) => [r.outcome, r.job.name])).toEqual([['created', 'batch-ccccc'], ['created', 'batch-ddddd']]);
+      // batch-ccccc exists with the same spec: the next draw is not "unchanged" but another job.
+      const single = await submitJob(t.db, request);
+      expect([single.outcome, single.job.name]).toEqual(['created', 'batch-fffff']);
+    } finally {
+      nameSuffixes.next = real;
+    }
+    expect((await t.db.query("SELECT count(*)::int AS n FROM jobs WHERE name LIKE 'batch-%'")).rows[0].n).toBe(3);
   });
 });
