@@ -153,21 +153,16 @@ async function lockWorkflow(tx: Tx, namespace: string, name: string, actor: stri
 // The leader's side: called by the workflow controller inside its fenced transaction. Each
 // statement decides from what it reads itself and changes only jobs still waiting.
 
-/** Running workflows with waiting jobs (see workflows/waiting.sql). */
-export async function waitingWorkflows(tx: Tx, limit: number): Promise<string[]> {
-  return (await tx.query<{ uid: string }>(sql('workflows/waiting'), [limit])).rows.map((r) => r.uid);
-}
-
-export async function releaseReadyJobs(tx: Tx, workflows: string[]): Promise<number> {
-  if (workflows.length === 0) return 0;
-  const released = (await tx.query(sql('workflows/release'), [workflows])).rowCount ?? 0;
+/** Releases waiting jobs whose needs all succeeded (workflows/release.sql); how many. */
+export async function releaseReadyJobs(tx: Tx, limit: number): Promise<number> {
+  const released = (await tx.query(sql('workflows/release'), [limit])).rowCount ?? 0;
   if (released > 0) await tx.query(sql('jobs/notify_pending'));
   return released;
 }
 
-export async function skipBlockedJobs(tx: Tx, workflows: string[]): Promise<number> {
-  if (workflows.length === 0) return 0;
-  return (await tx.query(sql('workflows/skip'), [workflows])).rowCount ?? 0;
+/** Skips waiting jobs with a need that did not succeed (workflows/skip.sql); how many. */
+export async function skipBlockedJobs(tx: Tx, limit: number): Promise<number> {
+  return (await tx.query(sql('workflows/skip'), [limit])).rowCount ?? 0;
 }
 
 export async function closeSettledWorkflows(tx: Tx, limit: number): Promise<Array<{ uid: string; namespace: string; name: string; phase: string }>> {

@@ -129,3 +129,21 @@ describe.each([{ broken: false }, { broken: true }])('the workflow pass is fence
     expect(deploy.waiting).toBe(!broken);
   });
 });
+
+describe('the workflow pass', () => {
+  // Each waiting job is judged alone: five hundred workflows that wait on long runs hold back no
+  // other (a pass once looked only at the oldest 500 workflows with waiting jobs).
+  it('releases a ready job behind five hundred workflows that wait', async () => {
+    const t = await setup('liveness');
+    await registerNode(t.db, 'n1', 1_000_000, 1024 ** 4, {});
+    await connect(t);
+    for (let i = 0; i < 500; i++) {
+      await submitWorkflow(t.db, workflowRequest(`busy-${i}`, [{ name: 'long' }, { name: 'next', needs: ['long'] }]));
+    }
+    await submitWorkflow(t.db, workflowRequest('last', [{ name: 'first' }, { name: 'then', needs: ['first'] }]));
+    while ((await placement(t).reconcile(log)) === 'requeue');
+    await finish(t, 'last-first', 'Succeeded');
+    while ((await workflows(t).reconcile(log)) === 'requeue');
+    expect((await t.db.query("SELECT waiting FROM jobs WHERE name = 'last-then'")).rows[0].waiting).toBe(false);
+  }, 60_000);
+});

@@ -7,7 +7,7 @@ import type { Db } from '../../store/db.js';
 import type { Lease } from '../../lease/lease.js';
 import { fenced } from '../../lease/fenced.js';
 import { guardBroken } from '../../guards.js';
-import { closeSettledWorkflows, releaseReadyJobs, skipBlockedJobs, waitingWorkflows } from '../../store/workflows.js';
+import { closeSettledWorkflows, releaseReadyJobs, skipBlockedJobs } from '../../store/workflows.js';
 import type { ReconcileResult, Reconciler } from '../controller.js';
 
 const BATCH = 500;
@@ -23,17 +23,15 @@ export class WorkflowController implements Reconciler {
 
   async reconcile(log: Logger): Promise<ReconcileResult> {
     const skipping = !guardBroken('skip-blocked');
-    const { released, skipped, closed, full } = await fenced(this.db, this.lease, async (tx) => {
-      const workflows = await waitingWorkflows(tx, BATCH);
-      const skipped = skipping ? await skipBlockedJobs(tx, workflows) : 0;
-      const released = await releaseReadyJobs(tx, workflows);
-      const closed = await closeSettledWorkflows(tx, BATCH);
-      return { released, skipped, closed, full: workflows.length === BATCH || closed.length === BATCH };
-    });
+    const { released, skipped, closed } = await fenced(this.db, this.lease, async (tx) => ({
+      skipped: skipping ? await skipBlockedJobs(tx, BATCH) : 0,
+      released: await releaseReadyJobs(tx, BATCH),
+      closed: await closeSettledWorkflows(tx, BATCH),
+    }));
     if (released > 0) log.info({ released }, 'released jobs whose needs succeeded');
     if (skipped > 0) log.info({ skipped }, 'skipped jobs whose needs did not succeed');
     for (const w of closed) log.info({ workflow: `${w.namespace}/${w.name}`, phase: w.phase }, 'workflow closed');
     // A skip makes its own dependents skippable, and a close may follow: look again at once.
-    return skipped > 0 || full ? 'requeue' : 'done';
+    return skipped > 0 || released === BATCH || closed.length === BATCH ? 'requeue' : 'done';
   }
 }
