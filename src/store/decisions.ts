@@ -131,7 +131,11 @@ export async function declareNodeDead(
   const declared = await tx.query(sql('nodes/declare_dead'), [node, rule.silentMs, rule.disconnectedMs, reason, rule.disconnectedQuietMs]);
   if (declared.rowCount === 0) return null;
   const lost = await endAssignments(tx, held.map((h) => h.id), 'Lost', node);
-  await retryJobs(tx, lost.map((a) => ({ ...a, cause: 'infrastructure', reason: 'NodeDied', message: `node ${node} died: ${reason}` })));
+  // A placement its node never claimed never ran: it goes back without using an attempt.
+  await retryJobs(
+    tx,
+    lost.map((a) => ({ ...a, cause: a.started_at ? 'infrastructure' : 'never-ran', reason: 'NodeDied', message: `node ${node} died: ${reason}` })),
+  );
   await tx.query(sql('nodes/notify'), [[node]]);
   return lost.length;
 }
@@ -184,30 +188,29 @@ export async function orphanedJobs(db: Db, limit: number): Promise<Orphan[]> {
  */
 export async function retryOrphaned(tx: Tx, orphans: Orphan[]): Promise<number> {
   if (orphans.length === 0) return 0;
-  await retryJobs(
-    tx,
-    orphans.map((o): EndedRun => {
-      if (o.state === 'Unconfirmed') {
-        return { ...o, cause: 'never-ran', reason: 'NotConfirmed', message: 'the node gave the placement back unrun: its claim was answered too late' };
-      }
-      if (o.state === 'Failed') return { ...o, cause: 'job', reason: 'Error', message: o.message ?? 'the job failed' };
-      return { ...o, cause: 'infrastructure', reason: 'NodeLost', message: 'the node stopped the job before it finished (it fenced itself or shut down)' };
-    }),
-  );
+  await retryJobs(tx, orphans.map((o) => ({ id: o.id, job_uid: o.job_uid, cause: 'as-ended' })));
   return orphans.length;
 }
 
-/** A run that ended without success, and why: what a retry decision starts from. */
-export interface EndedRun {
-  id: string;
-  job_uid: string;
-  cause: FailureCause;
-  reason: string;
-  message: string;
+/** Why a run that ended without success did, from how its assignment ended (read under the job's lock). */
+function endedRun(state: string | null, message: string | null): { cause: FailureCause; reason: string; message: string } {
+  if (state === 'Unconfirmed') return { cause: 'never-ran', reason: 'NotConfirmed', message: 'the node gave the placement back unrun: its claim was answered too late' };
+  if (state === 'Failed') return { cause: 'job', reason: 'Error', message: message ?? 'the job failed' };
+  return { cause: 'infrastructure', reason: 'NodeLost', message: 'the node stopped the job before it finished (it fenced itself or shut down)' };
 }
+
+/**
+ * A run that ended without success, and why: what a retry decision starts from. `as-ended`: the
+ * cause follows from how the assignment ended, read in the deciding transaction (endedRun).
+ */
+export type EndedRun =
+  | { id: string; job_uid: string; cause: FailureCause; reason: string; message: string }
+  | { id: string; job_uid: string; cause: 'as-ended'; reason?: undefined; message?: undefined };
 
 interface RetryFacts {
   uid: string;
+  assignment_state: string | null;
+  assignment_message: string | null;
   attempt: number;
   max_attempts: number;
   retry_policy: 'OnFailure' | 'Never';
@@ -224,9 +227,10 @@ export async function retryJobs(tx: Tx, runs: EndedRun[]): Promise<void> {
   const facts = new Map(
     (await tx.query<RetryFacts>(sql('jobs/retry_facts'), [runs.map((r) => r.job_uid)])).rows.map((f) => [f.uid, f]),
   );
-  const decided = runs.flatMap((run) => {
-    const f = facts.get(run.job_uid);
+  const decided = runs.flatMap((given) => {
+    const f = facts.get(given.job_uid);
     if (!f) return [];
+    const run = given.cause === 'as-ended' ? { ...given, ...endedRun(f.assignment_state, f.assignment_message) } : given;
     const decision = decideRetry({
       cause: run.cause,
       attempt: f.attempt,

@@ -197,7 +197,11 @@ export async function replayJobs(db: Db, namespace: string | null, filter: { nam
   });
 }
 
-export type UserActionResult = { outcome: 'done'; job: JobRow } | { outcome: 'not-found' } | { outcome: 'finished'; job: JobRow };
+export type UserActionResult =
+  | { outcome: 'done'; job: JobRow }
+  | { outcome: 'not-found' }
+  | { outcome: 'finished'; job: JobRow }
+  | { outcome: 'owned'; workflow: string };
 
 /** Cancels a job that has not finished; its node is told through its watch stream. */
 export async function cancelJob(db: Db, namespace: string, name: string): Promise<UserActionResult> {
@@ -213,11 +217,13 @@ export async function cancelJob(db: Db, namespace: string, name: string): Promis
   });
 }
 
-/** Deletes a job (cancelling it first if it runs). Its history stays. */
+/** Deletes a job (cancelling it first if it runs), unless a workflow owns it. Its history stays. */
 export async function deleteJob(db: Db, namespace: string, name: string): Promise<UserActionResult> {
   return transaction(db, async (tx) => {
     const locked = (await tx.query<JobRow>(sql('jobs/lock_by_name'), [namespace, name])).rows[0];
     if (!locked) return { outcome: 'not-found' };
+    // A workflow's job goes with its workflow: deleted alone, its dependents would wait on nothing.
+    if (locked.workflow_uid) return { outcome: 'owned', workflow: locked.labels['fencer.dev/workflow'] ?? '?' };
     if (!TERMINAL_PHASES.includes(locked.phase)) await withdrawAssignment(tx, locked.assignment_id, 'Cancelled');
     const job = (await tx.query<JobRow>(sql('jobs/delete'), [locked.uid])).rows[0]!;
     return { outcome: 'done', job };

@@ -77,4 +77,6 @@ export interface EndedAssignment {
   node: string;
   cpu_millis: number;
   memory_bytes: number;
+  /** When its node claimed it (assignments/end.sql); null: it never ran */
+  started_at?: Date | null;
 }

@@ -105,6 +105,8 @@ describe('retries', () => {
       await t.db.query('UPDATE nodes SET watch_session = gen_random_uuid() WHERE name = $1', [node]);
       await makeDue(uid);
       expect(await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node }], 60_000))).toBe(1);
+      const { assignment_id: id } = await jobOf('unlucky');
+      expect(await applyReports(t.db, node, [{ kind: 'started', id: id! }])).toEqual(['ok']); // it ran
       await t.db.query("UPDATE node_heartbeats SET at = now() - interval '1 hour' WHERE name = $1", [node]);
       const rule = { silentMs: 5000, disconnectedMs: 1000, disconnectedQuietMs: 1500 };
       expect(await fenced(t.db, leader, (tx) => declareNodeDead(tx, node, rule, 'test'))).toBe(1);
@@ -112,6 +114,31 @@ describe('retries', () => {
     const job = await jobOf('unlucky');
     expect(job).toMatchObject({ phase: 'Dead', attempt: 2, reason: 'NodeDied' });
     expect(job.message).toMatch(/node d2 died: test; no attempts left \(2 of 2 used\)/);
+  });
+
+  it('use no attempt for a placement its node died before claiming', async () => {
+    const uid = await submit({ ...jobRequest('unclaimed'), maxAttempts: 1 });
+    await registerNode(t.db, 'd3', 4000, 8 * 1024 ** 3, {});
+    await t.db.query("UPDATE nodes SET watch_session = gen_random_uuid() WHERE name = 'd3'");
+    expect(await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'd3' }], 60_000))).toBe(1);
+    await t.db.query("UPDATE node_heartbeats SET at = now() - interval '1 hour' WHERE name = 'd3'");
+    const rule = { silentMs: 5000, disconnectedMs: 1000, disconnectedQuietMs: 1500 };
+    expect(await fenced(t.db, leader, (tx) => declareNodeDead(tx, 'd3', rule, 'test'))).toBe(1);
+    expect(await jobOf('unclaimed')).toMatchObject({ phase: 'Pending', attempt: 1, reason: 'NodeDied' });
+  });
+
+  it('follow how the run ended when the decision commits, not when the leader first looked', async () => {
+    // The node gave the run up (Lost), the leader saw that; then the node's late outcome arrived:
+    // the run had failed. The job asked for no retry of its own failures.
+    const uid = await submit({ ...jobRequest('late-outcome'), retryPolicy: 'Never' });
+    expect(await place(uid)).toBe(1);
+    const { assignment_id: id } = await jobOf('late-outcome');
+    expect(await applyReports(t.db, 'n1', [{ kind: 'started', id: id! }, { kind: 'abandoned', id: id! }])).toEqual(['ok', 'ok']);
+    const seen = (await orphanedJobs(t.db, 100)).filter((o) => o.job_uid === uid);
+    expect(seen.map((o) => o.state)).toEqual(['Lost']);
+    expect(await applyReports(t.db, 'n1', [{ kind: 'finished', id: id!, outcome: 'Failed', message: 'exit code 5' }])).toEqual(['ok']);
+    await fenced(t.db, leader, (tx) => retryOrphaned(tx, seen));
+    expect(await jobOf('late-outcome')).toMatchObject({ phase: 'Failed', attempt: 1, reason: 'Error', message: 'exit code 5' });
   });
 
   it('use no attempt for a run that never started (placement never confirmed)', async () => {

@@ -77,6 +77,10 @@ describe('a good workflow', () => {
     expect((await call('POST', '/api/v1/workflows', workflowYaml('clash', [{ name: 'a' }, { name: 'b' }]))).status).toBe(409);
     expect(await stored()).toEqual({ workflows: 1, jobs: 3 });
 
+    // Its jobs go with it, not alone (their dependents would wait on nothing).
+    const alone = await call('DELETE', '/api/v1/namespaces/default/jobs/etl-extract');
+    expect(alone.status).toBe(409);
+    expect(alone.body.error.message).toMatch(/belongs to workflow etl/);
     expect((await call('DELETE', '/api/v1/namespaces/default/workflows/etl')).status).toBe(200);
     expect((await call('GET', '/api/v1/namespaces/default/workflows/etl')).status).toBe(404);
     expect(await stored()).toEqual({ workflows: 0, jobs: 1 });

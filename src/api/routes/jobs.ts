@@ -71,6 +71,7 @@ export function jobRoutes(app: FastifyInstance, ctx: ApiContext): void {
     const { namespace, name } = request.params;
     const result = await deleteJob(ctx.db, namespace, name);
     if (result.outcome === 'not-found') throw notFound(namespace, name);
+    if (result.outcome === 'owned') throw new HttpError(409, `job ${namespace}/${name} belongs to workflow ${result.workflow}: delete the workflow (fencer delete workflow ${result.workflow})`);
     return presentJob(result.job);
   });
 
@@ -79,6 +80,7 @@ export function jobRoutes(app: FastifyInstance, ctx: ApiContext): void {
     const result = await cancelJob(ctx.db, namespace, name);
     if (result.outcome === 'not-found') throw notFound(namespace, name);
     if (result.outcome === 'finished') throw new HttpError(409, `job ${namespace}/${name} already finished (${result.job.phase})`);
+    if (result.outcome === 'owned') throw new HttpError(409, `job ${namespace}/${name} belongs to workflow ${result.workflow}`);
     return presentJob(result.job);
   });
 

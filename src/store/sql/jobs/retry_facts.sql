@@ -1,4 +1,7 @@
 -- jobs/retry_facts: what a retry decision needs to know of each job, locked (job first, as every
--- transaction locks). $1 uuid[] job uids.
-SELECT uid, attempt, max_attempts, retry_policy, backoff_base_ms, backoff_cap_ms
-FROM jobs WHERE uid = ANY($1::uuid[]) ORDER BY uid FOR UPDATE
+-- transaction locks), with how its current assignment ended, read under that lock: a late report
+-- may have turned a Lost run into a Failed one since it was first seen. $1 uuid[] job uids.
+SELECT j.uid, j.attempt, j.max_attempts, j.retry_policy, j.backoff_base_ms, j.backoff_cap_ms,
+       a.state AS assignment_state, a.message AS assignment_message
+FROM jobs j LEFT JOIN assignments a ON a.id = j.assignment_id
+WHERE j.uid = ANY($1::uuid[]) ORDER BY j.uid FOR UPDATE OF j
