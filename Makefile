@@ -7,7 +7,7 @@ FREEZE_SECONDS ?= 5
 
 .DEFAULT_GOAL := help
 # Chaos on the running cluster (chaos/ scripts; each works on both runtimes).
-.PHONY: help build image cluster-up jobs cluster-status kill-leader freeze-leader kill-worker cluster-down test freeze-worker partition-worker restart-postgres terminate-leader-backends campaign check bench-packing bench-placement bench-failover bench-workflows
+.PHONY: help build image cluster-up jobs cluster-status kill-leader freeze-leader kill-worker cluster-down test freeze-worker partition-worker restart-postgres terminate-leader-backends campaign check bench-packing bench-placement bench-failover bench-workflows bench-cancel
 
 help: ## list these targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z-]*:.*## / {printf "  \033[1m%-26s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -73,3 +73,7 @@ bench-failover: build ## time to a new leader after SIGKILL and SIGSTOP of the l
 
 bench-workflows: build ## random DAG workflows in simulation: makespan of critical-path-first placement vs arrival order vs the lower bound (SEED=, SEEDS=, WORKFLOWS=, NODES=)
 	@$(FENCER) bench workflows --seed $(or $(SEED),1) --seeds $(or $(SEEDS),5) --workflows $(or $(WORKFLOWS),30) --nodes $(or $(NODES),4)
+
+
+bench-cancel: build ## cancel workflows of running jobs from a standby: cancel-to-stop p50/p99 on the nodes (ROUNDS=, JOBS=, NODES=)
+	@$(FENCER) bench cancel --rounds $(or $(ROUNDS),5) --jobs $(or $(JOBS),40) --nodes $(or $(NODES),8)

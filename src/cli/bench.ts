@@ -55,6 +55,7 @@ export function registerBenchCommands(program: Command): void {
 
   registerPlacementBench(bench);
   registerOverloadBench(bench);
+  registerCancelBench(bench);
   registerWorkflowBench(bench);
   bench
     .command('packing')
@@ -100,6 +101,47 @@ export function registerBenchCommands(program: Command): void {
       process.stdout.write(`\n${report}`);
       process.stdout.write(`\nwritten to ${writeResultFile(resultName('packing', date, 'md'), report)}\n`);
       process.exit(result.verdict.ok ? 0 : 1);
+    });
+}
+
+function registerCancelBench(bench: Command): void {
+  bench
+    .command('cancel')
+    .description('cancel a workflow of running jobs from a standby replica: how long until every node stopped its run')
+    .option('--rounds <n>', 'workflows cancelled one after the other', '5')
+    .option('--jobs <n>', 'running jobs per workflow (500m each; 8 per 4-CPU node)', '40')
+    .option('--nodes <n>', 'nodes', '8')
+    .action(async (opts: { rounds: string; jobs: string; nodes: string }) => {
+      const { runCancelBench } = await import('../bench/cancel.js');
+      const result = await runCancelBench({
+        rounds: positive(opts.rounds, '--rounds'),
+        jobs: positive(opts.jobs, '--jobs'),
+        nodes: positive(opts.nodes, '--nodes'),
+        log: (line) => process.stdout.write(`${line}\n`),
+      });
+      const date = new Date();
+      const v = result.verdict;
+      const stops = [...result.stopMs].sort((a, b) => a - b);
+      const last = [...result.lastStopMs].sort((a, b) => a - b);
+      const report = [
+        `# Cancel to stop, ${date.toISOString().slice(0, 10)}`,
+        '',
+        `- command: \`fencer bench cancel --rounds ${opts.rounds} --jobs ${opts.jobs} --nodes ${opts.nodes}\``,
+        `- machine: ${machine()}`,
+        `- date: ${date.toISOString()}`,
+        `- cluster: 3 replicas, ${opts.nodes} nodes (process runtime, 4 CPU / 8 GiB each), default timings, embedded PostgreSQL; the cancel goes to a standby replica; times from the request to each node's stop line in its run log`,
+        '',
+        '| | p50 | p99 | max |',
+        '|---|---|---|---|',
+        `| cancel → a run stopped on its node (${stops.length} runs) | ${percentile(stops, 50)} ms | ${percentile(stops, 99)} ms | ${stops.at(-1)} ms |`,
+        `| cancel → the last run of the workflow stopped (${last.length} cancels) | ${percentile(last, 50)} ms | ${percentile(last, 99)} ms | ${last.at(-1)} ms |`,
+        '',
+        `checker: placed twice / run twice at once / node over capacity / lost / early / before needs: ${v.placedTwice} / ${v.overlappingRuns} / ${v.overcommitted} / ${v.lost} / ${v.early} / ${v.unmetNeeds} (${v.runs} runs)${v.ok ? '' : ' **VIOLATION**'}`,
+        '',
+      ].join('\n');
+      process.stdout.write(`\n${report}`);
+      process.stdout.write(`\nwritten to ${writeResult('cancel', report, date)}\n`);
+      process.exit(v.ok ? 0 : 1);
     });
 }
 

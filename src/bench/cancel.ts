@@ -1,0 +1,108 @@
+// How long a cancel takes to stop what runs: 3 replicas and 8 nodes; each round a workflow of
+// long jobs fills the nodes, and once all of them run it is cancelled from a replica other than
+// the leader. From the cancel's answer to each node's stop line (its own run log, same machine
+// clock), over every round; then the checker over the history and the node logs.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import YAML from 'yaml';
+import { Cluster } from '../simulator/cluster.js';
+import { DEFAULT_TIMINGS } from '../config.js';
+import { delay } from '../lifecycle.js';
+import { check, verdictOf, type Verdict } from '../checker/check.js';
+import { readHistory, readRunLogs } from '../checker/read.js';
+import type { Workflow } from '../domain/resources.js';
+
+export interface CancelOptions {
+  rounds: number;
+  jobs: number;
+  nodes: number;
+  log: (line: string) => void;
+}
+
+export interface CancelResult {
+  options: Omit<CancelOptions, 'log'>;
+  /** ms from the cancel request to each run's stop line, all rounds */
+  stopMs: number[];
+  /** ms from the cancel request to the last stop of its round */
+  lastStopMs: number[];
+  verdict: Verdict;
+}
+
+export async function runCancelBench(opts: CancelOptions): Promise<CancelResult> {
+  const home = mkdtempSync(join(tmpdir(), 'fencer-cancel-'));
+  opts.log(`starting 3 replicas and ${opts.nodes} nodes (home ${home})`);
+  const cluster = await Cluster.start({ replicas: 3, nodes: opts.nodes, home, timings: DEFAULT_TIMINGS });
+  const nodes = Array.from({ length: opts.nodes }, (_, i) => `node-${i + 1}`);
+  const stopMs: number[] = [];
+  const lastStopMs: number[] = [];
+  try {
+    for (let round = 0; round < opts.rounds; round++) {
+      const name = `cancel-${round}`;
+      const manifest = {
+        apiVersion: 'fencer.dev/v1',
+        kind: 'Workflow',
+        metadata: { name },
+        spec: { jobs: Array.from({ length: opts.jobs }, (_, i) => ({ name: `j${i}`, template: { resources: { cpu: '500m', memory: '256Mi' }, duration: '5m' } })) },
+      };
+      await call(cluster, 'POST', '/api/v1/workflows', YAML.stringify(manifest));
+      await waitFor(async () => {
+        const w = (await call(cluster, 'GET', `/api/v1/namespaces/default/workflows/${name}`)) as Workflow;
+        return w.status?.jobs.every((j) => j.phase === 'Running') ?? false;
+      });
+      const status = (await call(cluster, 'GET', '/api/v1/status')) as { leader: string; replicas: Array<{ name: string; url: string }> };
+      const standby = status.replicas.find((r) => r.name !== status.leader)!;
+      const at = Date.now();
+      await call(cluster, 'POST', `/api/v1/namespaces/default/workflows/${name}/cancel`, undefined, standby.url);
+      const prefix = `default/${name}-`;
+      const stops = await waitFor(() => {
+        const lines = nodes.flatMap((n) => runLog(cluster.nodeLogFile(n))).filter((l) => l.event === 'stop' && l.job.startsWith(prefix));
+        return lines.length === opts.jobs ? lines : null;
+      });
+      const ms = stops.map((l) => l.wallMs - at);
+      stopMs.push(...ms);
+      lastStopMs.push(Math.max(...ms));
+      opts.log(`round ${round + 1}: ${opts.jobs} runs stopped, last ${Math.max(...ms)} ms after the cancel`);
+    }
+    const verdict = verdictOf(check({ history: await readHistory(cluster.databaseUrl), runs: readRunLogs([join(home, 'nodes')]) }));
+    return { options: { rounds: opts.rounds, jobs: opts.jobs, nodes: opts.nodes }, stopMs, lastStopMs, verdict };
+  } finally {
+    await cluster.stop();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+async function call(cluster: Cluster, method: string, path: string, body?: string, url?: string): Promise<unknown> {
+  for (const base of url ? [url] : cluster.replicaUrls) {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      body,
+      headers: body ? { 'content-type': 'application/yaml' } : {},
+      signal: AbortSignal.timeout(10_000),
+    }).catch(() => null);
+    if (res && res.status < 300) return res.json();
+    if (res && res.status < 500) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  }
+  throw new Error(`${method} ${path}: no replica answered`);
+}
+
+async function waitFor<T>(check: () => Promise<T | null | false> | T | null | false, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await delay(20);
+  }
+}
+
+function runLog(file: string): Array<{ event: string; job: string; wallMs: number }> {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8').split('\n').filter(Boolean).flatMap((line) => {
+    try {
+      return [JSON.parse(line) as { event: string; job: string; wallMs: number }];
+    } catch {
+      return []; // a line being written
+    }
+  });
+}
