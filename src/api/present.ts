@@ -34,7 +34,9 @@ export function presentJob(row: JobRow): Job {
     conditions.push({ type: 'Ready', status: 'False', reason: 'NotDue', message: `due at ${row.due_at.toISOString()}`, lastTransitionTime: row.updated_at.toISOString() });
   }
   if (row.reason) {
-    const kind = CONDITION_TYPES[row.reason] ?? { type: row.reason, status: 'True' as const };
+    // A dead letter keeps its last failure as reason; the condition says what became of the job.
+    const kind =
+      row.phase === 'Dead' ? { type: 'DeadLetter', status: 'True' as const } : (CONDITION_TYPES[row.reason] ?? { type: row.reason, status: 'True' as const });
     conditions.push({ ...kind, reason: row.reason, message: row.message ?? '', lastTransitionTime: row.updated_at.toISOString() });
   }
   const status: JobStatus = { phase: row.phase, attempt: row.attempt, conditions };
