@@ -14,7 +14,9 @@ export type Guard =
   | 'idle-in-tx-timeout' // leader sessions may stay idle in a transaction forever
   | 'pool-match' // placement ignores a job's pool (its workflow's spec.pool)
   | 'label-match' // placement ignores a job's nodeSelector
-  | 'skip-blocked'; // the workflow pass never skips a job whose need failed
+  | 'skip-blocked' // the workflow pass never skips a job whose need failed
+  | 'queue-limit-plan' // placement plans past queue limits and namespace quotas
+  | 'queue-limit-commit'; // the database does not check queue limits and quotas when placing
 
 export function guardBroken(guard: Guard, env: NodeJS.ProcessEnv = process.env): boolean {
   const raw = env.FENCER_BREAK_GUARDS;

@@ -43,6 +43,8 @@ export interface ReplicaOptions {
   logger: Logger;
   /** How placement orders and fits jobs (default: DEFAULT_POLICY). */
   placementPolicy?: Policy;
+  /** Queues share the cluster by weight (default), or one backlog in arrival order. */
+  fairShare?: boolean;
 }
 
 export class Replica {
@@ -87,7 +89,7 @@ export class Replica {
     // API pool, so that the liveness pool stays free for heartbeats and watch opens.
     this.watches = new WatchHub(this.api, logger.child({ part: 'watch' }));
     this.placement = new Controller(
-      new Placement(this.decisions, this.lease, timings.placementPassMs, timings.confirmTimeoutMs, FRESH_HEARTBEATS * timings.heartbeatMs, opts.placementPolicy),
+      new Placement(this.decisions, this.lease, timings.placementPassMs, timings.confirmTimeoutMs, FRESH_HEARTBEATS * timings.heartbeatMs, opts.placementPolicy, opts.fairShare ?? true),
       this.lease,
       logger,
       thread,

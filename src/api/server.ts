@@ -6,6 +6,7 @@ import { ValidationError } from '../errors/validation-error.js';
 import { HttpError } from '../errors/http-error.js';
 import { jobRoutes } from './routes/jobs.js';
 import { nodeRoutes } from './routes/nodes.js';
+import { QuotaExceededError } from '../errors/quota-exceeded-error.js';
 import { IdempotencyKeyReusedError } from '../errors/idempotency-key-reused-error.js';
 import { workflowRoutes } from './routes/workflows.js';
 import { assignmentRoutes } from './routes/assignments.js';
@@ -33,6 +34,9 @@ export function buildServer(ctx: ApiContext): FastifyInstance {
       status = err.statusCode;
     } else if (err instanceof IdempotencyKeyReusedError) {
       status = 409;
+    } else if (err instanceof QuotaExceededError) {
+      status = 429;
+      void reply.header('Retry-After', String(err.retryAfterSeconds));
     } else if (err.message === POOL_WAIT_EXCEEDED) {
       // The replica is too busy to reach the database in time: the caller should try another.
       status = 503;

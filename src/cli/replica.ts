@@ -18,7 +18,8 @@ export function registerReplicaCommand(program: Command): void {
       '--placement-policy <ordering+fit>',
       'how placement orders pending jobs and picks nodes (default: $FENCER_PLACEMENT_POLICY, else ' + policyName(DEFAULT_POLICY).replace(' + ', '+') + ')',
     )
-    .action(async (opts: { name: string; port: string; host: string; databaseUrl?: string; placementPolicy?: string }) => {
+    .option('--fair-share <on|off>', 'queues share the cluster by weight (on), or one backlog in arrival order (off) (default: $FENCER_FAIR_SHARE, else on)')
+    .action(async (opts: { name: string; port: string; host: string; databaseUrl?: string; placementPolicy?: string; fairShare?: string }) => {
       const databaseUrl = opts.databaseUrl ?? process.env.DATABASE_URL;
       if (!databaseUrl) throw new Error('--database-url or DATABASE_URL is required');
       const port = Number(opts.port);
@@ -26,8 +27,10 @@ export function registerReplicaCommand(program: Command): void {
       process.env.FENCER_REPLICA_NAME = opts.name; // for the test-only hook in lease/fenced.ts
       const policyText = opts.placementPolicy ?? process.env.FENCER_PLACEMENT_POLICY;
       const placementPolicy = policyText ? parsePolicy(policyText) : DEFAULT_POLICY;
+      const fairShareText = opts.fairShare ?? process.env.FENCER_FAIR_SHARE ?? 'on';
+      if (fairShareText !== 'on' && fairShareText !== 'off') throw new Error(`--fair-share: "${fairShareText}" is not on or off`);
       const logger = createLogger({ replica: opts.name });
-      const replica = new Replica({ name: opts.name, host: opts.host, port, databaseUrl, timings: timingsFromEnv(), logger, placementPolicy });
+      const replica = new Replica({ name: opts.name, host: opts.host, port, databaseUrl, timings: timingsFromEnv(), logger, placementPolicy, fairShare: fairShareText === 'on' });
       onTerminate(() => replica.stop(), (msg) => logger.info(msg));
       await replica.start();
     });

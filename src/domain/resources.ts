@@ -41,7 +41,27 @@ export interface JobSpec {
   startAfter?: string;
   /** Test and demo outcomes: the first failAttempts runs fail with exitCode, after failAfter if given. */
   simulate?: SimulateSpec;
+  /** The queue of its namespace it waits in (default "default"). */
+  queue?: string;
+  /** high, normal (default), low, or a PriorityClass-like integer (>= 1000 high, <= -1000 low). */
+  priority?: PriorityName | number;
 }
+
+export type PriorityName = 'high' | 'normal' | 'low';
+
+/** What the named priorities stand for, and the thresholds of the lanes. */
+export const PRIORITY_VALUES: Readonly<Record<PriorityName, number>> = { high: 1000, normal: 0, low: -1000 };
+
+/** A queue's lanes: 0 high, 1 normal, 2 low (the database derives jobs.lane the same way). */
+export type Lane = 0 | 1 | 2;
+
+export function laneOf(priority: number): Lane {
+  if (priority >= PRIORITY_VALUES.high) return 0;
+  if (priority <= PRIORITY_VALUES.low) return 2;
+  return 1;
+}
+
+export const DEFAULT_QUEUE = 'default';
 
 export type RetryPolicy = 'OnFailure' | 'Never';
 
@@ -128,6 +148,10 @@ export interface JobRequest {
   pathMs: number;
   /** The workflow that owns it, by name, or null for a lone job. */
   workflow: string | null;
+  /** The queue of its namespace it waits in. */
+  queue: string;
+  /** Its priority as an integer (PRIORITY_VALUES for the named ones). */
+  priority: number;
 }
 
 export type WorkflowPhase = 'Running' | 'Succeeded' | 'Failed' | 'Cancelled';
@@ -171,6 +195,82 @@ export interface WorkflowRequest {
   jobs: JobRequest[];
 }
 
+export type LaneMode = 'weighted' | 'strict';
+
+export interface QueueSpec {
+  /** Its fair share against the other queues with ready jobs (default 1). */
+  weight?: number;
+  /** Most jobs of this queue placed (Assigned or Running) at once, cluster-wide. */
+  concurrencyLimit?: number;
+  /** Most CPU and memory its placed jobs may hold at once. */
+  resourceLimit?: { cpu?: string | number; memory?: string | number };
+  /** weighted (default): high 70 %, normal 20 %, low 10 %; strict: high, then normal, then low. */
+  lanes?: LaneMode;
+}
+
+export interface QueueStatus {
+  /** Jobs of the queue placed now (Assigned or Running), and what they hold. */
+  running: number;
+  allocated: { cpu: string; memory: string };
+  /** Jobs of the queue not placed yet. */
+  pending: number;
+  oldestPendingTime?: string;
+  conditions: Condition[];
+}
+
+export interface Queue {
+  apiVersion: typeof API_VERSION;
+  kind: 'Queue';
+  metadata: ObjectMeta;
+  spec: QueueSpec;
+  status?: QueueStatus;
+}
+
+/** A queue after validation, in the units the scheduler computes with. */
+export interface QueueRequest {
+  namespace: string;
+  name: string;
+  labels: Record<string, string>;
+  spec: QueueSpec;
+  weight: number;
+  concurrencyLimit: number | null;
+  cpuLimitMillis: number | null;
+  memoryLimitBytes: number | null;
+  strictLanes: boolean;
+}
+
+export interface ResourceQuotaSpec {
+  hard?: {
+    /** Most jobs of the namespace not placed yet; a submit past it is refused (429). */
+    pendingJobs?: number;
+    /** Most CPU and memory the namespace's placed jobs may hold at once. */
+    cpu?: string | number;
+    memory?: string | number;
+  };
+  /** A token bucket on placements: perSecond jobs a second, up to burst at once. */
+  placementRate?: { perSecond: number; burst?: number };
+}
+
+export interface ResourceQuota {
+  apiVersion: typeof API_VERSION;
+  kind: 'ResourceQuota';
+  metadata: ObjectMeta;
+  spec: ResourceQuotaSpec;
+  status?: { used: { pendingJobs: number; cpu: string; memory: string }; conditions: Condition[] };
+}
+
+export interface ResourceQuotaRequest {
+  namespace: string;
+  name: string;
+  labels: Record<string, string>;
+  spec: ResourceQuotaSpec;
+  pendingJobs: number | null;
+  cpuLimitMillis: number | null;
+  memoryLimitBytes: number | null;
+  ratePerSecond: number | null;
+  rateBurst: number | null;
+}
+
 /** GET /api/v1/status */
 export interface ClusterStatus {
   replica: string;
@@ -208,6 +308,8 @@ export function withJobDefaults(core: Pick<JobRequest, CoreJobFields> & Partial<
     needs: [],
     pathMs: core.durationMs,
     workflow: null,
+    queue: DEFAULT_QUEUE,
+    priority: 0,
     ...core,
   };
 }

@@ -6,9 +6,10 @@
 // Tight packing keeps large holes free for large jobs.
 import { FreeCapacityIndex, type Demand, type NodeState } from './node-index.js';
 import { DEFAULT_POLICY, jobSequence, type ClusterUse, type Policy } from './policies.js';
+import { ShareSequence, type Shares } from './fair-share.js';
 import type { NodeCapacity, PendingJob, Placement, PlacementRound, Unschedulable } from './types.js';
 
-export type { NodeCapacity, PendingJob, Placement, PlacementRound, Unschedulable } from './types.js';
+export type { NodeCapacity, PendingJob, Placement, PlacementRound, Unschedulable, Waiting } from './types.js';
 
 export function matchesSelector(labels: Record<string, string>, selector: Record<string, string>): boolean {
   for (const key in selector) if (labels[key] !== selector[key]) return false;
@@ -55,7 +56,18 @@ class NoRoomFrontier {
   }
 }
 
-export function bestFit(jobs: readonly PendingJob[], nodes: readonly NodeCapacity[], policy: Policy = DEFAULT_POLICY, matching: Matching = {}): PlacementRound {
+/**
+ * One round. With `shares`, queues take turns by weight within their limits (./fair-share.ts)
+ * and the round says why each job it did not place waits; without, one backlog in the
+ * policy's order (the packing simulations).
+ */
+export function bestFit(
+  jobs: readonly PendingJob[],
+  nodes: readonly NodeCapacity[],
+  policy: Policy = DEFAULT_POLICY,
+  matching: Matching = {},
+  shares?: Shares,
+): PlacementRound {
   const index = new FreeCapacityIndex(nodes);
   const noRoom = new NoRoomFrontier();
   const placements: Placement[] = [];
@@ -82,7 +94,8 @@ export function bestFit(jobs: readonly PendingJob[], nodes: readonly NodeCapacit
       smallest.memoryBytes = Math.min(smallest.memoryBytes, job.memoryBytes);
     }
   }
-  const sequence = jobSequence(candidates, policy.ordering, nodes);
+  const shared = shares ? new ShareSequence(candidates, policy.ordering, nodes, shares) : null;
+  const sequence = shared ?? jobSequence(candidates, policy.ordering, nodes);
   for (let job = sequence.next(use); job; job = sequence.next(use)) {
     if (selectiveJobs === 0 || !hasSelector(job)) {
       if (noRoom.covers(job)) continue;
@@ -100,9 +113,12 @@ export function bestFit(jobs: readonly PendingJob[], nodes: readonly NodeCapacit
       if (state) place(job, state);
     }
   }
-  return { placements, unschedulable };
+  if (!shared) return { placements, unschedulable, waiting: [] };
+  const placed = new Set(placements.map((p) => p.jobUid));
+  return { placements, unschedulable, waiting: shared.waiting(candidates.filter((j) => !placed.has(j.uid))) };
 
   function place(job: PendingJob, state: NodeState): void {
+    shared?.placed(job);
     index.take(state, job);
     use.cpu += job.cpuMillis / use.cpuCapacity;
     use.memory += job.memoryBytes / use.memoryCapacity;

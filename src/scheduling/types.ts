@@ -1,4 +1,5 @@
 // What a placement round reads and decides: plain data, no I/O.
+import type { Lane } from '../domain/resources.js';
 
 export interface PendingJob {
   uid: string;
@@ -16,6 +17,10 @@ export interface PendingJob {
   image?: string | null;
   /** The node label `pool` it must run in, if any (its workflow's pool). */
   pool?: string | null;
+  /** Its namespace and its queue (namespace/name) and lane, when queues share the cluster. */
+  namespace?: string;
+  queue?: string;
+  lane?: Lane;
 }
 
 export interface NodeCapacity {
@@ -43,4 +48,12 @@ export interface PlacementRound {
   placements: Placement[];
   /** Jobs that no node (matching their selector) could hold even when empty. */
   unschedulable: Unschedulable[];
+  /** Why each other job of the round was not placed (when the round shares by queue). */
+  waiting: Waiting[];
+}
+
+export interface Waiting {
+  jobUid: string;
+  reason: 'QueueAtLimit' | 'QuotaExceeded' | 'WaitingForShare';
+  message: string;
 }

@@ -5,11 +5,16 @@ import type { Db, Tx } from './db.js';
 import { sql } from './sql.js';
 import { endAssignments } from './assignments.js';
 import { guardBroken } from '../guards.js';
-import type { NodeCapacity, PendingJob, Placement, Unschedulable } from '../scheduling/best-fit.js';
+import type { NodeCapacity, PendingJob, Placement } from '../scheduling/best-fit.js';
+import type { NamespaceQuotaState, QueueState } from '../scheduling/fair-share.js';
+import type { Lane } from '../domain/resources.js';
 import { decideRetry, type FailureCause } from '../scheduling/retry.js';
 
 interface PendingRow {
   uid: string;
+  namespace: string;
+  queue: string;
+  lane: Lane;
   cpu_millis: number;
   memory_bytes: number;
   duration_ms: number;
@@ -29,13 +34,51 @@ interface CapacityRow {
   images: string[];
 }
 
+interface QueueUseRow {
+  namespace: string;
+  name: string;
+  weight: number;
+  strict_lanes: boolean;
+  concurrency_limit: number | null;
+  cpu_limit_millis: number | null;
+  memory_limit_bytes: number | null;
+  running: number;
+  cpu: number;
+  memory: number;
+}
+
+interface QuotaUseRow {
+  namespace: string;
+  name: string;
+  cpu_limit_millis: number | null;
+  memory_limit_bytes: number | null;
+  rate_per_second: number | null;
+  rate_burst: number | null;
+  cpu: number;
+  memory: number;
+  tokens: number | null;
+}
+
+export interface PlacementInput {
+  jobs: PendingJob[];
+  nodes: NodeCapacity[];
+  queues: QueueState[];
+  quotas: NamespaceQuotaState[];
+  /** Whether some queue lane filled its slice of the round (more jobs wait behind it). */
+  full: boolean;
+}
+
+/** Each ready queue lane gets at least this many of a round's jobs, however many lanes there are. */
+const LEAST_SLICE = 500;
+
 /**
- * A round's input: the nodes, then the oldest pending jobs that could fit on one of them now
- * (no larger than the most free CPU and the most free memory on any node) or on none ever (to be
- * marked Unschedulable). On a full cluster with a long backlog that is a handful of rows, not
- * ten thousand read, sent and parsed for nothing on every pass.
+ * A round's input: the nodes, then the oldest pending jobs of each queue lane that could fit on
+ * one of them now (no larger than the most free CPU and the most free memory on any node) or on
+ * none ever (to be marked Unschedulable), then the queues' and quotas' limits and use. On a full
+ * cluster with a long backlog that is a handful of rows, not ten thousand read, sent and parsed
+ * for nothing on every pass.
  */
-export async function readPlacementInput(db: Db, limit: number, freshHeartbeatMs: number): Promise<{ jobs: PendingJob[]; nodes: NodeCapacity[] }> {
+export async function readPlacementInput(db: Db, limit: number, freshHeartbeatMs: number): Promise<PlacementInput> {
   const nodes = (await db.query<CapacityRow>(sql('placement/nodes'), [freshHeartbeatMs])).rows.map((r) => ({
     name: r.name,
     cpuMillis: r.cpu_millis,
@@ -55,9 +98,40 @@ export async function readPlacementInput(db: Db, limit: number, freshHeartbeatMs
     capacityCpu = Math.max(capacityCpu, n.cpuMillis);
     capacityMemory = Math.max(capacityMemory, n.memoryBytes);
   }
-  const jobs = await db.query<PendingRow>(sql('placement/pending'), [limit, freeCpu, freeMemory, capacityCpu, capacityMemory]);
+  // Limits and use before the jobs: a job placed in between ends no earlier than it started, so
+  // the round can only think a queue fuller than it is, never emptier.
+  const queues = (await db.query<QueueUseRow>(sql('placement/queues'))).rows.map(
+    (r): QueueState => ({
+      key: `${r.namespace}/${r.name}`,
+      weight: r.weight,
+      strictLanes: r.strict_lanes,
+      concurrencyLimit: r.concurrency_limit,
+      cpuLimitMillis: r.cpu_limit_millis,
+      memoryLimitBytes: r.memory_limit_bytes,
+      running: r.running,
+      cpuMillis: r.cpu,
+      memoryBytes: r.memory,
+    }),
+  );
+  const quotas = (await db.query<QuotaUseRow>(sql('placement/quotas'))).rows.map(
+    (r): NamespaceQuotaState => ({
+      namespace: r.namespace,
+      name: r.name,
+      cpuLimitMillis: r.cpu_limit_millis,
+      memoryLimitBytes: r.memory_limit_bytes,
+      cpuMillis: r.cpu,
+      memoryBytes: r.memory,
+      tokens: r.tokens,
+      perSecond: r.rate_per_second,
+      burst: r.rate_burst,
+    }),
+  );
+  const rows = (await db.query<PendingRow>(sql('placement/pending'), [limit, freeCpu, freeMemory, capacityCpu, capacityMemory, LEAST_SLICE])).rows;
+  const perLane = new Map<string, number>();
+  for (const r of rows) perLane.set(`${r.namespace}/${r.queue}/${r.lane}`, (perLane.get(`${r.namespace}/${r.queue}/${r.lane}`) ?? 0) + 1);
+  const slice = Math.max(LEAST_SLICE, Math.floor(limit / Math.max(1, perLane.size)));
   return {
-    jobs: jobs.rows.map((r) => ({
+    jobs: rows.map((r) => ({
       uid: r.uid,
       cpuMillis: r.cpu_millis,
       memoryBytes: r.memory_bytes,
@@ -66,8 +140,14 @@ export async function readPlacementInput(db: Db, limit: number, freshHeartbeatMs
       nodeSelector: r.node_selector,
       image: r.image,
       pool: r.pool,
+      namespace: r.namespace,
+      queue: `${r.namespace}/${r.queue}`,
+      lane: r.lane,
     })),
     nodes,
+    queues,
+    quotas,
+    full: [...perLane.values()].some((n) => n >= slice),
   };
 }
 
@@ -78,9 +158,16 @@ export class NodeGoneError extends Error {
   }
 }
 
-/** Commits one round of placements; returns how many jobs were placed. */
-export async function commitPlacements(tx: Tx, epoch: number, placements: Placement[], confirmTimeoutMs: number): Promise<number> {
+/**
+ * Commits a round: claims each job still pending and due, and makes its assignment. Returns how
+ * many were placed; throws NodeGoneError (rolling the whole round back) if a chosen node is no
+ * longer Ready. Queue limits and quotas are checked by the database in the same statement
+ * (migration 0009); `tokens` are what the round took from namespaces' placement-rate buckets.
+ */
+export async function commitPlacements(tx: Tx, epoch: number, placements: Placement[], confirmTimeoutMs: number, tokens: ReadonlyMap<string, number> = new Map()): Promise<number> {
   if (placements.length === 0) return 0;
+  if (guardBroken('queue-limit-commit')) await tx.query(sql('placement/skip_limit_check'));
+  if (tokens.size > 0) await tx.query(sql('placement/take_tokens'), [[...tokens.keys()], [...tokens.values()]]);
   const result = await tx.query<{ placed: number; nodes_ready: number; nodes_wanted: number; nodes: string[] }>(
     sql('placement/place'),
     [placements.map((p) => p.jobUid), placements.map((p) => p.node), placements.map(() => randomUUID()), epoch, confirmTimeoutMs],
@@ -91,9 +178,10 @@ export async function commitPlacements(tx: Tx, epoch: number, placements: Placem
   return row.placed;
 }
 
-export async function markUnschedulable(tx: Tx, jobs: Unschedulable[]): Promise<void> {
+/** Why these pending jobs wait (a pod's Unschedulable, and the queues' reasons). */
+export async function markWaiting(tx: Tx, jobs: ReadonlyArray<{ jobUid: string; reason: string; message: string }>): Promise<void> {
   if (jobs.length === 0) return;
-  await tx.query(sql('placement/mark_unschedulable'), [jobs.map((j) => j.jobUid), jobs.map((j) => j.message)]);
+  await tx.query(sql('placement/mark_waiting'), [jobs.map((j) => j.jobUid), jobs.map((j) => j.reason), jobs.map((j) => j.message)]);
 }
 
 /** When a node looks dead (nodes/dead_candidates.sql says how they combine). */

@@ -8,6 +8,7 @@ import type { JobRow } from './rows.js';
 import type { JobPhase, JobRequest } from '../domain/resources.js';
 import { TERMINAL_PHASES } from '../domain/resources.js';
 import { endAssignments } from './assignments.js';
+import { admitJobs } from './queues.js';
 import { IdempotencyKeyReusedError } from '../errors/idempotency-key-reused-error.js';
 
 export type SubmitResult = { outcome: 'created' | 'unchanged'; job: JobRow } | { outcome: 'conflict'; job: JobRow };
@@ -121,6 +122,7 @@ class SubmitConflict extends Error {
  * else 'conflict'. Results are in the jobs' order.
  */
 export async function submitInTx(tx: Tx, jobs: readonly JobRequest[], workflowUid: string | null): Promise<SubmitResult[]> {
+  await admitJobs(tx, jobs);
   const inserted = (
     await tx.query<JobRow>(sql('jobs/insert'), [
       jobs.map(() => randomUUID()),
@@ -143,6 +145,8 @@ export async function submitInTx(tx: Tx, jobs: readonly JobRequest[], workflowUi
       jobs.map((j) => j.retryPolicy),
       jobs.map((j) => j.backoffBaseMs),
       jobs.map((j) => j.backoffCapMs),
+      jobs.map((j) => j.queue),
+      jobs.map((j) => j.priority),
     ])
   ).rows;
   const key = (j: { namespace: string; name: string }) => `${j.namespace}/${j.name}`;

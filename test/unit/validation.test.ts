@@ -81,6 +81,8 @@ describe('validateJob accepts', () => {
         needs: [],
         pathMs: 90_000,
         workflow: null,
+        queue: 'default',
+        priority: 0,
       },
     ]);
   });

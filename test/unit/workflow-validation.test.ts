@@ -94,6 +94,8 @@ describe('validateWorkflow accepts', () => {
       needs: ['ci-build-linux'],
       pathMs: 360_000,
       workflow: 'ci',
+      queue: 'default',
+      priority: 0,
     });
     expect(request.jobs.map((j) => j.image)).toEqual(['ghcr.io/acme/builder:1.4', null, 'ghcr.io/acme/builder:1.4', null, 'ghcr.io/acme/builder:1.4', null, null]);
     expect(request.jobs[6]).toMatchObject({ startAfterMs: 0, nodeSelector: { os: 'linux' }, cpuMillis: 500 });

@@ -9,6 +9,8 @@ import {
   type JobRequest,
   type JobSpec,
   type RetryPolicy,
+  DEFAULT_QUEUE,
+  PRIORITY_VALUES,
 } from '../../domain/resources.js';
 import { parseCpu, parseMemory } from '../../domain/quantity.js';
 import { formatDuration, parseDuration } from '../../domain/duration.js';
@@ -131,6 +133,9 @@ export function specProblems(value: unknown, at: ManifestPath): SchemaProblem[] 
     problems.push({ path: [...at, 'startAfter'], message: 'at most one of startAt and startAfter' });
   }
 
+  if (typeof spec.queue === 'string') problems.push(...nameProblems([...at, 'queue'], spec.queue, 'queue name'));
+  problems.push(...priorityProblems([...at, 'priority'], spec.priority));
+
   const simulate = isFields(spec.simulate) ? spec.simulate : {};
   const failAfterMs = durationOf(problems, [...at, 'simulate', 'failAfter'], simulate.failAfter, 'zero');
   if (failAfterMs !== null && durationMs !== null && failAfterMs >= durationMs) {
@@ -140,6 +145,16 @@ export function specProblems(value: unknown, at: ManifestPath): SchemaProblem[] 
     });
   }
   return problems;
+}
+
+function priorityProblems(path: ManifestPath, value: unknown): SchemaProblem[] {
+  if (typeof value === 'string' && !Object.hasOwn(PRIORITY_VALUES, value)) {
+    return [{ path, message: `${describe(value)} is not a priority (high, normal, low, or an integer)` }];
+  }
+  if (typeof value === 'number' && (!Number.isInteger(value) || Math.abs(value) > 1_000_000_000)) {
+    return [{ path, message: `${value} is not a priority: an integer between -1000000000 and 1000000000` }];
+  }
+  return [];
 }
 
 export function nameProblems(path: ManifestPath, value: string, what: string): SchemaProblem[] {
@@ -227,7 +242,14 @@ export function toJobRequest(identity: Identity, written: JobSpec): JobRequest {
     needs: [],
     pathMs: durationMs,
     workflow: null,
+    queue: spec.queue ?? DEFAULT_QUEUE,
+    priority: priorityValue(spec.priority),
   };
+}
+
+function priorityValue(priority: JobSpec['priority']): number {
+  if (priority === undefined) return 0;
+  return typeof priority === 'number' ? priority : PRIORITY_VALUES[priority];
 }
 
 function withSpecDefaults(written: JobSpec): JobSpec {

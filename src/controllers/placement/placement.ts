@@ -5,10 +5,11 @@ import type { Logger } from 'pino';
 import type { Db } from '../../store/db.js';
 import type { Lease } from '../../lease/lease.js';
 import { fenced } from '../../lease/fenced.js';
-import { bestFit } from '../../scheduling/best-fit.js';
+import { bestFit, type PendingJob, type Placement as JobPlacement } from '../../scheduling/best-fit.js';
 import { guardBroken } from '../../guards.js';
 import { DEFAULT_POLICY, type Policy } from '../../scheduling/policies.js';
-import { commitPlacements, markUnschedulable, readPlacementInput } from '../../store/decisions.js';
+import { commitPlacements, markWaiting, readPlacementInput } from '../../store/decisions.js';
+import { newShareMemory, type Shares } from '../../scheduling/fair-share.js';
 import { jobsPlaced, placementDecideSeconds, placementRoundSeconds } from '../../metrics/registry.js';
 import type { ReconcileResult, Reconciler } from '../controller.js';
 
@@ -18,11 +19,20 @@ export const ROUND_LIMIT = 10_000;
 /** Jobs end (and free room) many times a second on a busy cluster: place for them together. */
 const MIN_GAP_MS = 30;
 
+/**
+ * Most reasons a round writes. A flood of 10,000 jobs gets its WaitingForShare over a few rounds
+ * instead of in one large write; the reasons go in their own transaction after the placements,
+ * so they never delay a job that found room.
+ */
+const REASONS_PER_ROUND = 1000;
+
 export class Placement implements Reconciler {
   readonly name = 'placement';
   readonly minGapMs = MIN_GAP_MS;
-  /** Unschedulable messages already written, so an unplaceable job costs no write per pass. */
+  /** Reasons already written, so a waiting job costs no write per pass. */
   private readonly marked = new Map<string, string>();
+  /** Fair share's deficits and turn, from round to round (a new leader starts afresh). */
+  private readonly shareMemory = newShareMemory();
 
   constructor(
     private readonly db: Db,
@@ -32,29 +42,56 @@ export class Placement implements Reconciler {
     /** Only nodes heard from this recently are a home for a job (not dead, maybe, but not well). */
     private readonly freshHeartbeatMs: number,
     private readonly policy: Policy = DEFAULT_POLICY,
+    /** Queues share the cluster by weight (DRR); off: one backlog in arrival order. */
+    private readonly fairShare = true,
   ) {}
 
   async reconcile(log: Logger): Promise<ReconcileResult> {
     const startedAt = performance.now();
-    const { jobs, nodes } = await readPlacementInput(this.db, ROUND_LIMIT, this.freshHeartbeatMs);
+    const input = await readPlacementInput(this.db, ROUND_LIMIT, this.freshHeartbeatMs);
+    const { jobs, nodes } = input;
     if (jobs.length === 0) return 'done';
     const decideAt = performance.now();
-    const round = bestFit(jobs, nodes, this.policy, { ignorePool: guardBroken('pool-match'), ignoreLabels: guardBroken('label-match') });
+    const shares: Shares = {
+      fairShare: this.fairShare,
+      queues: input.queues,
+      quotas: input.quotas,
+      memory: this.shareMemory,
+      ignoreLimits: guardBroken('queue-limit-plan'),
+    };
+    const round = bestFit(jobs, nodes, this.fairShare ? this.policy : { ...this.policy, ordering: 'arrival' }, { ignorePool: guardBroken('pool-match'), ignoreLabels: guardBroken('label-match') }, shares);
     placementDecideSeconds.observe((performance.now() - decideAt) / 1000);
-    const newlyUnschedulable = round.unschedulable.filter((u) => this.marked.get(u.jobUid) !== u.message);
-    if (round.placements.length === 0 && newlyUnschedulable.length === 0) {
-      placementRoundSeconds.observe((performance.now() - startedAt) / 1000);
-      return 'done';
+    const reasons = [
+      ...round.unschedulable.map((u) => ({ jobUid: u.jobUid, reason: 'Unschedulable', message: u.message })),
+      ...round.waiting,
+    ].filter((w) => this.marked.get(w.jobUid) !== `${w.reason}: ${w.message}`);
+    let placed = 0;
+    if (round.placements.length > 0) {
+      const tokens = tokensTaken(round.placements, jobs, input.quotas.filter((q) => q.tokens !== null).map((q) => q.namespace));
+      placed = await fenced(this.db, this.lease, (tx, epoch) => commitPlacements(tx, epoch, round.placements, this.confirmTimeoutMs, tokens));
+      jobsPlaced.inc(placed);
     }
-    const placed = await fenced(this.db, this.lease, async (tx, epoch) => {
-      await markUnschedulable(tx, newlyUnschedulable);
-      return commitPlacements(tx, epoch, round.placements, this.confirmTimeoutMs);
-    });
-    for (const u of newlyUnschedulable) this.marked.set(u.jobUid, u.message);
-    if (this.marked.size > 100_000) this.marked.clear();
-    jobsPlaced.inc(placed);
+    if (reasons.length > 0) {
+      const written = reasons.slice(0, REASONS_PER_ROUND);
+      await fenced(this.db, this.lease, (tx) => markWaiting(tx, written));
+      for (const w of written) this.marked.set(w.jobUid, `${w.reason}: ${w.message}`);
+      if (this.marked.size > 100_000) this.marked.clear();
+    }
     placementRoundSeconds.observe((performance.now() - startedAt) / 1000);
     if (placed > 0) log.info({ placed, pending: jobs.length }, 'placed jobs');
-    return jobs.length === ROUND_LIMIT && placed > 0 ? 'requeue' : 'done';
+    return (input.full && placed > 0) || reasons.length > REASONS_PER_ROUND ? 'requeue' : 'done';
   }
+}
+
+/** Placement tokens the round takes, per namespace with a placement rate. */
+function tokensTaken(placements: readonly JobPlacement[], jobs: readonly PendingJob[], rated: readonly string[]): Map<string, number> {
+  const taken = new Map<string, number>();
+  if (rated.length === 0) return taken;
+  const limited = new Set(rated);
+  const namespaceOf = new Map(jobs.map((j) => [j.uid, j.namespace]));
+  for (const p of placements) {
+    const ns = namespaceOf.get(p.jobUid);
+    if (ns !== undefined && limited.has(ns)) taken.set(ns, (taken.get(ns) ?? 0) + 1);
+  }
+  return taken;
 }

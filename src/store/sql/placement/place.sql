@@ -2,7 +2,7 @@
 -- transaction). Only jobs still Pending, due and waiting for no need are claimed; the unique index refuses a second
 -- active assignment; the chosen nodes are locked and must still be Ready; the assignments'
 -- trigger (migration 0006) adds what they hold to their nodes, where the CHECK constraint
--- refuses any overcommit.
+-- refuses any overcommit, and the limits trigger (migration 0009) any queue or quota past its limits.
 -- $1 uuid[] job uids, $2 text[] nodes, $3 uuid[] assignment ids, $4 epoch, $5 confirm timeout ms.
 WITH decision AS (
   SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[]) AS d(job_uid, node, assignment_id)
@@ -12,11 +12,11 @@ WITH decision AS (
       reason = NULL, message = NULL, updated_at = now(), resource_version = j.resource_version + 1
   FROM decision d
   WHERE j.uid = d.job_uid AND j.phase = 'Pending' AND j.due_at <= now() AND NOT j.waiting
-  RETURNING j.uid, j.attempt, j.cpu_millis, j.memory_bytes, j.duration_ms, d.node, d.assignment_id
+  RETURNING j.uid, j.attempt, j.cpu_millis, j.memory_bytes, j.duration_ms, j.namespace, j.queue, d.node, d.assignment_id
 ), assigned AS (
-  INSERT INTO assignments (id, job_uid, node, epoch, attempt, state, cpu_millis, memory_bytes, duration_ms, confirm_by)
+  INSERT INTO assignments (id, job_uid, node, epoch, attempt, state, cpu_millis, memory_bytes, duration_ms, confirm_by, namespace, queue)
   SELECT assignment_id, uid, node, $4, attempt, 'Assigned', cpu_millis, memory_bytes, duration_ms,
-         now() + $5::bigint * interval '1 millisecond'
+         now() + $5::bigint * interval '1 millisecond', namespace, queue
   FROM claimed
   RETURNING id
 ), ready AS (

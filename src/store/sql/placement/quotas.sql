@@ -1,0 +1,13 @@
+-- placement/quotas: every namespace quota with what its placed jobs hold now and the placement
+-- tokens its bucket has now (refilled at rate_per_second up to rate_burst since tokens_at, by
+-- the database's clock; a bucket never used is full).
+SELECT r.namespace, r.name, r.cpu_limit_millis, r.memory_limit_bytes, r.rate_per_second, r.rate_burst,
+       coalesce(u.cpu, 0)::bigint AS cpu, coalesce(u.memory, 0)::bigint AS memory,
+       CASE WHEN r.rate_per_second IS NULL THEN NULL
+            ELSE least(r.rate_burst::float8, coalesce(r.tokens + r.rate_per_second * extract(epoch FROM now() - r.tokens_at), r.rate_burst::float8))
+       END AS tokens
+FROM resource_quotas r
+LEFT JOIN (SELECT namespace, sum(cpu_millis) AS cpu, sum(memory_bytes) AS memory
+           FROM assignments WHERE state IN ('Assigned', 'Running') GROUP BY namespace) u
+  ON u.namespace = r.namespace
+ORDER BY r.namespace
