@@ -10,7 +10,7 @@ import { Cluster } from '../simulator/cluster.js';
 import { DEFAULT_TIMINGS } from '../config.js';
 import { delay } from '../lifecycle.js';
 import { check, verdictOf, type Verdict } from '../checker/check.js';
-import { readHistory, readRunLogs } from '../checker/read.js';
+import { readCheckInput } from '../checker/read.js';
 import type { Workflow } from '../domain/resources.js';
 
 export interface CancelOptions {
@@ -64,7 +64,7 @@ export async function runCancelBench(opts: CancelOptions): Promise<CancelResult>
       lastStopMs.push(Math.max(...ms));
       opts.log(`round ${round + 1}: ${opts.jobs} runs stopped, last ${Math.max(...ms)} ms after the cancel`);
     }
-    const verdict = verdictOf(check({ history: await readHistory(cluster.databaseUrl), runs: readRunLogs([join(home, 'nodes')]) }));
+    const verdict = verdictOf(check(await readCheckInput(cluster.databaseUrl, [join(home, 'nodes')])));
     return { options: { rounds: opts.rounds, jobs: opts.jobs, nodes: opts.nodes }, stopMs, lastStopMs, verdict };
   } finally {
     await cluster.stop();

@@ -11,7 +11,7 @@ import { createPool } from '../store/db.js';
 import { delay } from '../lifecycle.js';
 import { seededRandom } from '../seeded-random.js';
 import { check, verdictOf, type Verdict } from '../checker/check.js';
-import { readHistory, readRunLogs } from '../checker/read.js';
+import { readCheckInput } from '../checker/read.js';
 import { unfinishedCount } from '../store/jobs.js';
 
 export interface OverloadOptions {
@@ -80,9 +80,9 @@ export async function runOverloadBench(opts: OverloadOptions): Promise<OverloadR
       await delay(500);
     }
     const finishMs = Date.now() - started;
-    const history = await readHistory(db);
-    const runs = readRunLogs([join(home, 'nodes')]);
-    const verdict = verdictOf(check({ history, runs }));
+    const input = await readCheckInput(db, [join(home, 'nodes')]);
+    const { history, runs } = input;
+    const verdict = verdictOf(check(input));
     const startedIds = new Set(runs.filter((l) => l.event === 'start').map((l) => l.assignment));
     const unconfirmedIds = history.filter((r) => r.entity === 'assignment' && r.toState === 'Unconfirmed').map((r) => r.assignment);
     const startsPerJob = new Map<string, number>();

@@ -16,7 +16,7 @@ import { Cluster } from '../simulator/cluster.js';
 import { dockerUnavailable } from '../simulator/docker-runtime.js';
 import { createPool } from '../store/db.js';
 import { check, verdictOf, type Verdict } from '../checker/check.js';
-import { readHistory, readRunLogs } from '../checker/read.js';
+import { readCheckInput } from '../checker/read.js';
 import { delay } from '../lifecycle.js';
 import { policyName, type Policy } from '../scheduling/policies.js';
 import { NODE_CPU_MILLIS, NODE_MEMORY_BYTES, generateWorkload, lowerBoundMs, type WorkloadJob } from './workload.js';
@@ -152,7 +152,7 @@ export async function runPackingBench(opts: PackingOptions): Promise<PackingResu
       samples,
       decide: timings.decide,
       round: timings.round,
-      verdict: verdictOf(check({ history: await readHistory(db), runs: readRunLogs([join(home, 'nodes')]) })),
+      verdict: verdictOf(check(await readCheckInput(db, [join(home, 'nodes')]))),
       phases,
       overhead: await holdOverhead(db),
       simulations,

@@ -15,7 +15,7 @@ import { seededRandom } from '../seeded-random.js';
 import { NodeDeaths, jobsOnNode, nextLeader, timeUntilRunningElsewhere } from './observe.js';
 import * as faults from './faults.js';
 import type { FaultOutcome } from './faults.js';
-import { readHistory, readRunLogs } from '../checker/read.js';
+import { readCheckInput } from '../checker/read.js';
 import { check, type CheckReport } from '../checker/check.js';
 import { unfinishedCount } from '../store/jobs.js';
 
@@ -133,7 +133,7 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
     await waitForAllFinished(db, 180_000);
     await deaths.stop();
     result.wronglyDead = deaths.deaths.filter((d) => !explainedDeath(d, injected, timings));
-    const report = check({ history: await readHistory(cluster.databaseUrl), runs: readRunLogs([join(home, 'nodes')]) });
+    const report = check(await readCheckInput(cluster.databaseUrl, [join(home, 'nodes')]));
     const workflowRows = (await db.query<{ phase: string; n: number }>(sql('workflows/phase_counts'))).rows;
     const done: CampaignResult = {
       ...result,

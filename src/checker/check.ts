@@ -9,7 +9,9 @@
 //                             it has (start lines carry both; older logs without them are skipped);
 //   2. never lost           — every job in the history ends in a terminal state;
 //   3. never early          — nothing is placed (history) or started (run log) before the
-//                             job's due_at in force for that attempt.
+//                             job's due_at in force for that attempt;
+//      queues within limits — at no instant do the runs of a queue's jobs (run logs; the queue
+//                             from the job's creation row) exceed its limits (CheckInput.queueLimits).
 import type { RunLogLine } from '../agent/run-log.js';
 
 /** One row of the `history` table (README "The history"); times in ms since the Unix epoch. */
@@ -32,11 +34,23 @@ export interface HistoryRow {
   dueAt: number | null;
   /** The row of a job's creation: the names of the jobs of its namespace it needs (none: null or absent). */
   needs?: string[] | null;
+  /** The row of a job's creation: its queue, namespace/name (absent in older histories). */
+  queue?: string | null;
+}
+
+/** A queue's hard limits (null: none), as the queues table has them at the end of the run. */
+export interface QueueLimit {
+  /** namespace/name */
+  queue: string;
+  concurrencyLimit: number | null;
+  cpuMillis: number | null;
+  memoryBytes: number | null;
 }
 
 export interface CheckInput {
   history: HistoryRow[];
   runs: RunLogLine[];
+  queueLimits?: QueueLimit[];
 }
 
 export const ACTIVE_ASSIGNMENT_STATES: readonly string[] = ['Assigned', 'Running'];
@@ -141,6 +155,18 @@ export interface UnmetNeedCase {
   needState: string | null;
 }
 
+export interface OverQueueLimitCase {
+  queue: string;
+  /** when the queue's runs first exceeded a limit (of this episode) */
+  at: Instant;
+  running: number;
+  cpuMillis: number;
+  memoryBytes: number;
+  limit: QueueLimit;
+  /** the runs at that instant */
+  runs: Array<{ job: string; assignment: string; node: string }>;
+}
+
 export interface CheckReport {
   /** no case in any finding */
   ok: boolean;
@@ -156,6 +182,8 @@ export interface CheckReport {
   early: EarlyCase[];
   /** 5. placements of a job before every job it needs had succeeded */
   unmetNeeds: UnmetNeedCase[];
+  /** instants at which a queue's runs exceeded its limits */
+  overQueueLimit: OverQueueLimitCase[];
   /** jobs whose last job row is terminal, by that state */
   finished: Record<string, number>;
   counts: {
@@ -189,6 +217,7 @@ export interface Verdict {
   lost: number;
   early: number;
   unmetNeeds: number;
+  overQueueLimit: number;
   runs: number;
 }
 
@@ -201,6 +230,7 @@ export function verdictOf(report: CheckReport): Verdict {
     lost: report.lost.length,
     early: report.early.length,
     unmetNeeds: report.unmetNeeds.length,
+    overQueueLimit: report.overQueueLimit.length,
     runs: report.counts.runs,
   };
 }
@@ -233,6 +263,7 @@ export function check(input: CheckInput): CheckReport {
   const lost = findLost(byJob);
   const early = findEarly(byJob, runs);
   const unmetNeeds = findUnmetNeeds(byJob);
+  const overQueueLimit = findOverQueueLimit(runs, history, input.queueLimits ?? []);
 
   const finished: Record<string, number> = {};
   for (const rows of byJob.values()) {
@@ -242,13 +273,14 @@ export function check(input: CheckInput): CheckReport {
   const assignments = new Set(history.filter((r) => r.entity === 'assignment' && r.assignment !== null).map((r) => r.assignment));
 
   return {
-    ok: placedTwice.length + overlappingRuns.length + overcommitted.length + lost.length + early.length + unmetNeeds.length === 0,
+    ok: placedTwice.length + overlappingRuns.length + overcommitted.length + lost.length + early.length + unmetNeeds.length + overQueueLimit.length === 0,
     placedTwice,
     overlappingRuns,
     overcommitted,
     lost,
     early,
     unmetNeeds,
+    overQueueLimit,
     finished,
     counts: {
       historyRows: input.history.length,
@@ -394,6 +426,43 @@ function findOvercommits(runs: Run[]): OvercommitCase[] {
       const exceeds = cpu > capacity.cpuMillis || memory > capacity.memoryBytes;
       if (exceeds && !over && e.delta > 0) {
         cases.push({ node, at: instant(e.ms), cpuMillis: cpu, memoryBytes: memory, capacity, running: [...running].map((r) => ({ job: r.job, assignment: r.assignment })) });
+      }
+      over = exceeds;
+    }
+  }
+  return cases;
+}
+
+// Over a queue's limits: sweep the runs of each limited queue's jobs in time order, ends before
+// starts at the same instant, as for a node; each episode of exceeding is reported once.
+function findOverQueueLimit(runs: Run[], history: HistoryRow[], limits: QueueLimit[]): OverQueueLimitCase[] {
+  const limited = new Map(limits.filter((l) => l.concurrencyLimit !== null || l.cpuMillis !== null || l.memoryBytes !== null).map((l) => [l.queue, l]));
+  if (limited.size === 0) return [];
+  const queueOf = new Map<string, string>();
+  for (const row of history) if (row.entity === 'job' && row.queue) queueOf.set(row.jobUid, row.queue);
+  const cases: OverQueueLimitCase[] = [];
+  for (const [queue, queueRuns] of groupBy(runs.filter((r) => limited.has(queueOf.get(r.jobUid) ?? '')), (r) => queueOf.get(r.jobUid)!)) {
+    const limit = limited.get(queue)!;
+    const events = queueRuns.flatMap((run) => [
+      { ms: run.start.ms, delta: 1, run },
+      { ms: endMs(run), delta: -1, run },
+    ]);
+    events.sort((a, b) => a.ms - b.ms || a.delta - b.delta);
+    const running = new Set<Run>();
+    let cpu = 0;
+    let memory = 0;
+    let over = false;
+    for (const e of events) {
+      if (e.delta > 0) running.add(e.run);
+      else running.delete(e.run);
+      cpu += e.delta * (e.run.cpuMillis ?? 0);
+      memory += e.delta * (e.run.memoryBytes ?? 0);
+      const exceeds =
+        (limit.concurrencyLimit !== null && running.size > limit.concurrencyLimit) ||
+        (limit.cpuMillis !== null && cpu > limit.cpuMillis) ||
+        (limit.memoryBytes !== null && memory > limit.memoryBytes);
+      if (exceeds && !over && e.delta > 0) {
+        cases.push({ queue, at: instant(e.ms), running: running.size, cpuMillis: cpu, memoryBytes: memory, limit, runs: [...running].map((r) => ({ job: r.job, assignment: r.assignment, node: r.node })) });
       }
       over = exceeds;
     }

@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { check, type CheckReport, type Instant, type Run } from './check.js';
-import { readHistory, readRunLogs, runLogFiles } from './read.js';
+import { readCheckInput, runLogFiles } from './read.js';
 import { renderTable } from '../cli/table.js';
 
 const EXIT_CLEAN = 0;
@@ -58,9 +58,7 @@ async function main(argv: string[]): Promise<number> {
   let files: string[];
   try {
     files = runLogFiles(opts.logs);
-    const runs = readRunLogs(files);
-    const history = await readHistory(opts.databaseUrl);
-    report = check({ history, runs });
+    report = check(await readCheckInput(opts.databaseUrl, files));
   } catch (err) {
     process.stderr.write(`error: cannot read the inputs: ${err instanceof Error ? err.message : String(err)}\n`);
     return EXIT_USAGE;
@@ -92,6 +90,7 @@ function render(report: CheckReport, files: string[], maxCases: number): string 
         ['lost', String(report.lost.length)],
         ['early', String(report.early.length)],
         ['placed before its needs succeeded', String(report.unmetNeeds.length)],
+        ['queue ran past its limits', String(report.overQueueLimit.length)],
       ],
     ),
   );
@@ -118,6 +117,11 @@ function render(report: CheckReport, files: string[], maxCases: number): string 
   );
   section('placed before its needs succeeded', report.unmetNeeds, (u) =>
     `${u.job}: ${u.assignment} placed at ${u.at.iso} while ${u.need} was ${u.needState ?? 'not accepted'}`,
+  );
+  section('queue ran past its limits', report.overQueueLimit, (q) =>
+    `${q.queue} at ${q.at.iso}: ${q.running} jobs, ${q.cpuMillis}m CPU, ${q.memoryBytes} B ` +
+    `(limits ${q.limit.concurrencyLimit ?? '-'} jobs, ${q.limit.cpuMillis ?? '-'}m, ${q.limit.memoryBytes ?? '-'} B), ` +
+    `running ${q.runs.map((r) => `${r.job} (${r.assignment} on ${r.node})`).join(', ')}`,
   );
   section('early', report.early, (e) =>
     `${e.job}: ${e.kind} ${e.assignment} on ${e.node ?? '?'}${e.pid === undefined ? '' : ` (pid ${e.pid})`} at ${e.at.iso}, ` +

@@ -1,27 +1,16 @@
-// The checker's inputs: the history table (one SELECT, nothing else from the database) and the
-// nodes' run logs (NDJSON files, docs/agent-log.md).
+// The checker's inputs: the history table and the queues' limits (one SELECT each, nothing else
+// from the database) and the nodes' run logs (NDJSON files, docs/agent-log.md).
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { readRunLog, type RunLogLine } from '../agent/run-log.js';
-import type { HistoryRow } from './check.js';
+import type { CheckInput, HistoryRow, QueueLimit } from './check.js';
+import { sql } from '../store/sql.js';
 
 /** Anything that runs a query: a pg Client, Pool or PoolClient. */
 export interface Queryable {
   query<R extends pg.QueryResultRow>(text: string): Promise<pg.QueryResult<R>>;
 }
-
-// Times as ms since the Unix epoch with the microseconds in the fraction (a JS Date would drop
-// them, and rows of one millisecond must keep the database's order); bigints as float8, so the
-// result does not depend on a global pg type parser.
-const HISTORY_SQL = `
-SELECT id::float8 AS id,
-       (extract(epoch FROM at) * 1000)::float8 AS at,
-       entity, job_uid::text AS job_uid, job, assignment::text AS assignment, node,
-       epoch::float8 AS epoch, from_state, to_state, reason, replica,
-       (extract(epoch FROM due_at) * 1000)::float8 AS due_at, needs
-FROM history
-ORDER BY history.at, history.id`;
 
 interface RawHistoryRow {
   id: number;
@@ -38,15 +27,16 @@ interface RawHistoryRow {
   replica: string | null;
   due_at: number | null;
   needs: string[] | null;
+  queue: string | null;
 }
 
 /** The whole history table, in history order (at, id). `source`: a database URL or an open connection. */
 export async function readHistory(source: string | Queryable): Promise<HistoryRow[]> {
-  if (typeof source !== 'string') return toRows((await source.query<RawHistoryRow>(HISTORY_SQL)).rows);
+  if (typeof source !== 'string') return toRows((await source.query<RawHistoryRow>(sql('checker/history'))).rows);
   const client = new pg.Client({ connectionString: source, connectionTimeoutMillis: 10_000 });
   await client.connect();
   try {
-    return toRows((await client.query<RawHistoryRow>(HISTORY_SQL)).rows);
+    return toRows((await client.query<RawHistoryRow>(sql('checker/history'))).rows);
   } finally {
     await client.end();
   }
@@ -68,7 +58,28 @@ function toRows(raw: RawHistoryRow[]): HistoryRow[] {
     replica: r.replica,
     dueAt: r.due_at,
     needs: r.needs,
+    queue: r.queue,
   }));
+}
+
+
+/** All the checker reads: the history and queue limits from `source`, the run logs under `logPaths` (see runLogFiles). */
+export async function readCheckInput(source: string | Queryable, logPaths: string[]): Promise<CheckInput> {
+  return { history: await readHistory(source), runs: readRunLogs(logPaths), queueLimits: await readQueueLimits(source) };
+}
+
+/** Every queue's hard limits, as the queues table has them now. */
+export async function readQueueLimits(source: string | Queryable): Promise<QueueLimit[]> {
+  type Raw = { queue: string; concurrency_limit: number | null; cpu: number | null; memory: number | null };
+  const toLimits = (rows: Raw[]) => rows.map((r) => ({ queue: r.queue, concurrencyLimit: r.concurrency_limit, cpuMillis: r.cpu, memoryBytes: r.memory }));
+  if (typeof source !== 'string') return toLimits((await source.query<Raw>(sql('checker/queue_limits'))).rows);
+  const client = new pg.Client({ connectionString: source, connectionTimeoutMillis: 10_000 });
+  await client.connect();
+  try {
+    return toLimits((await client.query<Raw>(sql('checker/queue_limits'))).rows);
+  } finally {
+    await client.end();
+  }
 }
 
 /**

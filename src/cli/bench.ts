@@ -136,7 +136,7 @@ function registerCancelBench(bench: Command): void {
         `| cancel → a run stopped on its node (${stops.length} runs) | ${percentile(stops, 50)} ms | ${percentile(stops, 99)} ms | ${stops.at(-1)} ms |`,
         `| cancel → the last run of the workflow stopped (${last.length} cancels) | ${percentile(last, 50)} ms | ${percentile(last, 99)} ms | ${last.at(-1)} ms |`,
         '',
-        `checker: placed twice / run twice at once / node over capacity / lost / early / before needs: ${v.placedTwice} / ${v.overlappingRuns} / ${v.overcommitted} / ${v.lost} / ${v.early} / ${v.unmetNeeds} (${v.runs} runs)${v.ok ? '' : ' **VIOLATION**'}`,
+        `checker: placed twice / run twice at once / node over capacity / lost / early / before needs / over queue limits: ${v.placedTwice} / ${v.overlappingRuns} / ${v.overcommitted} / ${v.lost} / ${v.early} / ${v.unmetNeeds} / ${v.overQueueLimit} (${v.runs} runs)${v.ok ? '' : ' **VIOLATION**'}`,
         '',
       ].join('\n');
       process.stdout.write(`\n${report}`);

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Cluster } from '../../src/simulator/cluster.js';
 import { DEFAULT_TIMINGS } from '../../src/config.js';
 import { check } from '../../src/checker/check.js';
-import { readHistory, readRunLogs } from '../../src/checker/read.js';
+import { readCheckInput } from '../../src/checker/read.js';
 import type { Guard } from '../../src/guards.js';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
@@ -58,7 +58,7 @@ function nodeLog(cluster: Cluster, node: string): Array<Record<string, any>> {
 
 async function verdict(c: { t: TestDatabase; cluster: Cluster }) {
   const logs = ['node-1', 'node-2'].map((n) => c.cluster.nodeLogFile(n)).filter(existsSync);
-  return check({ history: await readHistory(c.t.db), runs: readRunLogs(logs) });
+  return check(await readCheckInput(c.t.db, logs));
 }
 
 // The retry after node-1's death goes out at once, as it did before retries waited a backoff: the

@@ -305,3 +305,42 @@ describe('needs', () => {
     expect(failed.unmetNeeds).toMatchObject([{ need: 'default/build', needState: 'Failed' }]);
   });
 });
+
+describe('queue limits, from the nodes’ logs', () => {
+  // Three jobs of queue default/q, each run on its own node between the given times.
+  function queueRuns(spans: Array<[number, number]>) {
+    const history: HistoryRow[] = [];
+    const runs: RunLogLine[] = [];
+    spans.forEach(([from, to], i) => {
+      const uid = `uid-q${i}`;
+      const job = `default/q${i}`;
+      const rows = new History()
+        .job(0, null, 'Pending', { queue: 'default/q' })
+        .place(from - 5, `a${i}`, `node-${i}`)
+        .start(from, `a${i}`, `node-${i}`)
+        .rows.map((r) => ({ ...r, id: r.id + 100 * i, jobUid: uid, job }));
+      history.push(...rows);
+      const extra = { jobUid: uid, job, cpuMillis: 1000, memoryBytes: 1024, nodeCpuMillis: 4000, nodeMemoryBytes: 4096 };
+      runs.push(line('start', from, `a${i}`, `node-${i}`, extra), line('stop', to, `a${i}`, `node-${i}`, extra));
+    });
+    return { history, runs };
+  }
+  const limit = { queue: 'default/q', concurrencyLimit: 2, cpuMillis: null, memoryBytes: null };
+
+  it('passes when at no instant more runs than the limit (a run ending as another starts is not overlap)', () => {
+    const report = check({ ...queueRuns([[10, 100], [20, 50], [50, 80]]), queueLimits: [limit] });
+    expect(report.overQueueLimit).toEqual([]);
+  });
+
+  it('catches three runs at once under a limit of two, and a CPU limit', () => {
+    const over = check({ ...queueRuns([[10, 100], [20, 60], [50, 80]]), queueLimits: [limit] });
+    expect(over.overQueueLimit).toMatchObject([{ queue: 'default/q', running: 3 }]);
+    expect(over.ok).toBe(false);
+    const cpu = check({ ...queueRuns([[10, 100], [20, 60]]), queueLimits: [{ ...limit, concurrencyLimit: null, cpuMillis: 1500 }] });
+    expect(cpu.overQueueLimit).toMatchObject([{ queue: 'default/q', cpuMillis: 2000 }]);
+  });
+
+  it('ignores queues without limits', () => {
+    expect(check({ ...queueRuns([[10, 100], [20, 60], [50, 80]]), queueLimits: [] }).overQueueLimit).toEqual([]);
+  });
+});
