@@ -17,7 +17,18 @@ export function jobRequest(name: string, cpuMillis = 500): JobRequest {
   });
 }
 
-export function jobYaml(name: string, opts: { cpu?: string; memory?: string; duration?: string; nodeSelector?: Record<string, string>; maxAttempts?: number } = {}): string {
+export interface JobYamlOptions {
+  cpu?: string;
+  memory?: string;
+  duration?: string;
+  nodeSelector?: Record<string, string>;
+  maxAttempts?: number;
+  namespace?: string;
+  queue?: string;
+  priority?: string;
+}
+
+export function jobYaml(name: string, opts: JobYamlOptions = {}): string {
   const selector = opts.nodeSelector
     ? `  nodeSelector:\n${Object.entries(opts.nodeSelector).map(([k, v]) => `    ${k}: ${v}`).join('\n')}\n`
     : '';
@@ -25,12 +36,12 @@ export function jobYaml(name: string, opts: { cpu?: string; memory?: string; dur
 kind: Job
 metadata:
   name: ${name}
-spec:
+${opts.namespace ? `  namespace: ${opts.namespace}\n` : ''}spec:
   resources:
     cpu: "${opts.cpu ?? '1'}"
     memory: ${opts.memory ?? '1Gi'}
   duration: ${opts.duration ?? '1s'}
-${selector}${opts.maxAttempts ? `  maxAttempts: ${opts.maxAttempts}\n` : ''}`;
+${selector}${opts.maxAttempts ? `  maxAttempts: ${opts.maxAttempts}\n` : ''}${opts.queue ? `  queue: ${opts.queue}\n` : ''}${opts.priority ? `  priority: ${opts.priority}\n` : ''}`;
 }
 
 export async function anyReplica<T>(urls: string[], fn: (url: string) => Promise<T>): Promise<T> {
