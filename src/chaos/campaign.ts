@@ -9,7 +9,8 @@ import { Cluster } from '../simulator/cluster.js';
 import { DEFAULT_TIMINGS, selfFenceRule, type Timings } from '../config.js';
 import { createPool } from '../store/db.js';
 import { delay } from '../lifecycle.js';
-import { JobFlow } from './job-flow.js';
+import { CAMPAIGN_QUEUES, JobFlow } from './job-flow.js';
+import { applyQueue } from '../store/queues.js';
 import { sql } from '../store/sql.js';
 import { seededRandom } from '../seeded-random.js';
 import { NodeDeaths, jobsOnNode, nextLeader, timeUntilRunningElsewhere } from './observe.js';
@@ -78,6 +79,7 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
     env: { FENCER_TEST_HOLD_FENCED_TX: holdFile, FENCER_TEST_FAULTS: faultFile.path },
   });
   const db = createPool({ databaseUrl: cluster.databaseUrl, replica: 'campaign', max: 4 });
+  for (const queue of CAMPAIGN_QUEUES) await applyQueue(db, queue);
   const flow = new JobFlow(() => cluster.replicaUrls, opts.jobsPerSecond, random);
   const deaths = new NodeDeaths(db);
   const injected: FaultOutcome[] = [];

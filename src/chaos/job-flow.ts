@@ -2,10 +2,28 @@
 // durations drawn from a seeded generator so that a campaign can be replayed. Every tenth
 // submission is a small workflow instead (a fan-out and fan-in whose parts may fail once and be
 // retried after a backoff, some due a moment after submit), so that needs, skips, retries and
-// start times go through the same failovers.
+// start times go through the same failovers. Lone jobs go in turn to the queue `default` and to
+// two queues with hard limits (CAMPAIGN_QUEUES), with priorities drawn high, normal or low, so
+// the checker can prove the limits held through every failover.
 import { delay } from '../lifecycle.js';
+import type { QueueRequest } from '../domain/resources.js';
 
 const WORKFLOW_EVERY = 10;
+
+/** The limited queues a campaign's jobs go to (besides `default`); the campaign creates them. */
+export const CAMPAIGN_QUEUES: readonly QueueRequest[] = [
+  // At 10 jobs a second a third of the lone jobs come here, about 6 running at once on average:
+  // the limits bind often, and the backlog still drains.
+  limitedQueue('limited', { weight: 2, concurrencyLimit: 8 }, { weight: 2, concurrencyLimit: 8 }),
+  limitedQueue('capped', { resourceLimit: { cpu: '4', memory: '4Gi' } }, { cpuLimitMillis: 4000, memoryLimitBytes: 4 * 1024 ** 3 }),
+];
+
+function limitedQueue(name: string, spec: QueueRequest['spec'], fields: Partial<QueueRequest>): QueueRequest {
+  return { namespace: 'default', name, labels: {}, spec, weight: 1, concurrencyLimit: null, cpuLimitMillis: null, memoryLimitBytes: null, strictLanes: false, ...fields };
+}
+
+const QUEUES = ['default', ...CAMPAIGN_QUEUES.map((q) => q.name)];
+const PRIORITIES = ['high', 'normal', 'low'];
 
 export class JobFlow {
   /** Jobs accepted, a workflow's jobs included. */
@@ -43,7 +61,9 @@ export class JobFlow {
   }
 
   private async submit(name: string): Promise<void> {
-    const body = `apiVersion: fencer.dev/v1\nkind: Job\nmetadata:\n  name: ${name}\nspec:\n${this.spec('  ')}`;
+    const queue = QUEUES[this.submitted % QUEUES.length]!;
+    const priority = PRIORITIES[Math.floor(this.random() * PRIORITIES.length)]!;
+    const body = `apiVersion: fencer.dev/v1\nkind: Job\nmetadata:\n  name: ${name}\nspec:\n${this.spec('  ')}  queue: ${queue}\n  priority: ${priority}\n`;
     if (await this.post('/api/v1/jobs', body)) this.accepted++;
   }
 

@@ -4,12 +4,12 @@
 // sessions terminated, and the overload faults: a node's reports refused while its heartbeats
 // pass, its heartbeats refused while its reports pass, API pools exhausted, a late duplicate
 // registration; workflows flow with the jobs; then the independent checker reads the history and
-// the nodes' logs.
+// the nodes' logs. A third of the lone jobs each go to two queues with hard limits.
 import { expect, it } from 'vitest';
 import { runCampaign } from '../../src/chaos/campaign.js';
 import { campaignReport } from '../../src/chaos/report.js';
 
-it('survives 20 leader kills and 20 leader freezes with faults: nothing placed twice, run twice at once, lost, early or before its needs', async () => {
+it('survives 20 leader kills and 20 leader freezes with faults: nothing placed twice, run twice at once, lost, early, before its needs or past a queue limit', async () => {
   const result = await runCampaign({
     kills: 20,
     freezes: 20,
@@ -29,6 +29,8 @@ it('survives 20 leader kills and 20 leader freezes with faults: nothing placed t
   expect(result.report.lost).toEqual([]);
   expect(result.report.early).toEqual([]);
   expect(result.report.unmetNeeds).toEqual([]);
+  // Two queues with hard limits took a share of the jobs through the same failovers.
+  expect(result.report.overQueueLimit).toEqual([]);
   // Workflows went through the same failovers, and every one closed.
   expect(result.workflowsAccepted).toBeGreaterThan(5);
   expect(result.workflows.Running).toBeUndefined();

@@ -3,7 +3,7 @@
 // which a queue ran more than its limits. The broken variants (FENCER_BREAK_GUARDS) show what
 // each guard holds: without both the plan and the database's check, a queue runs past its limit.
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster } from '../../src/simulator/cluster.js';
@@ -124,7 +124,7 @@ describe('queue limits and quotas on a real cluster', () => {
     await applyQueue(t.db, queue('default', 'limited', { concurrencyLimit: 2 }));
     await flow(cluster, 'limited', 6, 0, { queue: 'limited' });
     const leader = (await cluster.leader())!;
-    await eventually(async () => (await import('node:fs')).readFileSync(cluster.processLogFile(leader.name), 'utf8').includes('over its limits'), {
+    await eventually(() => readFileSync(cluster.processLogFile(leader.name), 'utf8').includes('over its limits'), {
       what: 'the database to refuse a round past the limit',
     });
     const active = (await t.db.query("SELECT count(*)::int AS n FROM assignments WHERE queue = 'limited' AND state IN ('Assigned', 'Running')")).rows[0].n;
