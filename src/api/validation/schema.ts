@@ -83,6 +83,17 @@ function strict(schema: JsonSchema): JsonSchema {
   if (schema['x-kubernetes-int-or-string'] === true && schema.anyOf === undefined) {
     schema.anyOf = [{ type: 'number' }, { type: 'string' }];
   }
+  // OpenAPI 3.0, which CRDs speak, marks a bound exclusive with a boolean beside it; JSON Schema
+  // writes the bound itself as exclusiveMinimum/exclusiveMaximum.
+  for (const [bound, exclusive] of [['minimum', 'exclusiveMinimum'], ['maximum', 'exclusiveMaximum']] as const) {
+    if (typeof schema[exclusive] !== 'boolean') continue;
+    if (schema[exclusive] === true) {
+      schema[exclusive] = schema[bound];
+      delete schema[bound];
+    } else {
+      delete schema[exclusive];
+    }
+  }
   if (
     schema.properties !== undefined &&
     schema.additionalProperties === undefined &&
@@ -124,6 +135,14 @@ export function jobValidator(): ValidateFunction {
 
 export function workflowValidator(): ValidateFunction {
   return crdValidator('crds/workflow.yaml');
+}
+
+export function queueValidator(): ValidateFunction {
+  return crdValidator('crds/queue.yaml');
+}
+
+export function resourceQuotaValidator(): ValidateFunction {
+  return crdValidator('crds/resourcequota.yaml');
 }
 
 const DATE_TIME = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(\.\d+)?(Z|[+-](\d\d):(\d\d))$/i;
