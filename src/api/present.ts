@@ -1,12 +1,18 @@
 // Rows to the resources users see (Kubernetes shapes, see DESIGN.md "Contracts").
-import type { Condition, Job, JobStatus, NodeResource, ObjectMeta, Workflow, WorkflowStatus } from '../domain/resources.js';
+import type { Condition, Job, JobStatus, NodeResource, ObjectMeta, Queue, ResourceQuota, Workflow, WorkflowStatus } from '../domain/resources.js';
 import { API_VERSION } from '../domain/resources.js';
+import type { NamespaceResource, NamespaceStatus } from '../domain/namespace.js';
 import type { JobRow, NodeRow, WorkflowRow } from '../store/rows.js';
+import type { NamespaceUsage, QueueRow, QuotaRow } from '../store/queues.js';
 import { stages } from '../scheduling/dag.js';
 import { formatCpu, formatMemory } from '../domain/quantity.js';
 
 const CONDITION_TYPES: Record<string, { type: string; status: Condition['status'] }> = {
+  // Why a pending job is not placed yet (placement writes these), as a pod's PodScheduled False.
   Unschedulable: { type: 'Scheduled', status: 'False' },
+  QueueAtLimit: { type: 'Scheduled', status: 'False' },
+  QuotaExceeded: { type: 'Scheduled', status: 'False' },
+  WaitingForShare: { type: 'Scheduled', status: 'False' },
   NodeDied: { type: 'Requeued', status: 'True' },
   NodeLost: { type: 'Requeued', status: 'True' },
   NotConfirmed: { type: 'Requeued', status: 'True' },
@@ -55,7 +61,9 @@ export function presentJob(row: JobRow): Job {
   };
 }
 
-function metadataOf(row: JobRow | WorkflowRow): ObjectMeta {
+type StoredObject = Pick<JobRow, 'name' | 'namespace' | 'labels' | 'uid' | 'created_at' | 'resource_version'>;
+
+function metadataOf(row: StoredObject): ObjectMeta {
   return {
     name: row.name,
     namespace: row.namespace,
@@ -118,5 +126,118 @@ export function presentWorkflow(row: WorkflowRow, jobs: JobRow[]): Workflow {
       ...(row.finished_at ? { completionTime: row.finished_at.toISOString() } : {}),
       conditions,
     },
+  };
+}
+
+/**
+ * A queue with what it holds and what waits in it. AtLimit is True while the queue may place
+ * nothing more (its jobs then wait with the reason QueueAtLimit). fencer keeps no history of a
+ * queue's use, so the condition's time is when it was observed.
+ */
+export function presentQueue(row: QueueRow, now = new Date()): Queue {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'Queue',
+    metadata: metadataOf(row),
+    // A namespace's implicit `default` queue is stored with an empty spec: shown with its
+    // defaults, as an applied queue's spec is.
+    spec: { weight: row.weight, lanes: row.strict_lanes ? 'strict' : 'weighted', ...row.spec },
+    status: {
+      running: row.running,
+      allocated: { cpu: formatCpu(row.allocated_cpu_millis), memory: formatMemory(row.allocated_memory_bytes) },
+      pending: row.pending,
+      ...(row.oldest_pending_at ? { oldestPendingTime: row.oldest_pending_at.toISOString() } : {}),
+      conditions: [{ type: 'AtLimit', ...queueLimit(row), lastTransitionTime: now.toISOString() }],
+    },
+  };
+}
+
+function queueLimit(row: QueueRow): Pick<Condition, 'status' | 'reason' | 'message'> {
+  if (row.concurrency_limit !== null && row.running >= row.concurrency_limit) {
+    return { status: 'True', reason: 'ConcurrencyLimit', message: `${row.running} jobs placed, spec.concurrencyLimit ${row.concurrency_limit}` };
+  }
+  const full = fullResources(row, row.cpu_limit_millis, row.memory_limit_bytes);
+  if (full) return { status: 'True', reason: 'ResourceLimit', message: `its placed jobs hold ${full} (spec.resourceLimit)` };
+  const limited = row.concurrency_limit !== null || row.cpu_limit_millis !== null || row.memory_limit_bytes !== null;
+  return limited
+    ? { status: 'False', reason: 'WithinLimits', message: 'the queue may place more jobs' }
+    : { status: 'False', reason: 'NoLimits', message: 'the queue has no concurrency or resource limit' };
+}
+
+/** "4 of 4 CPU" when what is held reached a limit, else null. */
+function fullResources(
+  held: { allocated_cpu_millis: number; allocated_memory_bytes: number },
+  cpuLimit: number | null,
+  memoryLimit: number | null,
+): string | null {
+  if (cpuLimit !== null && held.allocated_cpu_millis >= cpuLimit) return `${formatCpu(held.allocated_cpu_millis)} of ${formatCpu(cpuLimit)} CPU`;
+  if (memoryLimit !== null && held.allocated_memory_bytes >= memoryLimit) {
+    return `${formatMemory(held.allocated_memory_bytes)} of ${formatMemory(memoryLimit)} memory`;
+  }
+  return null;
+}
+
+/** A namespace's quota with what the namespace uses against it; AtLimit as for a queue. */
+export function presentResourceQuota(row: QuotaRow, now = new Date()): ResourceQuota {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'ResourceQuota',
+    metadata: metadataOf(row),
+    spec: row.spec,
+    status: {
+      used: { pendingJobs: row.pending, cpu: formatCpu(row.allocated_cpu_millis), memory: formatMemory(row.allocated_memory_bytes) },
+      conditions: [{ type: 'AtLimit', ...quotaLimit(row), lastTransitionTime: now.toISOString() }],
+    },
+  };
+}
+
+function quotaLimit(row: QuotaRow): Pick<Condition, 'status' | 'reason' | 'message'> {
+  if (row.pending_jobs !== null && row.pending >= row.pending_jobs) {
+    return { status: 'True', reason: 'PendingJobs', message: `${row.pending} jobs wait to be placed, spec.hard.pendingJobs ${row.pending_jobs}: submits are refused (429)` };
+  }
+  const full = fullResources(row, row.cpu_limit_millis, row.memory_limit_bytes);
+  if (full) return { status: 'True', reason: 'ResourceLimit', message: `the namespace's placed jobs hold ${full} (spec.hard)` };
+  return { status: 'False', reason: 'WithinLimits', message: 'the namespace may take and place more jobs' };
+}
+
+/** GET /api/v1/namespaces/NS: what the namespace uses, against its quota and per queue. */
+export function presentNamespace(name: string, usage: NamespaceUsage, quota: QuotaRow | undefined, queues: QueueRow[]): NamespaceResource {
+  const status: NamespaceStatus = {
+    pendingJobs: usage.pending,
+    runningJobs: usage.running,
+    allocated: { cpu: formatCpu(usage.allocated_cpu_millis), memory: formatMemory(usage.allocated_memory_bytes) },
+    queues: queues.map((q) => ({
+      name: q.name,
+      weight: q.weight,
+      running: q.running,
+      ...(q.concurrency_limit !== null ? { concurrencyLimit: q.concurrency_limit } : {}),
+      allocated: { cpu: formatCpu(q.allocated_cpu_millis), memory: formatMemory(q.allocated_memory_bytes) },
+      ...(q.cpu_limit_millis !== null || q.memory_limit_bytes !== null
+        ? { resourceLimit: limits(q.cpu_limit_millis, q.memory_limit_bytes) }
+        : {}),
+      pending: q.pending,
+      ...(q.oldest_pending_at ? { oldestPendingTime: q.oldest_pending_at.toISOString() } : {}),
+    })),
+  };
+  if (usage.oldest_pending_name && usage.oldest_pending_at) {
+    status.oldestPending = { name: usage.oldest_pending_name, since: usage.oldest_pending_at.toISOString() };
+  }
+  if (quota) {
+    status.quota = {
+      name: quota.name,
+      hard: { ...(quota.pending_jobs !== null ? { pendingJobs: quota.pending_jobs } : {}), ...limits(quota.cpu_limit_millis, quota.memory_limit_bytes) },
+      used: { pendingJobs: quota.pending, cpu: formatCpu(quota.allocated_cpu_millis), memory: formatMemory(quota.allocated_memory_bytes) },
+      ...(quota.rate_per_second !== null && quota.rate_burst !== null
+        ? { placementRate: { perSecond: quota.rate_per_second, burst: quota.rate_burst } }
+        : {}),
+    };
+  }
+  return { apiVersion: API_VERSION, kind: 'Namespace', metadata: { name }, status };
+}
+
+function limits(cpuMillis: number | null, memoryBytes: number | null): { cpu?: string; memory?: string } {
+  return {
+    ...(cpuMillis !== null ? { cpu: formatCpu(cpuMillis) } : {}),
+    ...(memoryBytes !== null ? { memory: formatMemory(memoryBytes) } : {}),
   };
 }

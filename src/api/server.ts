@@ -9,6 +9,7 @@ import { nodeRoutes } from './routes/nodes.js';
 import { QuotaExceededError } from '../errors/quota-exceeded-error.js';
 import { IdempotencyKeyReusedError } from '../errors/idempotency-key-reused-error.js';
 import { workflowRoutes } from './routes/workflows.js';
+import { queueRoutes } from './routes/queues.js';
 import { assignmentRoutes } from './routes/assignments.js';
 import { statusRoutes } from './routes/status.js';
 import type { ErrorBody } from '../domain/resources.js';
@@ -59,6 +60,7 @@ export function buildServer(ctx: ApiContext): FastifyInstance {
   jobRoutes(app, ctx);
   nodeRoutes(app, ctx);
   workflowRoutes(app, ctx);
+  queueRoutes(app, ctx);
   assignmentRoutes(app, ctx);
   statusRoutes(app, ctx);
   return app;

@@ -1,0 +1,113 @@
+// Queues and ResourceQuotas: apply (create or change; one YAML or JSON document), get, list,
+// delete; and a namespace's use against its limits. Any replica, no leader needed.
+import type { FastifyInstance } from 'fastify';
+import type { ApiContext } from '../context.js';
+import { HttpError } from '../../errors/http-error.js';
+import { readQueueSubmission, readResourceQuotaSubmission } from '../validation/queue.js';
+import { applyQueue, applyQuota, deleteQueue, deleteQuota, getQueue, listQueues, listQuotas, namespaceUsage } from '../../store/queues.js';
+import { presentNamespace, presentQueue, presentResourceQuota } from '../present.js';
+import { API_VERSION } from '../../domain/resources.js';
+
+/** The namespace every object without one is in, and which always exists. */
+const DEFAULT_NAMESPACE = 'default';
+
+interface ObjectParams {
+  namespace: string;
+  name: string;
+}
+
+export function queueRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  app.post('/api/v1/queues', async (request, reply) => {
+    const queue = readQueueSubmission(String(request.body ?? ''), request.headers['content-type']);
+    const result = await applyQueue(ctx.db, queue);
+    reply.code(result.outcome === 'created' ? 201 : 200);
+    return presentQueue(result.queue);
+  });
+
+  app.get<{ Querystring: { namespace?: string } }>('/api/v1/queues', async (request) => {
+    const rows = await listQueues(ctx.db, request.query.namespace || null);
+    return { apiVersion: API_VERSION, kind: 'QueueList', items: rows.map((row) => presentQueue(row)) };
+  });
+
+  app.get<{ Params: { namespace: string } }>('/api/v1/namespaces/:namespace/queues', async (request) => {
+    const rows = await listQueues(ctx.db, request.params.namespace);
+    return { apiVersion: API_VERSION, kind: 'QueueList', items: rows.map((row) => presentQueue(row)) };
+  });
+
+  app.get<{ Params: ObjectParams }>('/api/v1/namespaces/:namespace/queues/:name', async (request) => {
+    const { namespace, name } = request.params;
+    const row = await getQueue(ctx.db, namespace, name);
+    if (!row) throw notFound('queue', namespace, name);
+    return presentQueue(row);
+  });
+
+  app.delete<{ Params: ObjectParams }>('/api/v1/namespaces/:namespace/queues/:name', async (request) => {
+    const { namespace, name } = request.params;
+    const result = await deleteQueue(ctx.db, namespace, name);
+    if (result.outcome === 'not-found') throw notFound('queue', namespace, name);
+    if (result.outcome === 'not-allowed') throw new HttpError(409, `queue ${namespace}/${name} cannot be deleted: ${result.why}`);
+    return deleted('queues', namespace, name);
+  });
+
+  app.post('/api/v1/resourcequotas', async (request, reply) => {
+    const quota = readResourceQuotaSubmission(String(request.body ?? ''), request.headers['content-type']);
+    const result = await applyQuota(ctx.db, quota);
+    if (result.outcome === 'conflict') {
+      throw new HttpError(
+        409,
+        `namespace ${quota.namespace} already has ResourceQuota ${result.quota.name} (one per namespace): ` +
+          `apply the change to ${result.quota.name}, or delete it first`,
+      );
+    }
+    reply.code(result.outcome === 'created' ? 201 : 200);
+    return presentResourceQuota(result.quota);
+  });
+
+  app.get<{ Querystring: { namespace?: string } }>('/api/v1/resourcequotas', async (request) => {
+    const rows = await listQuotas(ctx.db, request.query.namespace || null);
+    return { apiVersion: API_VERSION, kind: 'ResourceQuotaList', items: rows.map((row) => presentResourceQuota(row)) };
+  });
+
+  app.get<{ Params: { namespace: string } }>('/api/v1/namespaces/:namespace/resourcequotas', async (request) => {
+    const rows = await listQuotas(ctx.db, request.params.namespace);
+    return { apiVersion: API_VERSION, kind: 'ResourceQuotaList', items: rows.map((row) => presentResourceQuota(row)) };
+  });
+
+  // A namespace has at most one quota, so listing the namespace's finds it by name.
+  app.get<{ Params: ObjectParams }>('/api/v1/namespaces/:namespace/resourcequotas/:name', async (request) => {
+    const { namespace, name } = request.params;
+    const row = (await listQuotas(ctx.db, namespace)).find((q) => q.name === name);
+    if (!row) throw notFound('resourcequota', namespace, name);
+    return presentResourceQuota(row);
+  });
+
+  app.delete<{ Params: ObjectParams }>('/api/v1/namespaces/:namespace/resourcequotas/:name', async (request) => {
+    const { namespace, name } = request.params;
+    if (!(await deleteQuota(ctx.db, namespace, name))) throw notFound('resourcequota', namespace, name);
+    return deleted('resourcequotas', namespace, name);
+  });
+
+  // Three reads, each its own snapshot: a use that changes between them is shown as each saw it.
+  app.get<{ Params: { namespace: string } }>('/api/v1/namespaces/:namespace', async (request) => {
+    const { namespace } = request.params;
+    const [usage, quotas, queues] = await Promise.all([
+      namespaceUsage(ctx.db, namespace),
+      listQuotas(ctx.db, namespace),
+      listQueues(ctx.db, namespace),
+    ]);
+    // A namespace is only a name: it "exists" once something lives in it ("default" always does).
+    if (namespace !== DEFAULT_NAMESPACE && queues.length === 0 && quotas.length === 0) {
+      throw new HttpError(404, `namespace ${namespace} not found (no jobs, queues or quota in it)`);
+    }
+    return presentNamespace(namespace, usage, quotas[0], queues);
+  });
+}
+
+function notFound(kind: string, namespace: string, name: string): HttpError {
+  return new HttpError(404, `${kind} ${namespace}/${name} not found`);
+}
+
+/** The answer to a delete whose object is gone, as the Kubernetes apiserver's Status. */
+function deleted(plural: string, namespace: string, name: string) {
+  return { apiVersion: API_VERSION, kind: 'Status', status: 'Success', details: { name, namespace, group: 'fencer.dev', kind: plural } };
+}
