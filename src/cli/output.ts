@@ -145,7 +145,7 @@ function latestCondition(conditions: Condition[]): Condition | undefined {
   return latest;
 }
 
-function formatLabels(labels: Record<string, string> | undefined, separator: string): string {
+export function formatLabels(labels: Record<string, string> | undefined, separator: string): string {
   const pairs = Object.entries(labels ?? {}).map(([k, v]) => `${k}=${v}`);
   return pairs.length > 0 ? pairs.join(separator) : NONE;
 }
@@ -167,19 +167,27 @@ export function describeJob(job: Job, now: Date): string {
     ['Resources', `cpu=${job.spec.resources.cpu}, memory=${job.spec.resources.memory}`],
     ['Duration', job.spec.duration],
     ['Node-Selector', formatLabels(job.spec.nodeSelector, '\n')],
+    ['Queue', job.spec.queue ?? 'default'],
+    ['Priority', String(job.spec.priority ?? 'normal')],
     ['Start Time', withAge(status?.startTime, now)],
     ['Completion Time', withAge(status?.completionTime, now)],
   ];
+  return `${describeFields(fields)}\n${describeConditions(status?.conditions ?? [])}`;
+}
+
+/** `Label:  value` lines, values aligned in one column, as kubectl describe prints them. */
+export function describeFields(fields: Array<[string, string]>): string {
   const width = Math.max(...fields.map(([label]) => label.length)) + 2;
   const lines = fields.map(([label, value]) => {
     // Multi-line values (labels) continue under the value column, as kubectl does.
     const [first, ...rest] = value.split('\n');
     return [`${label}:`.padEnd(width) + first, ...rest.map((more) => ' '.repeat(width) + more)].join('\n');
   });
-  return `${lines.join('\n')}\n${describeConditions(status?.conditions ?? [])}`;
+  return lines.join('\n');
 }
 
-function describeConditions(conditions: Condition[]): string {
+/** The conditions table that ends a description. */
+export function describeConditions(conditions: Condition[]): string {
   if (conditions.length === 0) return `Conditions:  ${NONE}\n`;
   const header = ['Type', 'Status', 'Reason', 'Message'];
   const rule = header.map((h) => '-'.repeat(h.length));
@@ -192,6 +200,6 @@ function describeConditions(conditions: Condition[]): string {
   return `Conditions:\n${table}\n`;
 }
 
-function withAge(timestamp: string | undefined, now: Date): string {
+export function withAge(timestamp: string | undefined, now: Date): string {
   return timestamp === undefined ? NONE : `${timestamp} (${humanAge(timestamp, now)} ago)`;
 }

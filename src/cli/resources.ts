@@ -3,11 +3,13 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import YAML from 'yaml';
-import type { Job, List, NodeResource, Workflow } from '../domain/resources.js';
+import type { Job, List, NodeResource, Queue, ResourceQuota, Workflow } from '../domain/resources.js';
+import type { NamespaceResource } from '../domain/namespace.js';
 import { ApiClient, resolveServers } from './client.js';
 import { ApiError, formatDetail } from './errors/api-error.js';
-import { describeJob, parseOutputFormat, renderJobs, renderNodes, type OutputFormat } from './output.js';
+import { describeJob, parseOutputFormat, renderJobs, renderNodes, type OutputFormat, type RenderOptions } from './output.js';
 import { describeWorkflow, renderWorkflows } from './workflow-output.js';
+import { describeNamespace, describeQueue, describeResourceQuota, renderQueues, renderResourceQuotas } from './queue-output.js';
 
 const DEFAULT_NAMESPACE = 'default';
 
@@ -17,7 +19,11 @@ const SUBMIT_PATHS: Record<string, string> = {
   Workflow: '/api/v1/workflows',
   CronJob: '/api/v1/cronjobs',
   Queue: '/api/v1/queues',
+  ResourceQuota: '/api/v1/resourcequotas',
 };
+
+// Kinds a user changes by applying them again (the others are immutable: the same again is unchanged).
+const MUTABLE_KINDS = new Set(['Queue', 'ResourceQuota']);
 
 interface ServerOption {
   server?: string;
@@ -45,8 +51,8 @@ export function registerResourceCommands(program: Command): void {
 
   program
     .command('get')
-    .description('list jobs, workflows or nodes, or show one')
-    .argument('<type>', 'jobs|workflows|nodes (or job, workflow, node)')
+    .description('list jobs, workflows, queues, resourcequotas or nodes, or show one')
+    .argument('<type>', 'jobs|workflows|queues|resourcequotas|nodes (or job, workflow, queue, resourcequota, node)')
     .argument('[name]', 'one object by name')
     .option('-n, --namespace <ns>', 'namespace', DEFAULT_NAMESPACE)
     .option('-A, --all-namespaces', 'objects of every namespace')
@@ -61,31 +67,27 @@ export function registerResourceCommands(program: Command): void {
 
   program
     .command('describe')
-    .description('show one job or workflow in detail (a workflow with its stages and independent parts)')
-    .argument('<type>', 'job|workflow')
-    .argument('<name>')
+    .description(
+      'show one object in detail: a workflow with its stages and independent parts; a queue, a resourcequota or a ' +
+        'namespace with what it uses against its limits and what has waited longest',
+    )
+    .argument('<type>', 'job|workflow|queue|resourcequota|namespace')
+    .argument('<name>', 'its name (for a namespace, the namespace)')
     .option('-n, --namespace <ns>', 'namespace', DEFAULT_NAMESPACE)
     .option('--server <urls>', 'replica URLs, comma-separated')
     .action(async (type: string, name: string, opts: NamespaceOption) => {
-      const kind = userKind(type);
-      if (kind === 'workflow') {
-        const workflow = await clientFor(opts).request<Workflow>('GET', objectPath('workflow', opts.namespace, name));
-        process.stdout.write(describeWorkflow(workflow, new Date()));
-        return;
-      }
-      const job = await clientFor(opts).request<Job>('GET', objectPath('job', opts.namespace, name));
-      process.stdout.write(describeJob(job, new Date()));
+      process.stdout.write(await describe(clientFor(opts), type, name, opts.namespace));
     });
 
   program
     .command('delete')
-    .description('delete a job, or a workflow with all its jobs (stopping those that run)')
-    .argument('<type>', 'job|workflow')
+    .description('delete a job, a workflow with all its jobs (stopping those that run), a queue none of whose jobs is unfinished, or a resourcequota')
+    .argument('<type>', 'job|workflow|queue|resourcequota')
     .argument('<name>')
     .option('-n, --namespace <ns>', 'namespace', DEFAULT_NAMESPACE)
     .option('--server <urls>', 'replica URLs, comma-separated')
     .action(async (type: string, name: string, opts: NamespaceOption) => {
-      const kind = userKind(type);
+      const kind = kindOf(type, ['job', 'workflow', 'queue', 'resourcequota'], 'delete');
       await clientFor(opts).request('DELETE', objectPath(kind, opts.namespace, name));
       process.stdout.write(`${kind}.fencer.dev "${name}" deleted\n`);
     });
@@ -98,7 +100,7 @@ export function registerResourceCommands(program: Command): void {
     .option('-n, --namespace <ns>', 'namespace', DEFAULT_NAMESPACE)
     .option('--server <urls>', 'replica URLs, comma-separated')
     .action(async (type: string, name: string, opts: NamespaceOption) => {
-      const kind = userKind(type);
+      const kind = kindOf(type, ['job', 'workflow'], 'cancel');
       await clientFor(opts).request('POST', `${objectPath(kind, opts.namespace, name)}/cancel`);
       process.stdout.write(`${kind}.fencer.dev "${name}" cancelled\n`);
     });
@@ -114,7 +116,7 @@ export function registerResourceCommands(program: Command): void {
     .option('-A, --all-namespaces', 'with --all-dead: every namespace')
     .option('--server <urls>', 'replica URLs, comma-separated')
     .action(async (type: string, name: string | undefined, opts: NamespaceOption & { allDead?: boolean; selector?: string; allNamespaces?: boolean }) => {
-      if (userKind(type) !== 'job') throw new Error(`only jobs are replayed, not "${type}" (a workflow is retried: fencer retry workflow NAME)`);
+      if (resourceType(type) !== 'job') throw new Error(`only jobs are replayed, not "${type}" (a workflow is retried: fencer retry workflow NAME)`);
       if ((name === undefined) === !opts.allDead) throw new Error('name one dead job, or use --all-dead (not both)');
       const client = clientFor(opts);
       if (name !== undefined) {
@@ -138,7 +140,7 @@ export function registerResourceCommands(program: Command): void {
     .option('-n, --namespace <ns>', 'namespace', DEFAULT_NAMESPACE)
     .option('--server <urls>', 'replica URLs, comma-separated')
     .action(async (type: string, name: string, opts: NamespaceOption) => {
-      if (userKind(type) !== 'workflow') throw new Error(`only workflows are retried, not "${type}" (a dead job is replayed: fencer replay job NAME)`);
+      if (resourceType(type) !== 'workflow') throw new Error(`only workflows are retried, not "${type}" (a dead job is replayed: fencer replay job NAME)`);
       await clientFor(opts).request('POST', `${objectPath('workflow', opts.namespace, name)}/retry`);
       process.stdout.write(`workflow.fencer.dev "${name}" retried\n`);
     });
@@ -148,25 +150,56 @@ function clientFor(opts: ServerOption): ApiClient {
   return new ApiClient(resolveServers(opts.server));
 }
 
-function objectPath(kind: 'job' | 'workflow', namespace: string, name: string): string {
+/** The kinds that live in a namespace, by the singular of their API path. */
+type NamespacedType = 'job' | 'workflow' | 'queue' | 'resourcequota';
+
+function objectPath(kind: NamespacedType, namespace: string, name: string): string {
   return `/api/v1/namespaces/${encodeURIComponent(namespace)}/${kind}s/${encodeURIComponent(name)}`;
 }
 
-type ResourceType = 'job' | 'node' | 'workflow';
+type ResourceType = NamespacedType | 'node' | 'namespace';
+
+// What a user may call each type: kubectl's singular, plural and short names (the CRDs' shortNames).
+const TYPE_NAMES: Record<ResourceType, readonly string[]> = {
+  job: ['job', 'jobs', 'fj'],
+  workflow: ['workflow', 'workflows', 'fwf'],
+  queue: ['queue', 'queues', 'fq'],
+  resourcequota: ['resourcequota', 'resourcequotas', 'frq', 'quota'],
+  node: ['node', 'nodes'],
+  namespace: ['namespace', 'namespaces', 'ns'],
+};
 
 function resourceType(type: string): ResourceType {
   const t = type.toLowerCase().replace(/\.fencer\.dev$/, '');
-  if (t === 'job' || t === 'jobs' || t === 'fj') return 'job';
-  if (t === 'node' || t === 'nodes') return 'node';
-  if (t === 'workflow' || t === 'workflows' || t === 'fwf') return 'workflow';
-  throw new Error(`unknown resource type "${type}" (use jobs, workflows or nodes)`);
+  const found = (Object.keys(TYPE_NAMES) as ResourceType[]).find((kind) => TYPE_NAMES[kind].includes(t));
+  if (!found) throw new Error(`unknown resource type "${type}" (use jobs, workflows, queues, resourcequotas, nodes or namespaces)`);
+  return found;
 }
 
-/** The kinds a user acts on (not nodes). */
-function userKind(type: string): 'job' | 'workflow' {
+/** The type, if it is one of those `fencer <command>` acts on. */
+function kindOf<K extends ResourceType>(type: string, allowed: readonly K[], command: string): K {
   const kind = resourceType(type);
-  if (kind === 'node') throw new Error('nodes cannot be used here: only jobs and workflows');
-  return kind;
+  if (!(allowed as readonly ResourceType[]).includes(kind)) {
+    throw new Error(`fencer ${command} does not act on ${TYPE_NAMES[kind][1]} (only on ${allowed.map((k) => TYPE_NAMES[k][1]).join(', ')})`);
+  }
+  return kind as K;
+}
+
+async function describe(client: ApiClient, type: string, name: string, namespace: string): Promise<string> {
+  const kind = kindOf(type, ['job', 'workflow', 'queue', 'resourcequota', 'namespace'], 'describe');
+  const now = new Date();
+  switch (kind) {
+    case 'namespace':
+      return describeNamespace(await client.request<NamespaceResource>('GET', `/api/v1/namespaces/${encodeURIComponent(name)}`), now);
+    case 'workflow':
+      return describeWorkflow(await client.request<Workflow>('GET', objectPath(kind, namespace, name)), now);
+    case 'queue':
+      return describeQueue(await client.request<Queue>('GET', objectPath(kind, namespace, name)), now);
+    case 'resourcequota':
+      return describeResourceQuota(await client.request<ResourceQuota>('GET', objectPath(kind, namespace, name)), now);
+    case 'job':
+      return describeJob(await client.request<Job>('GET', objectPath(kind, namespace, name)), now);
+  }
 }
 
 async function get(client: ApiClient, type: string, name: string | undefined, opts: GetOptions): Promise<string> {
@@ -180,14 +213,17 @@ async function get(client: ApiClient, type: string, name: string | undefined, op
     if (nodes.length === 0 && !isDocumentFormat(format)) return nothingFound('');
     return renderNodes(nodes, { format, now, single });
   }
+  if (resourceType(type) === 'namespace') throw new Error('namespaces are not listed: fencer describe namespace NAME shows one');
+  const kind = kindOf(type, ['job', 'workflow', 'queue', 'resourcequota'], 'get');
   const allNamespaces = Boolean(opts.allNamespaces) && !single;
-  if (resourceType(type) === 'workflow') {
-    const query = allNamespaces ? '' : `?namespace=${encodeURIComponent(opts.namespace)}`;
-    const workflows = single
-      ? [await client.request<Workflow>('GET', objectPath('workflow', opts.namespace, name))]
-      : (await client.request<List<Workflow>>('GET', `/api/v1/workflows${query}`)).items;
-    if (workflows.length === 0 && !isDocumentFormat(format)) return nothingFound(allNamespaces ? '' : ` in ${opts.namespace} namespace`);
-    return renderWorkflows(workflows, { format, now, single, allNamespaces });
+  const options: RenderOptions = { format, now, single, allNamespaces };
+  const where = allNamespaces ? '' : ` in ${opts.namespace} namespace`;
+  if (kind !== 'job') {
+    const items = await objects(client, kind, name, opts.namespace, allNamespaces);
+    if (items.length === 0 && !isDocumentFormat(format)) return nothingFound(where);
+    if (kind === 'queue') return renderQueues(items as Queue[], options);
+    if (kind === 'resourcequota') return renderResourceQuotas(items as ResourceQuota[], options);
+    return renderWorkflows(items as Workflow[], options);
   }
   let jobs: Job[];
   if (single) {
@@ -200,10 +236,15 @@ async function get(client: ApiClient, type: string, name: string | undefined, op
     if (fieldSelector) query.set('fieldSelector', fieldSelector);
     jobs = (await client.request<List<Job>>('GET', `/api/v1/jobs?${query}`)).items;
   }
-  if (jobs.length === 0 && !isDocumentFormat(format)) {
-    return nothingFound(allNamespaces ? '' : ` in ${opts.namespace} namespace`);
-  }
-  return renderJobs(jobs, { format, now, single, allNamespaces });
+  if (jobs.length === 0 && !isDocumentFormat(format)) return nothingFound(where);
+  return renderJobs(jobs, options);
+}
+
+/** One object by name, or the list of a namespace (of all with allNamespaces). */
+async function objects(client: ApiClient, kind: Exclude<NamespacedType, 'job'>, name: string | undefined, namespace: string, allNamespaces: boolean) {
+  if (name !== undefined) return [await client.request<Workflow | Queue | ResourceQuota>('GET', objectPath(kind, namespace, name))];
+  const query = allNamespaces ? '' : `?namespace=${encodeURIComponent(namespace)}`;
+  return (await client.request<List<Workflow | Queue | ResourceQuota>>('GET', `/api/v1/${kind}s${query}`)).items;
 }
 
 function isDocumentFormat(format: OutputFormat): boolean {
@@ -280,7 +321,8 @@ async function applyDocument(client: ApiClient, document: ManifestDocument, seve
   try {
     const response = await client.exchange<Job>('POST', path, document.text, 'application/yaml');
     const name = response.body?.metadata?.name ?? document.name ?? '<unnamed>';
-    const outcome = response.status === 201 ? 'created' : 'unchanged';
+    // A 200 of a mutable kind may be a change or the same again: the server does not say which.
+    const outcome = response.status === 201 ? 'created' : MUTABLE_KINDS.has(kind) ? 'configured' : 'unchanged';
     process.stdout.write(`${kind.toLowerCase()}.fencer.dev/${name} ${outcome}\n`);
     return true;
   } catch (err) {
