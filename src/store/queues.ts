@@ -73,9 +73,9 @@ export async function admitJobs(tx: Tx, jobs: readonly JobRequest[]): Promise<vo
   if (jobs.length === 0) return;
   const namespaces = [...new Set(jobs.map((j) => j.namespace))].sort();
   await tx.query(sql('queues/ensure_default'), [namespaces]);
-  const named = jobs.filter((j) => j.queue !== DEFAULT_QUEUE);
-  if (named.length > 0) {
-    const missing = (await tx.query<{ namespace: string; name: string }>(sql('queues/missing'), [named.map((j) => j.namespace), named.map((j) => j.queue)])).rows;
+  const queued = jobs.filter((j) => j.queue !== DEFAULT_QUEUE);
+  if (queued.length > 0) {
+    const missing = (await tx.query<{ namespace: string; name: string }>(sql('queues/missing'), [queued.map((j) => j.namespace), queued.map((j) => j.queue)])).rows;
     if (missing.length > 0) {
       throw new ValidationError(
         missing.map((m) => ({ path: 'spec.queue', message: `queue "${m.name}" does not exist in namespace "${m.namespace}" (create it with kind: Queue)` })),
@@ -87,8 +87,14 @@ export async function admitJobs(tx: Tx, jobs: readonly JobRequest[]): Promise<vo
   const counts = new Map(
     (await tx.query<{ namespace: string; pending: number }>(sql('quotas/pending_count'), [capped.map((c) => c.namespace)])).rows.map((r) => [r.namespace, r.pending]),
   );
+  // A job sent again (same name, already stored) adds nothing to wait.
+  const named = jobs.filter((j) => j.name !== '');
+  const stored = new Set(
+    (await tx.query<{ namespace: string; name: string }>(sql('jobs/get_many'), [named.map((j) => j.namespace), named.map((j) => j.name)])).rows.map((r) => `${r.namespace}/${r.name}`),
+  );
   for (const quota of capped) {
-    const adding = jobs.filter((j) => j.namespace === quota.namespace).length;
+    const adding = jobs.filter((j) => j.namespace === quota.namespace && !stored.has(`${j.namespace}/${j.name}`)).length;
+    if (adding === 0) continue;
     const pending = counts.get(quota.namespace) ?? 0;
     if (pending + adding <= quota.pending_jobs) continue;
     const over = pending + adding - quota.pending_jobs;

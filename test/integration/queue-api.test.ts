@@ -163,6 +163,8 @@ describe('resource quotas', () => {
     expect(batch.status).toBe(429);
     expect(batch.headers.get('retry-after')).toBe('4');
     expect(await count('jobs')).toBe(before);
+    // A job sent again, already stored, adds nothing to wait: the same answer as without a cap.
+    expect((await call('POST', '/api/v1/jobs', jobYaml('two', 'capped'))).status).toBe(200);
     // Other namespaces are not capped by it.
     expect((await call('POST', '/api/v1/jobs', jobYaml('free', 'uncapped'))).status).toBe(201);
 
