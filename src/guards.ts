@@ -16,7 +16,8 @@ export type Guard =
   | 'label-match' // placement ignores a job's nodeSelector
   | 'skip-blocked' // the workflow pass never skips a job whose need failed
   | 'queue-limit-plan' // placement plans past queue limits and namespace quotas
-  | 'queue-limit-commit'; // the database does not check queue limits and quotas when placing
+  | 'queue-limit-commit' // the database does not check queue limits and quotas when placing
+  | 'cancel-hold'; // a cancelled run frees its queue's share at once, before its node can have stopped it
 
 export function guardBroken(guard: Guard, env: NodeJS.ProcessEnv = process.env): boolean {
   const raw = env.FENCER_BREAK_GUARDS;

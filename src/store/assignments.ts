@@ -7,6 +7,7 @@ import { sql } from './sql.js';
 import type { EndedAssignment } from './rows.js';
 import type { AssignmentMessage } from '../domain/assignment.js';
 import { parseDuration } from '../domain/duration.js';
+import { guardBroken } from '../guards.js';
 
 export type EndState = 'Succeeded' | 'Failed' | 'Lost' | 'Unconfirmed' | 'Cancelled';
 
@@ -15,12 +16,24 @@ export type EndState = 'Succeeded' | 'Failed' | 'Lost' | 'Unconfirmed' | 'Cancel
  * they held goes back by the assignments' trigger, migration 0006). Callers lock the jobs first.
  * Returns what ended.
  */
-export async function endAssignments(tx: Tx, ids: string[], endState: EndState, node: string | null): Promise<EndedAssignment[]> {
+export async function endAssignments(tx: Tx, ids: string[], endState: Exclude<EndState, 'Cancelled'>, node: string | null): Promise<EndedAssignment[]> {
   const ended =
     endState === 'Unconfirmed'
       ? (await tx.query<EndedAssignment>(sql('assignments/end_unconfirmed'), [ids])).rows
-      : (await tx.query<EndedAssignment>(sql('assignments/end'), [ids, endState, node])).rows;
+      : (await tx.query<EndedAssignment>(sql('assignments/end'), [ids, endState, node, null])).rows;
   return notifyEnded(tx, ended);
+}
+
+/**
+ * Ends assignments a user cancelled (a job or a workflow cancelled or deleted). A run its node
+ * had started keeps holding its queue's and namespace's share until its duration plus
+ * `overdueSlackMs` after it started: the node hears of the cancel through its watch stream,
+ * which may be late, and another job of the queue must not start elsewhere meanwhile.
+ */
+export async function withdrawAssignments(tx: Tx, ids: string[], overdueSlackMs: number): Promise<EndedAssignment[]> {
+  if (ids.length === 0) return [];
+  const hold = guardBroken('cancel-hold') ? null : overdueSlackMs;
+  return notifyEnded(tx, (await tx.query<EndedAssignment>(sql('assignments/end'), [ids, 'Cancelled', null, hold])).rows);
 }
 
 /** Tells the nodes of ended assignments (their watch streams send a fresh snapshot). */

@@ -7,7 +7,7 @@ import { sql } from './sql.js';
 import type { JobRow } from './rows.js';
 import type { JobPhase, JobRequest } from '../domain/resources.js';
 import { TERMINAL_PHASES } from '../domain/resources.js';
-import { endAssignments } from './assignments.js';
+import { withdrawAssignments } from './assignments.js';
 import { admitJobs } from './queues.js';
 import { IdempotencyKeyReusedError } from '../errors/idempotency-key-reused-error.js';
 
@@ -208,35 +208,30 @@ export type UserActionResult =
   | { outcome: 'owned'; workflow: string };
 
 /** Cancels a job that has not finished; its node is told through its watch stream. */
-export async function cancelJob(db: Db, namespace: string, name: string): Promise<UserActionResult> {
+export async function cancelJob(db: Db, namespace: string, name: string, overdueSlackMs: number): Promise<UserActionResult> {
   return transaction(db, async (tx) => {
     const locked = (await tx.query<JobRow>(sql('jobs/lock_by_name'), [namespace, name])).rows[0];
     if (!locked) return { outcome: 'not-found' };
     if (TERMINAL_PHASES.includes(locked.phase)) {
       return { outcome: 'finished', job: (await tx.query<JobRow>(sql('jobs/get'), [namespace, name])).rows[0]! };
     }
-    await withdrawAssignment(tx, locked.assignment_id, 'Cancelled');
+    await withdrawAssignments(tx, locked.assignment_id ? [locked.assignment_id] : [], overdueSlackMs);
     const job = (await tx.query<JobRow>(sql('jobs/cancel'), [[locked.uid]])).rows[0]!;
     return { outcome: 'done', job };
   });
 }
 
 /** Deletes a job (cancelling it first if it runs), unless a workflow owns it. Its history stays. */
-export async function deleteJob(db: Db, namespace: string, name: string): Promise<UserActionResult> {
+export async function deleteJob(db: Db, namespace: string, name: string, overdueSlackMs: number): Promise<UserActionResult> {
   return transaction(db, async (tx) => {
     const locked = (await tx.query<JobRow>(sql('jobs/lock_by_name'), [namespace, name])).rows[0];
     if (!locked) return { outcome: 'not-found' };
     // A workflow's job goes with its workflow: deleted alone, its dependents would wait on nothing.
     if (locked.workflow_uid) return { outcome: 'owned', workflow: locked.labels['fencer.dev/workflow'] ?? '?' };
-    if (!TERMINAL_PHASES.includes(locked.phase)) await withdrawAssignment(tx, locked.assignment_id, 'Cancelled');
+    if (!TERMINAL_PHASES.includes(locked.phase)) await withdrawAssignments(tx, locked.assignment_id ? [locked.assignment_id] : [], overdueSlackMs);
     const job = (await tx.query<JobRow>(sql('jobs/delete'), [locked.uid])).rows[0]!;
     return { outcome: 'done', job };
   });
-}
-
-async function withdrawAssignment(tx: Tx, assignmentId: string | null, endState: 'Cancelled'): Promise<void> {
-  if (!assignmentId) return;
-  await endAssignments(tx, [assignmentId], endState, null);
 }
 
 /** Jobs that can still change, plus workflows still running: zero once everything has settled. */

@@ -150,6 +150,7 @@ export async function deleteQueue(db: Db, namespace: string, name: string): Prom
 
 export async function applyQuota(db: Db, r: ResourceQuotaRequest): Promise<{ outcome: ApplyOutcome | 'conflict'; quota: QuotaRow }> {
   return transaction(db, async (tx) => {
+    await tx.query(sql('quotas/lock'), [r.namespace]);
     const written = (
       await tx.query<{ created: boolean }>(sql('quotas/upsert'), [
         r.namespace,

@@ -9,7 +9,7 @@ import { sql } from './sql.js';
 import type { JobRow, WorkflowRow } from './rows.js';
 import type { WorkflowRequest } from '../domain/resources.js';
 import { TERMINAL_PHASES } from '../domain/resources.js';
-import { endAssignments } from './assignments.js';
+import { withdrawAssignments } from './assignments.js';
 import { IdempotencyKeyReusedError } from '../errors/idempotency-key-reused-error.js';
 import { claimIdempotencyKey, generatedName, submitInTx } from './jobs.js';
 import { nameWorkflow } from '../api/validation/workflow.js';
@@ -97,14 +97,14 @@ export type WorkflowActionResult =
   | { outcome: 'not-allowed'; workflow: WorkflowRow; why: string };
 
 /** Cancels every unfinished job of a workflow (its node stops a running one); it closes Cancelled. */
-export async function cancelWorkflow(db: Db, namespace: string, name: string, actor: string | null): Promise<WorkflowActionResult> {
+export async function cancelWorkflow(db: Db, namespace: string, name: string, actor: string | null, overdueSlackMs: number): Promise<WorkflowActionResult> {
   return transaction(db, async (tx) => {
     const workflow = await lockWorkflow(tx, namespace, name, actor);
     if (!workflow) return { outcome: 'not-found' };
     if (workflow.phase !== 'Running') return { outcome: 'not-allowed', workflow, why: `already finished (${workflow.phase})` };
     const jobs = (await tx.query<{ uid: string; phase: string; assignment_id: string | null }>(sql('workflows/lock_jobs'), [workflow.uid])).rows;
     const open = jobs.filter((j) => !TERMINAL_PHASES.includes(j.phase as never));
-    await endAssignments(tx, open.flatMap((j) => (j.assignment_id ? [j.assignment_id] : [])), 'Cancelled', null);
+    await withdrawAssignments(tx, open.flatMap((j) => (j.assignment_id ? [j.assignment_id] : [])), overdueSlackMs);
     await tx.query(sql('jobs/cancel'), [open.map((j) => j.uid)]);
     await tx.query(sql('workflows/mark_cancelled'), [workflow.uid]);
     return { outcome: 'done', ...(await readWorkflow(tx, namespace, name))! };
@@ -131,14 +131,14 @@ export async function retryWorkflow(db: Db, namespace: string, name: string, act
 }
 
 /** Deletes a workflow and its jobs (stopping those that run). Their history stays. */
-export async function deleteWorkflow(db: Db, namespace: string, name: string, actor: string | null): Promise<WorkflowActionResult> {
+export async function deleteWorkflow(db: Db, namespace: string, name: string, actor: string | null, overdueSlackMs: number): Promise<WorkflowActionResult> {
   return transaction(db, async (tx) => {
     const workflow = await lockWorkflow(tx, namespace, name, actor);
     if (!workflow) return { outcome: 'not-found' };
     const before = (await readWorkflow(tx, namespace, name))!;
     const jobs = (await tx.query<{ uid: string; phase: string; assignment_id: string | null }>(sql('workflows/lock_jobs'), [workflow.uid])).rows;
     const open = jobs.filter((j) => !TERMINAL_PHASES.includes(j.phase as never));
-    await endAssignments(tx, open.flatMap((j) => (j.assignment_id ? [j.assignment_id] : [])), 'Cancelled', null);
+    await withdrawAssignments(tx, open.flatMap((j) => (j.assignment_id ? [j.assignment_id] : [])), overdueSlackMs);
     await tx.query(sql('workflows/delete_jobs'), [workflow.uid]);
     await tx.query(sql('workflows/delete'), [workflow.uid]);
     return { outcome: 'done', ...before };

@@ -4,6 +4,7 @@
 // operation that places or ends an assignment, and for the interleaving that once broke it: a
 // late duplicate registration that waited behind a placement's lock and recounted from a
 // snapshot without that placement.
+import { DEFAULT_TIMINGS, overdueSlackMs } from '../../src/config.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
@@ -106,11 +107,11 @@ describe('a node allocation', () => {
       },
       cancel: async () => {
         const a = pick(await active());
-        if (a) await cancelJob(t.db, 'default', a.name);
+        if (a) await cancelJob(t.db, 'default', a.name, overdueSlackMs(DEFAULT_TIMINGS));
       },
       delete: async () => {
         const a = pick(await active());
-        if (a) await deleteJob(t.db, 'default', a.name);
+        if (a) await deleteJob(t.db, 'default', a.name, overdueSlackMs(DEFAULT_TIMINGS));
       },
       die: async () => {
         const node = pick(await ready());

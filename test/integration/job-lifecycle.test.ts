@@ -3,6 +3,7 @@
 // checker's "never early" reads); failures of the job follow its retry policy, failures of the
 // infrastructure are always retried; out of attempts a job is Dead, and a replay by a named user
 // brings it back; a run that never started uses no attempt; start times; idempotent creates.
+import { DEFAULT_TIMINGS, overdueSlackMs } from '../../src/config.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { fenced } from '../../src/lease/fenced.js';
@@ -186,7 +187,7 @@ describe("a workflow's retry", () => {
     expect(await place(long.uid)).toBe(1);
     const { assignment_id: id } = await jobOf('cr-long');
     expect(await applyReports(t.db, 'n1', [{ kind: 'started', id: id! }])).toEqual(['ok']);
-    expect((await cancelWorkflow(t.db, 'default', 'cr', 'dave')).outcome).toBe('done');
+    expect((await cancelWorkflow(t.db, 'default', 'cr', 'dave', overdueSlackMs(DEFAULT_TIMINGS))).outcome).toBe('done');
     await t.db.query("UPDATE workflows SET phase = 'Cancelled' WHERE name = 'cr'"); // closed, as the leader's pass closes it
     expect((await retryWorkflow(t.db, 'default', 'cr', 'dave', slackMs)).outcome).toBe('done');
     const started = (await t.db.query<{ started_at: Date }>('SELECT started_at FROM assignments WHERE id = $1', [id])).rows[0]!.started_at;

@@ -13,6 +13,7 @@ import { eventually } from '../helpers/eventually.js';
 import { CLEAN, runFindings } from '../helpers/history.js';
 import { jobYaml, submit, type JobYamlOptions } from '../helpers/jobs.js';
 import { applyQueue, applyQuota } from '../../src/store/queues.js';
+import { setFaults } from '../helpers/faults.js';
 import { unfinishedCount } from '../../src/store/jobs.js';
 import { readCheckInput } from '../../src/checker/read.js';
 import type { QueueRequest } from '../../src/domain/resources.js';
@@ -26,7 +27,17 @@ let home: string | undefined;
 async function start(name: string, env: Record<string, string> = {}): Promise<{ t: TestDatabase; cluster: Cluster }> {
   t = await freshDatabase(name);
   home = mkdtempSync(join(tmpdir(), `fencer-${name}-`));
-  cluster = await Cluster.start({ replicas: 3, nodes: NODES.length, nodeCpu: '4', nodeMemory: '8Gi', databaseUrl: t.url, home, timings: DEFAULT_TIMINGS, env });
+  cluster = await Cluster.start({
+    replicas: 3,
+    nodes: NODES.length,
+    nodeCpu: '4',
+    nodeMemory: '8Gi',
+    nodeLabels: (i) => ({ slot: `s${i}` }),
+    databaseUrl: t.url,
+    home,
+    timings: DEFAULT_TIMINGS,
+    env,
+  });
   return { t, cluster };
 }
 
@@ -130,5 +141,34 @@ describe('queue limits and quotas on a real cluster', () => {
     const active = (await t.db.query("SELECT count(*)::int AS n FROM assignments WHERE queue = 'limited' AND state IN ('Assigned', 'Running')")).rows[0].n;
     expect(active).toBeLessThanOrEqual(2);
     expect(await runFindings(t.db, NODES.map((n) => cluster.nodeLogFile(n)))).toEqual(CLEAN);
+  });
+
+  // A cancel ends the assignment at once, but the node hears of it late (its snapshots delayed
+  // while its heartbeats pass): the cancelled run keeps its queue's share until its node must
+  // have stopped it, so the next job of the queue does not start on another node meanwhile (on
+  // the same node, its snapshot would list the stop before the start anyway).
+  it.each([{ broken: false }, { broken: true }])('a cancelled run holds its queue’s share while its node may still run it (cancel-hold broken: $broken)', async ({ broken }) => {
+    const env: Record<string, string> = { FENCER_TEST_FAULTS: '' };
+    const scratch = mkdtempSync(join(tmpdir(), 'fencer-cancel-hold-'));
+    env.FENCER_TEST_FAULTS = join(scratch, 'faults.json');
+    setFaults(env.FENCER_TEST_FAULTS, {});
+    if (broken) env.FENCER_BREAK_GUARDS = 'cancel-hold';
+    const { t, cluster } = await start(`queues_cancel_${broken}`, env);
+    await applyQueue(t.db, queue('default', 'one', { concurrencyLimit: 1 }));
+    expect(await submit(cluster.replicaUrls, jobYaml('first', { queue: 'one', duration: '4s', nodeSelector: { slot: 's0' } }))).toBe(201);
+    const firstNode = await eventually(async () => (await t.db.query("SELECT node FROM jobs WHERE name = 'first' AND phase = 'Running'")).rows[0]?.node as string | undefined, { what: 'first to run' });
+    setFaults(env.FENCER_TEST_FAULTS, { snapshots: { nodes: [firstNode], delayMs: 3000 } });
+    expect(await submit(cluster.replicaUrls, jobYaml('second', { queue: 'one', duration: '1s', nodeSelector: { slot: 's1' } }))).toBe(201);
+    await eventually(async () => (await t.db.query("SELECT 1 FROM jobs WHERE name = 'second' AND reason = 'QueueAtLimit'")).rowCount === 1, { what: 'second held by the limit' });
+    const cancelled = await fetch(`${cluster.replicaUrls[0]}/api/v1/namespaces/default/jobs/first/cancel`, { method: 'POST' });
+    expect(cancelled.status).toBe(200);
+    await eventually(async () => (await t.db.query("SELECT 1 FROM jobs WHERE name = 'second' AND phase = 'Succeeded'")).rowCount === 1, { timeoutMs: 60_000, what: 'second to finish' });
+    // Judge by when the node really stopped the cancelled run (its stop line), not by the cancel.
+    const stopped = () => readFileSync(cluster.nodeLogFile(firstNode), 'utf8').split('\n').some((l) => l.includes('"stop"') && l.includes('default/first'));
+    await eventually(stopped, { timeoutMs: 30_000, what: 'the cancelled run to stop on its node' });
+    const findings = await runFindings(t.db, NODES.map((n) => cluster.nodeLogFile(n)));
+    if (broken) expect(findings.overQueueLimit.length).toBeGreaterThan(0);
+    else expect(findings).toEqual(CLEAN);
+    rmSync(scratch, { recursive: true, force: true });
   });
 });

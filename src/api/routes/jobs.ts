@@ -1,4 +1,5 @@
 // Jobs: create (YAML or JSON), get, list, delete, cancel, replay. Any replica, no leader needed.
+import { overdueSlackMs } from '../../config.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { readSubmissionOffLoop } from '../validation/off-loop.js';
@@ -69,7 +70,7 @@ export function jobRoutes(app: FastifyInstance, ctx: ApiContext): void {
 
   app.delete<{ Params: JobParams }>('/api/v1/namespaces/:namespace/jobs/:name', async (request) => {
     const { namespace, name } = request.params;
-    const result = await deleteJob(ctx.db, namespace, name);
+    const result = await deleteJob(ctx.db, namespace, name, overdueSlackMs(ctx.timings));
     if (result.outcome === 'not-found') throw notFound(namespace, name);
     if (result.outcome === 'owned') throw new HttpError(409, `job ${namespace}/${name} belongs to workflow ${result.workflow}: delete the workflow (fencer delete workflow ${result.workflow})`);
     return presentJob(result.job);
@@ -77,7 +78,7 @@ export function jobRoutes(app: FastifyInstance, ctx: ApiContext): void {
 
   app.post<{ Params: JobParams }>('/api/v1/namespaces/:namespace/jobs/:name/cancel', async (request) => {
     const { namespace, name } = request.params;
-    const result = await cancelJob(ctx.db, namespace, name);
+    const result = await cancelJob(ctx.db, namespace, name, overdueSlackMs(ctx.timings));
     if (result.outcome === 'not-found') throw notFound(namespace, name);
     if (result.outcome === 'finished') throw new HttpError(409, `job ${namespace}/${name} already finished (${result.job.phase})`);
     if (result.outcome === 'owned') throw new HttpError(409, `job ${namespace}/${name} belongs to workflow ${result.workflow}`);

@@ -45,12 +45,12 @@ export function workflowRoutes(app: FastifyInstance, ctx: ApiContext): void {
 
   app.delete<{ Params: WorkflowParams }>('/api/v1/namespaces/:namespace/workflows/:name', async (request) => {
     const { namespace, name } = request.params;
-    return answer(await deleteWorkflow(ctx.db, namespace, name, actorOf(request)), namespace, name);
+    return answer(await deleteWorkflow(ctx.db, namespace, name, actorOf(request), overdueSlackMs(ctx.timings)), namespace, name);
   });
 
   app.post<{ Params: WorkflowParams }>('/api/v1/namespaces/:namespace/workflows/:name/cancel', async (request) => {
     const { namespace, name } = request.params;
-    return answer(await cancelWorkflow(ctx.db, namespace, name, actorOf(request)), namespace, name);
+    return answer(await cancelWorkflow(ctx.db, namespace, name, actorOf(request), overdueSlackMs(ctx.timings)), namespace, name);
   });
 
   // Runs a finished workflow again from its failed jobs; succeeded jobs are not run again.

@@ -5,7 +5,7 @@ SELECT q.*, coalesce(u.running, 0)::int AS running, coalesce(u.cpu, 0)::bigint A
 FROM queues q
 LEFT JOIN LATERAL (SELECT count(*) AS running, sum(a.cpu_millis) AS cpu, sum(a.memory_bytes) AS memory
                    FROM assignments a
-                   WHERE a.namespace = q.namespace AND a.queue = q.name AND a.state IN ('Assigned', 'Running')) u ON true
+                   WHERE a.namespace = q.namespace AND a.queue = q.name AND fencer_holds_share(a.state, a.holds_until)) u ON true
 LEFT JOIN LATERAL (SELECT count(*)::int AS pending FROM jobs j
                    WHERE j.namespace = q.namespace AND j.queue = q.name AND j.phase = 'Pending') p ON true
 LEFT JOIN LATERAL (SELECT j.name, j.created_at FROM jobs j
