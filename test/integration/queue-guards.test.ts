@@ -6,7 +6,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { registerNode } from '../../src/store/nodes.js';
 import { submitJobs } from '../../src/store/jobs.js';
-import { applyQueue } from '../../src/store/queues.js';
+import { applyQueue, applyQuota } from '../../src/store/queues.js';
+import { eventually } from '../helpers/eventually.js';
+import { sql } from '../../src/store/sql.js';
+import { randomUUID } from 'node:crypto';
 import { commitPlacements, readPlacementInput } from '../../src/store/decisions.js';
 import { bestFit } from '../../src/scheduling/best-fit.js';
 import { newShareMemory } from '../../src/scheduling/fair-share.js';
@@ -55,5 +58,43 @@ describe.each([{ broken: false }, { broken: true }])('the database checks queue 
     else await expect(commit).rejects.toThrow(/queue default\/limited would run 5 jobs/);
     const active = (await t.db.query("SELECT count(*)::int AS n FROM assignments WHERE queue = 'limited' AND state IN ('Assigned', 'Running')")).rows[0].n;
     expect(active).toBe(broken ? 5 : 0);
+  });
+});
+
+// A limit put on a queue that had none, or a namespace quota created, while a placement into it
+// is between the limits check and its commit: the user's write waits for the placement (then
+// the placement was before the limit existed), instead of being acknowledged while a placement
+// past it is about to commit (found by an independent review).
+describe('a limit added while a placement commits', () => {
+  it.each([
+    { what: 'a queue limit', write: (t: TestDatabase) => applyQueue(t.db, { ...limited(1), name: 'open' }) },
+    {
+      what: 'a namespace quota',
+      write: (t: TestDatabase) =>
+        applyQuota(t.db, { namespace: 'default', name: 'rq', labels: {}, spec: {}, pendingJobs: null, cpuLimitMillis: 1000, memoryLimitBytes: null, ratePerSecond: null, rateBurst: null }),
+    },
+  ])('$what waits for the placement to commit', async ({ write }) => {
+    const t = await freshDatabase(`queue_limit_added_${write.length}_${Math.random().toString(36).slice(2, 6)}`);
+    open.push(t);
+    await registerNode(t.db, 'n1', 8000, 16 * 1024 ** 3, {});
+    await applyQueue(t.db, { ...limited(1), name: 'open', spec: {}, concurrencyLimit: null });
+    const submitted = await submitJobs(t.db, [0, 1, 2].map((i) => ({ ...jobRequest(`j${i}`), queue: 'open' })));
+    if (submitted.outcome !== 'accepted') throw new Error('not accepted');
+    const uids = submitted.results.map((r) => r.job.uid);
+    const placing = await t.db.connect();
+    try {
+      await placing.query('BEGIN');
+      await placing.query(sql('placement/place'), [uids, uids.map(() => 'n1'), uids.map(() => randomUUID()), 1, 60_000]);
+      let acknowledged = false;
+      const userWrite = write(t).then(() => (acknowledged = true));
+      const waiting = async () =>
+        (await t.db.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()")).rowCount! > 0;
+      await eventually(async () => acknowledged || (await waiting()), { what: 'the user write to finish or wait' });
+      expect(acknowledged).toBe(false);
+      await placing.query('COMMIT');
+      await userWrite;
+    } finally {
+      placing.release();
+    }
   });
 });
