@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { machine, percentile, resultName, writeResult, writeResultFile } from '../bench/results.js';
 import { DEFAULT_POLICY, FIT_RULES, ORDERINGS, parsePolicy } from '../scheduling/policies.js';
 import { onTerminate } from '../lifecycle.js';
-import { positive, runtimeOption } from './options.js';
+import { fail, positive, runtimeOption } from './options.js';
 
 export function registerBenchCommands(program: Command): void {
   const bench = program.command('bench').description('benchmarks; results go to bench/results/');
@@ -57,6 +57,7 @@ export function registerBenchCommands(program: Command): void {
   registerOverloadBench(bench);
   registerCancelBench(bench);
   registerWorkflowBench(bench);
+  registerFairnessBench(bench);
   bench
     .command('packing')
     .description('a seeded backlog of jobs on nodes in Docker containers: CPU and memory use, time to finish, round times')
@@ -101,6 +102,71 @@ export function registerBenchCommands(program: Command): void {
       process.stdout.write(`\n${report}`);
       process.stdout.write(`\nwritten to ${writeResultFile(resultName('packing', date, 'md'), report)}\n`);
       process.exit(result.verdict.ok ? 0 : 1);
+    });
+}
+
+function registerFairnessBench(bench: Command): void {
+  bench
+    .command('fairness')
+    .description('fair share on a real cluster: a flood against a steady trickle with fair share on and off, and queue weights 3:1 under saturation')
+    .option('--case <case>', 'flood, weights or all', 'all')
+    .option('--flood <n>', "tenant A's jobs, submitted at once", '10000')
+    .option('--trickle-ms <ms>', 'tenants B and C each submit one job this often', '200')
+    .option('--nodes <n>', 'nodes', '10')
+    .option('--node-cpu <n>', 'CPUs per node (4 GiB of memory per CPU); every job takes 1 CPU / 1 GiB', '4')
+    .option('--duration-ms <ms>', "every job's run time (the flood's: their mean)", '1000')
+    .option('--spread <percent>', "the flood's durations: uniform within ± this % of --duration-ms (0: all equal)", '50')
+    .option('--seed <n>', "seed of the flood's durations", '1')
+    .option('--weights-seconds <n>', 'the weights case keeps both queues waiting about this long', '120')
+    .option('--window-seconds <n>', "the weights case's window", '30')
+    .option('--replicas <n>', 'control-plane replicas', '3')
+    .option('--runtime <runtime>', 'process or docker (falls back to process, and says so, without an engine)', 'process')
+    .option('--nodes-per-process <n>', 'nodes hosted by one agent process or container', '1')
+    .action(async (opts: Record<'case' | 'flood' | 'trickleMs' | 'nodes' | 'nodeCpu' | 'durationMs' | 'spread' | 'seed' | 'weightsSeconds' | 'windowSeconds' | 'replicas' | 'runtime' | 'nodesPerProcess', string>) => {
+      if (!['flood', 'weights', 'all'].includes(opts.case)) fail(`--case: "${opts.case}" is not flood, weights or all`);
+      if (Number(opts.spread) > 90) fail(`--spread: ${opts.spread} % would leave some jobs (almost) no run time; at most 90`);
+      const runtime = runtimeOption(opts.runtime);
+      const numbers = {
+        flood: positive(opts.flood, '--flood'),
+        trickleMs: positive(opts.trickleMs, '--trickle-ms'),
+        nodes: positive(opts.nodes, '--nodes'),
+        nodeCpu: positive(opts.nodeCpu, '--node-cpu'),
+        durationMs: positive(opts.durationMs, '--duration-ms'),
+        spread: positive(opts.spread, '--spread', true) / 100,
+        seed: positive(opts.seed, '--seed'),
+        weightsSeconds: positive(opts.weightsSeconds, '--weights-seconds'),
+        windowSeconds: positive(opts.windowSeconds, '--window-seconds'),
+        replicas: positive(opts.replicas, '--replicas'),
+        nodesPerProcess: positive(opts.nodesPerProcess, '--nodes-per-process'),
+      };
+      const { runFairnessBench } = await import('../bench/fairness.js');
+      const { allClean, fairnessPlots, fairnessReport } = await import('../bench/fairness-report.js');
+      // Ctrl-C or SIGTERM stops the cluster it started before exiting.
+      const { leaveSignalsToTheProgram } = await import('../store/embedded.js');
+      leaveSignalsToTheProgram();
+      const interrupted = new AbortController();
+      const run = runFairnessBench({
+        ...numbers,
+        cases: opts.case === 'all' ? ['flood', 'weights'] : [opts.case as 'flood' | 'weights'],
+        runtime,
+        signal: interrupted.signal,
+        log: (line) => process.stdout.write(`${line}\n`),
+      });
+      onTerminate(async () => {
+        interrupted.abort(new Error('interrupted'));
+        await run.catch(() => undefined);
+      }, (line) => process.stdout.write(`${line}\n`));
+      const result = await run;
+      const date = new Date();
+      const command = `${process.env.DATABASE_URL ? 'DATABASE_URL=… ' : ''}fencer bench fairness --case ${opts.case} --flood ${opts.flood} --trickle-ms ${opts.trickleMs} --nodes ${opts.nodes} --node-cpu ${opts.nodeCpu} --duration-ms ${opts.durationMs} --spread ${opts.spread} --seed ${opts.seed} --weights-seconds ${opts.weightsSeconds} --window-seconds ${opts.windowSeconds} --replicas ${opts.replicas} --runtime ${opts.runtime} --nodes-per-process ${opts.nodesPerProcess}`;
+      const plots = fairnessPlots(result);
+      const plotFiles: { waits?: string; shares?: string } = {};
+      if (plots.waits) writeResultFile((plotFiles.waits = resultName('fairness', date, 'svg')), plots.waits);
+      if (plots.shares) writeResultFile((plotFiles.shares = resultName('fairness', date, 'weights.svg')), plots.shares);
+      const report = fairnessReport(result, command, date, plotFiles);
+      process.stdout.write(`\n${report}`);
+      process.stdout.write(`\nwritten to ${writeResult('fairness', report, date)}\n`);
+      process.exit(allClean(result) ? 0 : 1);
     });
 }
 
