@@ -11,7 +11,8 @@
 //   3. never early          — nothing is placed (history) or started (run log) before the
 //                             job's due_at in force for that attempt;
 //      queues within limits — at no instant do the runs of a queue's jobs (run logs; the queue
-//                             from the job's creation row) exceed its limits (CheckInput.queueLimits).
+//                             from the job's creation row), or of a namespace with a quota,
+//                             exceed their limits (CheckInput.queueLimits).
 import type { RunLogLine } from '../agent/run-log.js';
 
 /** One row of the `history` table (README "The history"); times in ms since the Unix epoch. */
@@ -38,10 +39,15 @@ export interface HistoryRow {
   queue?: string | null;
 }
 
-/** A queue's hard limits (null: none), as the queues table has them at the end of the run. */
+/**
+ * A queue's hard limits (null: none), or a namespace quota's (scope namespace), as the database
+ * has them at the end of the run.
+ */
 export interface QueueLimit {
-  /** namespace/name */
+  /** namespace/name of a queue, or the namespace of a quota */
   queue: string;
+  /** absent: a queue */
+  scope?: 'queue' | 'namespace';
   concurrencyLimit: number | null;
   cpuMillis: number | null;
   memoryBytes: number | null;
@@ -436,17 +442,19 @@ function findOvercommits(runs: Run[]): OvercommitCase[] {
 // Over a queue's limits: sweep the runs of each limited queue's jobs in time order, ends before
 // starts at the same instant, as for a node; each episode of exceeding is reported once.
 function findOverQueueLimit(runs: Run[], history: HistoryRow[], limits: QueueLimit[]): OverQueueLimitCase[] {
-  const limited = new Map(limits.filter((l) => l.concurrencyLimit !== null || l.cpuMillis !== null || l.memoryBytes !== null).map((l) => [l.queue, l]));
-  if (limited.size === 0) return [];
+  const limited = limits.filter((l) => l.concurrencyLimit !== null || l.cpuMillis !== null || l.memoryBytes !== null);
+  if (limited.length === 0) return [];
   const queueOf = new Map<string, string>();
   for (const row of history) if (row.entity === 'job' && row.queue) queueOf.set(row.jobUid, row.queue);
+  const scopeOf = (run: Run, scope: QueueLimit['scope']) => (scope === 'namespace' ? run.job.split('/')[0]! : (queueOf.get(run.jobUid) ?? ''));
   const cases: OverQueueLimitCase[] = [];
-  for (const [queue, queueRuns] of groupBy(runs.filter((r) => limited.has(queueOf.get(r.jobUid) ?? '')), (r) => queueOf.get(r.jobUid)!)) {
-    const limit = limited.get(queue)!;
-    const events = queueRuns.flatMap((run) => [
-      { ms: run.start.ms, delta: 1, run },
-      { ms: endMs(run), delta: -1, run },
-    ]);
+  for (const limit of limited) {
+    const events = runs
+      .filter((r) => scopeOf(r, limit.scope) === limit.queue)
+      .flatMap((run) => [
+        { ms: run.start.ms, delta: 1, run },
+        { ms: endMs(run), delta: -1, run },
+      ]);
     events.sort((a, b) => a.ms - b.ms || a.delta - b.delta);
     const running = new Set<Run>();
     let cpu = 0;
@@ -462,7 +470,7 @@ function findOverQueueLimit(runs: Run[], history: HistoryRow[], limits: QueueLim
         (limit.cpuMillis !== null && cpu > limit.cpuMillis) ||
         (limit.memoryBytes !== null && memory > limit.memoryBytes);
       if (exceeds && !over && e.delta > 0) {
-        cases.push({ queue, at: instant(e.ms), running: running.size, cpuMillis: cpu, memoryBytes: memory, limit, runs: [...running].map((r) => ({ job: r.job, assignment: r.assignment, node: r.node })) });
+        cases.push({ queue: limit.queue, at: instant(e.ms), running: running.size, cpuMillis: cpu, memoryBytes: memory, limit, runs: [...running].map((r) => ({ job: r.job, assignment: r.assignment, node: r.node })) });
       }
       over = exceeds;
     }

@@ -68,10 +68,10 @@ export async function readCheckInput(source: string | Queryable, logPaths: strin
   return { history: await readHistory(source), runs: readRunLogs(logPaths), queueLimits: await readQueueLimits(source) };
 }
 
-/** Every queue's hard limits, as the queues table has them now. */
+/** Every queue's hard limits and every namespace quota on CPU or memory, as the database has them now. */
 export async function readQueueLimits(source: string | Queryable): Promise<QueueLimit[]> {
-  type Raw = { queue: string; concurrency_limit: number | null; cpu: number | null; memory: number | null };
-  const toLimits = (rows: Raw[]) => rows.map((r) => ({ queue: r.queue, concurrencyLimit: r.concurrency_limit, cpuMillis: r.cpu, memoryBytes: r.memory }));
+  type Raw = { queue: string; scope: 'queue' | 'namespace'; concurrency_limit: number | null; cpu: number | null; memory: number | null };
+  const toLimits = (rows: Raw[]) => rows.map((r) => ({ queue: r.queue, scope: r.scope, concurrencyLimit: r.concurrency_limit, cpuMillis: r.cpu, memoryBytes: r.memory }));
   if (typeof source !== 'string') return toLimits((await source.query<Raw>(sql('checker/queue_limits'))).rows);
   const client = new pg.Client({ connectionString: source, connectionTimeoutMillis: 10_000 });
   await client.connect();

@@ -81,11 +81,11 @@ async function leaderAfter(c: Cluster, epoch: number): Promise<void> {
 }
 
 describe('queue limits and quotas on a real cluster', () => {
-  it('hold through a leader kill and a leader freeze, by the nodes’ logs; a rate-limited namespace keeps its token bucket', async () => {
+  it('hold through a leader kill and a leader freeze, by the nodes’ logs; a namespace keeps its CPU quota and its token bucket', async () => {
     const { t, cluster } = await start('queues');
     await applyQueue(t.db, queue('default', 'limited', { concurrencyLimit: 3 }));
     await applyQueue(t.db, queue('default', 'capped', { cpuLimitMillis: 2000 }));
-    await applyQuota(t.db, { namespace: 'rated', name: 'limits', labels: {}, spec: {}, pendingJobs: null, cpuLimitMillis: null, memoryLimitBytes: null, ratePerSecond: 4, rateBurst: 2 });
+    await applyQuota(t.db, { namespace: 'rated', name: 'limits', labels: {}, spec: {}, pendingJobs: null, cpuLimitMillis: 2000, memoryLimitBytes: null, ratePerSecond: 4, rateBurst: 2 });
 
     const jobs = Promise.all([
       flow(cluster, 'limited', 24, 40, { queue: 'limited' }),

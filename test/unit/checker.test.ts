@@ -344,3 +344,20 @@ describe('queue limits, from the nodes’ logs', () => {
     expect(check({ ...queueRuns([[10, 100], [20, 60], [50, 80]]), queueLimits: [] }).overQueueLimit).toEqual([]);
   });
 });
+
+describe('namespace quotas, from the nodes’ logs', () => {
+  it('catches a namespace holding more CPU than its quota across queues', () => {
+    const history: HistoryRow[] = [];
+    const runs: RunLogLine[] = [];
+    [['default/a', 10, 100], ['default/b', 20, 60], ['other/c', 30, 70]].forEach(([queue, from, to], i) => {
+      const uid = `uid-n${i}`;
+      const job = `${(queue as string).split('/')[0]}/n${i}`;
+      history.push(...new History().job(0, null, 'Pending', { queue: queue as string }).rows.map((r) => ({ ...r, id: r.id + 100 * i, jobUid: uid, job })));
+      const extra = { jobUid: uid, job, cpuMillis: 1000, memoryBytes: 1024, nodeCpuMillis: 4000, nodeMemoryBytes: 4096 };
+      runs.push(line('start', from as number, `a${i}`, `node-${i}`, extra), line('stop', to as number, `a${i}`, `node-${i}`, extra));
+    });
+    const quota = { queue: 'default', scope: 'namespace' as const, concurrencyLimit: null, cpuMillis: 1500, memoryBytes: null };
+    expect(check({ history, runs, queueLimits: [quota] }).overQueueLimit).toMatchObject([{ queue: 'default', cpuMillis: 2000 }]);
+    expect(check({ history, runs, queueLimits: [{ ...quota, cpuMillis: 2000 }] }).overQueueLimit).toEqual([]);
+  });
+});

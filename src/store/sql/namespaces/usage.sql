@@ -4,6 +4,6 @@ SELECT p.pending, u.running, u.cpu AS allocated_cpu_millis, u.memory AS allocate
        o.name AS oldest_pending_name, o.created_at AS oldest_pending_at
 FROM (SELECT count(*)::int AS pending FROM jobs WHERE namespace = $1 AND phase = 'Pending') p
 CROSS JOIN (SELECT count(*)::int AS running, coalesce(sum(cpu_millis), 0)::bigint AS cpu, coalesce(sum(memory_bytes), 0)::bigint AS memory
-            FROM assignments WHERE namespace = $1 AND fencer_holds_share(state, holds_until)) u
+            FROM share_holders WHERE namespace = $1) u
 LEFT JOIN LATERAL (SELECT name, created_at FROM jobs WHERE namespace = $1 AND phase = 'Pending'
                    ORDER BY created_at, uid LIMIT 1) o ON true

@@ -8,10 +8,12 @@ WITH lanes AS (
   SELECT q.namespace, q.name AS queue, l.lane
   FROM queues q CROSS JOIN (VALUES (0::smallint), (1::smallint), (2::smallint)) AS l(lane)
 ), ready AS (
+  -- A probe per lane (LIMIT 1 keeps it an index probe, never a scan of every pending job).
   SELECT l.* FROM lanes l
-  WHERE EXISTS (SELECT 1 FROM jobs j
-                WHERE j.namespace = l.namespace AND j.queue = l.queue AND j.lane = l.lane
-                  AND j.phase = 'Pending' AND NOT j.waiting AND j.due_at <= now())
+  CROSS JOIN LATERAL (SELECT 1 FROM jobs j
+                      WHERE j.namespace = l.namespace AND j.queue = l.queue AND j.lane = l.lane
+                        AND j.phase = 'Pending' AND NOT j.waiting AND j.due_at <= now()
+                      LIMIT 1) any_ready
 )
 SELECT j.uid, j.namespace, j.queue, j.lane, j.cpu_millis, j.memory_bytes, j.duration_ms, coalesce(j.path_ms, j.duration_ms) AS path_ms,
        j.node_selector, j.image, j.pool, j.reason

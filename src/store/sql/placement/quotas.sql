@@ -8,6 +8,6 @@ SELECT r.namespace, r.name, r.cpu_limit_millis, r.memory_limit_bytes, r.rate_per
        END AS tokens
 FROM resource_quotas r
 LEFT JOIN (SELECT namespace, sum(cpu_millis) AS cpu, sum(memory_bytes) AS memory
-           FROM assignments WHERE fencer_holds_share(state, holds_until) GROUP BY namespace) u
+           FROM share_holders GROUP BY namespace) u
   ON u.namespace = r.namespace
 ORDER BY r.namespace

@@ -4,8 +4,8 @@ SELECT q.*, coalesce(u.running, 0)::int AS running, coalesce(u.cpu, 0)::bigint A
        coalesce(u.memory, 0)::bigint AS allocated_memory_bytes, p.pending, o.name AS oldest_pending_name, o.created_at AS oldest_pending_at
 FROM queues q
 LEFT JOIN LATERAL (SELECT count(*) AS running, sum(a.cpu_millis) AS cpu, sum(a.memory_bytes) AS memory
-                   FROM assignments a
-                   WHERE a.namespace = q.namespace AND a.queue = q.name AND fencer_holds_share(a.state, a.holds_until)) u ON true
+                   FROM share_holders a
+                   WHERE a.namespace = q.namespace AND a.queue = q.name) u ON true
 LEFT JOIN LATERAL (SELECT count(*)::int AS pending FROM jobs j
                    WHERE j.namespace = q.namespace AND j.queue = q.name AND j.phase = 'Pending') p ON true
 LEFT JOIN LATERAL (SELECT j.name, j.created_at FROM jobs j

@@ -3,8 +3,8 @@
 SELECT r.*, p.pending, coalesce(u.cpu, 0)::bigint AS allocated_cpu_millis, coalesce(u.memory, 0)::bigint AS allocated_memory_bytes,
        o.name AS oldest_pending_name, o.created_at AS oldest_pending_at
 FROM resource_quotas r
-LEFT JOIN LATERAL (SELECT sum(a.cpu_millis) AS cpu, sum(a.memory_bytes) AS memory FROM assignments a
-                   WHERE a.namespace = r.namespace AND fencer_holds_share(a.state, a.holds_until)) u ON true
+LEFT JOIN LATERAL (SELECT sum(a.cpu_millis) AS cpu, sum(a.memory_bytes) AS memory FROM share_holders a
+                   WHERE a.namespace = r.namespace) u ON true
 LEFT JOIN LATERAL (SELECT count(*)::int AS pending FROM jobs j WHERE j.namespace = r.namespace AND j.phase = 'Pending') p ON true
 LEFT JOIN LATERAL (SELECT j.name, j.created_at FROM jobs j WHERE j.namespace = r.namespace AND j.phase = 'Pending'
                    ORDER BY j.created_at, j.uid LIMIT 1) o ON true
