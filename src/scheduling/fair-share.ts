@@ -61,6 +61,9 @@ export interface Shares {
   memory: ShareMemory;
   /** Test-only (guard queue-limit-plan): the round places past queue limits and quotas. */
   ignoreLimits?: boolean;
+  /** Reasons already written (the round leaves them out) and how many new ones it may return. */
+  reasonKnown?: (jobUid: string, reason: string, message: string) => boolean;
+  maxReasons?: number;
 }
 
 export interface ShareMemory {
@@ -217,24 +220,35 @@ export class ShareSequence {
     }
   }
 
-  /** Why each job held back by a limit waits; the round's other unplaced jobs wait for their share. */
+  /**
+   * Why each job held back by a limit waits; the round's other unplaced jobs wait for their share.
+   * Only reasons not written yet, up to the round's budget: a backlog of 10,000 is not 10,000
+   * objects a round.
+   */
   waiting(unplaced: readonly PendingJob[]): Waiting[] {
     this.saveMemory();
-    return unplaced.map((job) => {
-      const held = this.held.get(job.uid);
-      if (held) return held;
-      const atLimit = this.limitOf(job, true);
-      if (atLimit) return atLimit;
-      const queue = job.queue ?? 'default';
-      const weight = this.queueOf(job).weight;
-      return {
-        jobUid: job.uid,
-        reason: 'WaitingForShare',
-        message: this.shares.fairShare
-          ? `waiting for room: queues with ready jobs share the cluster by weight (queue ${queue}, weight ${weight})`
-          : 'waiting for room: jobs are placed in arrival order (fair share is off)',
-      };
-    });
+    const known = this.shares.reasonKnown ?? (() => false);
+    const max = this.shares.maxReasons ?? Infinity;
+    const shareMessages = new Map<string, string>();
+    const out: Waiting[] = [];
+    for (const job of unplaced) {
+      if (out.length >= max) break;
+      const w = this.held.get(job.uid) ?? this.limitOf(job, true) ?? this.shareWait(job, shareMessages);
+      if (!known(w.jobUid, w.reason, w.message)) out.push(w);
+    }
+    return out;
+  }
+
+  private shareWait(job: PendingJob, messages: Map<string, string>): Waiting {
+    const queue = job.queue ?? 'default';
+    let message = messages.get(queue);
+    if (message === undefined) {
+      message = this.shares.fairShare
+        ? `waiting for room: queues with ready jobs share the cluster by weight (queue ${queue}, weight ${this.queueOf(job).weight})`
+        : 'waiting for room: jobs are placed in arrival order (fair share is off)';
+      messages.set(queue, message);
+    }
+    return { jobUid: job.uid, reason: 'WaitingForShare', message };
   }
 
   /**

@@ -58,12 +58,14 @@ export class Placement implements Reconciler {
       quotas: input.quotas,
       memory: this.shareMemory,
       ignoreLimits: guardBroken('queue-limit-plan'),
+      reasonKnown: (uid, reason, message) => this.marked.get(uid) === `${reason}: ${message}`,
+      maxReasons: REASONS_PER_ROUND,
     };
     const round = bestFit(jobs, nodes, this.fairShare ? this.policy : { ...this.policy, ordering: 'arrival' }, { ignorePool: guardBroken('pool-match'), ignoreLabels: guardBroken('label-match') }, shares);
     placementDecideSeconds.observe((performance.now() - decideAt) / 1000);
     const reasons = [
       ...round.unschedulable.map((u) => ({ jobUid: u.jobUid, reason: 'Unschedulable', message: u.message })),
-      ...round.waiting,
+      ...round.waiting, // already without the reasons written before
     ].filter((w) => this.marked.get(w.jobUid) !== `${w.reason}: ${w.message}`);
     let placed = 0;
     if (round.placements.length > 0) {
@@ -79,7 +81,7 @@ export class Placement implements Reconciler {
     }
     placementRoundSeconds.observe((performance.now() - startedAt) / 1000);
     if (placed > 0) log.info({ placed, pending: jobs.length }, 'placed jobs');
-    return (input.full && placed > 0) || reasons.length > REASONS_PER_ROUND ? 'requeue' : 'done';
+    return (input.full && placed > 0) || reasons.length >= REASONS_PER_ROUND ? 'requeue' : 'done';
   }
 }
 
