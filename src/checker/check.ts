@@ -407,40 +407,56 @@ function findOverlaps(runs: Run[]): OverlapCase[] {
   return cases;
 }
 
-// Overcommitted: sweep each node's runs (all its processes) in time order, ends before starts at
-// the same instant (touching is not overlapping); report each episode of exceeding once.
+/** What runs at an instant of a sweep: the runs, and the CPU and memory they hold. */
+interface Running {
+  runs: Set<Run>;
+  cpu: number;
+  memory: number;
+}
+
+/**
+ * Sweeps runs in time order, ends before starts at the same instant (touching is not
+ * overlapping), and calls `episode` at the start that begins each episode of `exceeds`.
+ */
+function sweep(runs: Run[], exceeds: (now: Running, latest: Run) => boolean, episode: (now: Running, ms: number) => void): void {
+  const events = runs.flatMap((run) => [
+    { ms: run.start.ms, delta: 1, run },
+    { ms: endMs(run), delta: -1, run },
+  ]);
+  events.sort((a, b) => a.ms - b.ms || a.delta - b.delta);
+  const now: Running = { runs: new Set(), cpu: 0, memory: 0 };
+  let over = false;
+  for (const e of events) {
+    if (e.delta > 0) now.runs.add(e.run);
+    else now.runs.delete(e.run);
+    now.cpu += e.delta * (e.run.cpuMillis ?? 0);
+    now.memory += e.delta * (e.run.memoryBytes ?? 0);
+    const exceeding = exceeds(now, e.run);
+    if (exceeding && !over && e.delta > 0) episode(now, e.ms);
+    over = exceeding;
+  }
+}
+
+// Overcommitted: each node's runs (all its processes) against what it has.
 function findOvercommits(runs: Run[]): OvercommitCase[] {
   const cases: OvercommitCase[] = [];
   const sized = runs.filter((r) => r.cpuMillis !== undefined && r.memoryBytes !== undefined && r.nodeCpuMillis !== undefined && r.nodeMemoryBytes !== undefined);
   for (const [node, nodeRuns] of groupBy(sized, (r) => r.node)) {
-    const events = nodeRuns.flatMap((run) => [
-      { ms: run.start.ms, delta: 1, run },
-      { ms: endMs(run), delta: -1, run },
-    ]);
-    events.sort((a, b) => a.ms - b.ms || a.delta - b.delta);
-    const running = new Set<Run>();
-    let cpu = 0;
-    let memory = 0;
-    let over = false;
-    for (const e of events) {
-      if (e.delta > 0) running.add(e.run);
-      else running.delete(e.run);
-      cpu += e.delta * e.run.cpuMillis!;
-      memory += e.delta * e.run.memoryBytes!;
-      // What the node has, as its newest start line says (a node may come back with another size).
-      const capacity = { cpuMillis: e.run.nodeCpuMillis!, memoryBytes: e.run.nodeMemoryBytes! };
-      const exceeds = cpu > capacity.cpuMillis || memory > capacity.memoryBytes;
-      if (exceeds && !over && e.delta > 0) {
-        cases.push({ node, at: instant(e.ms), cpuMillis: cpu, memoryBytes: memory, capacity, running: [...running].map((r) => ({ job: r.job, assignment: r.assignment })) });
-      }
-      over = exceeds;
-    }
+    // What the node has, as its newest start line says (a node may come back with another size).
+    let capacity = { cpuMillis: 0, memoryBytes: 0 };
+    sweep(
+      nodeRuns,
+      (now, latest) => {
+        capacity = { cpuMillis: latest.nodeCpuMillis!, memoryBytes: latest.nodeMemoryBytes! };
+        return now.cpu > capacity.cpuMillis || now.memory > capacity.memoryBytes;
+      },
+      (now, ms) => cases.push({ node, at: instant(ms), cpuMillis: now.cpu, memoryBytes: now.memory, capacity, running: [...now.runs].map((r) => ({ job: r.job, assignment: r.assignment })) }),
+    );
   }
   return cases;
 }
 
-// Over a queue's limits: sweep the runs of each limited queue's jobs in time order, ends before
-// starts at the same instant, as for a node; each episode of exceeding is reported once.
+// Over a queue's limits (or a namespace quota's): the runs of its jobs against its limits.
 function findOverQueueLimit(runs: Run[], history: HistoryRow[], limits: QueueLimit[]): OverQueueLimitCase[] {
   const limited = limits.filter((l) => l.concurrencyLimit !== null || l.cpuMillis !== null || l.memoryBytes !== null);
   if (limited.length === 0) return [];
@@ -449,31 +465,23 @@ function findOverQueueLimit(runs: Run[], history: HistoryRow[], limits: QueueLim
   const scopeOf = (run: Run, scope: QueueLimit['scope']) => (scope === 'namespace' ? run.job.split('/')[0]! : (queueOf.get(run.jobUid) ?? ''));
   const cases: OverQueueLimitCase[] = [];
   for (const limit of limited) {
-    const events = runs
-      .filter((r) => scopeOf(r, limit.scope) === limit.queue)
-      .flatMap((run) => [
-        { ms: run.start.ms, delta: 1, run },
-        { ms: endMs(run), delta: -1, run },
-      ]);
-    events.sort((a, b) => a.ms - b.ms || a.delta - b.delta);
-    const running = new Set<Run>();
-    let cpu = 0;
-    let memory = 0;
-    let over = false;
-    for (const e of events) {
-      if (e.delta > 0) running.add(e.run);
-      else running.delete(e.run);
-      cpu += e.delta * (e.run.cpuMillis ?? 0);
-      memory += e.delta * (e.run.memoryBytes ?? 0);
-      const exceeds =
-        (limit.concurrencyLimit !== null && running.size > limit.concurrencyLimit) ||
-        (limit.cpuMillis !== null && cpu > limit.cpuMillis) ||
-        (limit.memoryBytes !== null && memory > limit.memoryBytes);
-      if (exceeds && !over && e.delta > 0) {
-        cases.push({ queue: limit.queue, at: instant(e.ms), running: running.size, cpuMillis: cpu, memoryBytes: memory, limit, runs: [...running].map((r) => ({ job: r.job, assignment: r.assignment, node: r.node })) });
-      }
-      over = exceeds;
-    }
+    sweep(
+      runs.filter((r) => scopeOf(r, limit.scope) === limit.queue),
+      (now) =>
+        (limit.concurrencyLimit !== null && now.runs.size > limit.concurrencyLimit) ||
+        (limit.cpuMillis !== null && now.cpu > limit.cpuMillis) ||
+        (limit.memoryBytes !== null && now.memory > limit.memoryBytes),
+      (now, ms) =>
+        cases.push({
+          queue: limit.queue,
+          at: instant(ms),
+          running: now.runs.size,
+          cpuMillis: now.cpu,
+          memoryBytes: now.memory,
+          limit,
+          runs: [...now.runs].map((r) => ({ job: r.job, assignment: r.assignment, node: r.node })),
+        }),
+    );
   }
   return cases;
 }
