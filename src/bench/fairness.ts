@@ -18,6 +18,7 @@
 // runs accrue in every 30 s window (1 s apart) of that time, and the ratio.
 //
 // Each run ends with the checker over its history and the nodes' run logs.
+import { holdOverhead, type HoldOverhead } from './hold-overhead.js';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,19 +91,6 @@ export interface RunFacts {
   /** From the leader's /metrics. */
   rounds: { decide: RoundTimings; round: RoundTimings };
   hold: HoldOverhead;
-}
-
-/** How long placements held their node's CPU beyond their job's run (placement commit to finish report). */
-export interface HoldOverhead {
-  assignments: number;
-  /** Placement committed → start report applied. */
-  toStartP50Ms: number;
-  toStartP99Ms: number;
-  /** Held minus the job's duration. */
-  beyondRunP50Ms: number;
-  beyondRunP99Ms: number;
-  /** Share of all allocated node-time that was beyond the runs. */
-  shareOfHeld: number;
 }
 
 export interface FloodFacts {
@@ -343,26 +331,6 @@ async function sample(run: Run, since: number, opts: FairnessOptions, more: (s: 
     opts.signal?.throwIfAborted();
     await delay(SAMPLE_MS);
   }
-}
-
-/** Every job's creation, first Running (history) and finish, by the database's clock. */
-async function holdOverhead(db: Db): Promise<HoldOverhead> {
-  return (
-    await db.query<HoldOverhead>(
-      `WITH held AS (
-         SELECT extract(epoch FROM started_at - created_at) * 1000 AS to_start,
-                extract(epoch FROM finished_at - created_at) * 1000 AS held,
-                duration_ms
-         FROM assignments WHERE state = 'Succeeded')
-       SELECT count(*)::int AS "assignments",
-              coalesce(percentile_cont(0.5) WITHIN GROUP (ORDER BY to_start), 0)::float8 AS "toStartP50Ms",
-              coalesce(percentile_cont(0.99) WITHIN GROUP (ORDER BY to_start), 0)::float8 AS "toStartP99Ms",
-              coalesce(percentile_cont(0.5) WITHIN GROUP (ORDER BY held - duration_ms), 0)::float8 AS "beyondRunP50Ms",
-              coalesce(percentile_cont(0.99) WITHIN GROUP (ORDER BY held - duration_ms), 0)::float8 AS "beyondRunP99Ms",
-              coalesce(sum(held - duration_ms) / nullif(sum(held), 0), 0)::float8 AS "shareOfHeld"
-       FROM held`,
-    )
-  ).rows[0]!;
 }
 
 async function jobTimings(db: Db, groupBy: 'namespace' | 'queue'): Promise<Array<JobTiming & { key: string }>> {

@@ -8,6 +8,7 @@
 // inserting it took 20,000 round trips), long enough to cost it the lease; both are fixed
 // (src/api/validation/off-loop.ts, jobs/insert.sql), and requests of 500 stay the way a client
 // should send a backlog. Use is sampled twice a second from the nodes' allocated CPU and memory.
+import { holdOverhead, type HoldOverhead } from './hold-overhead.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,23 +72,6 @@ export interface PackingResult {
   phases: Record<string, number>;
   overhead: HoldOverhead;
   simulations: SimulationResult[];
-}
-
-/**
- * How long an assignment held its node's CPU and memory beyond the job's own run time (from the
- * placement's commit to the finish report's), split at the start report. The simulation has
- * none of it; on a real cluster it is what separates the two.
- */
-export interface HoldOverhead {
-  assignments: number;
-  /** Placement committed → start report applied. */
-  toStartP50Ms: number;
-  toStartP99Ms: number;
-  /** Held minus the job's duration, per assignment. */
-  beyondRunP50Ms: number;
-  beyondRunP99Ms: number;
-  /** Share of all allocated node-time that was beyond the runs. */
-  shareOfHeld: number;
 }
 
 const SAMPLE_MS = 500;
@@ -163,26 +147,6 @@ export async function runPackingBench(opts: PackingOptions): Promise<PackingResu
     if (process.env.FENCER_KEEP_BENCH_HOME) opts.log(`kept ${home}`);
     else rmSync(home, { recursive: true, force: true });
   }
-}
-
-async function holdOverhead(db: ReturnType<typeof createPool>): Promise<HoldOverhead> {
-  const row = (
-    await db.query<HoldOverhead>(
-      `WITH held AS (
-         SELECT extract(epoch FROM started_at - created_at) * 1000 AS to_start,
-                extract(epoch FROM finished_at - created_at) * 1000 AS held,
-                duration_ms
-         FROM assignments WHERE state = 'Succeeded')
-       SELECT count(*)::int AS "assignments",
-              coalesce(percentile_cont(0.5) WITHIN GROUP (ORDER BY to_start), 0)::float AS "toStartP50Ms",
-              coalesce(percentile_cont(0.99) WITHIN GROUP (ORDER BY to_start), 0)::float AS "toStartP99Ms",
-              coalesce(percentile_cont(0.5) WITHIN GROUP (ORDER BY held - duration_ms), 0)::float AS "beyondRunP50Ms",
-              coalesce(percentile_cont(0.99) WITHIN GROUP (ORDER BY held - duration_ms), 0)::float AS "beyondRunP99Ms",
-              coalesce(sum(held - duration_ms) / nullif(sum(held), 0), 0)::float AS "shareOfHeld"
-       FROM held`,
-    )
-  ).rows[0]!;
-  return row;
 }
 
 const SUBMIT_BATCH = 500;
