@@ -39,6 +39,8 @@ export interface Timings {
   placementPassMs: number;
   /** node-health and job-reconcile passes. */
   reconcilePassMs: number;
+  /** The cron controller's look for due occurrences: the most a fire is late by, when all is well. */
+  cronPassMs: number;
 }
 
 export const DEFAULT_TIMINGS: Timings = {
@@ -55,6 +57,7 @@ export const DEFAULT_TIMINGS: Timings = {
   watchSilenceMs: 1500,
   placementPassMs: 100,
   reconcilePassMs: 200,
+  cronPassMs: 100,
 };
 
 const ENV_NAMES: Record<keyof Timings, string> = {
@@ -71,6 +74,7 @@ const ENV_NAMES: Record<keyof Timings, string> = {
   watchSilenceMs: 'FENCER_WATCH_SILENCE_MS',
   placementPassMs: 'FENCER_PLACEMENT_PASS_MS',
   reconcilePassMs: 'FENCER_RECONCILE_PASS_MS',
+  cronPassMs: 'FENCER_CRON_PASS_MS',
 };
 
 export function timingsFromEnv(env: NodeJS.ProcessEnv = process.env): Timings {

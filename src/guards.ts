@@ -17,7 +17,10 @@ export type Guard =
   | 'skip-blocked' // the workflow pass never skips a job whose need failed
   | 'queue-limit-plan' // placement plans past queue limits and namespace quotas
   | 'queue-limit-commit' // the database does not check queue limits and quotas when placing
-  | 'cancel-hold'; // a cancelled run frees its queue's share at once, before its node can have stopped it
+  | 'cancel-hold' // a cancelled run frees its queue's share at once, before its node can have stopped it
+  | 'cron-version' // a cron fire advances the cursor whatever edits came since its read
+  | 'cron-cursor' // a cron fire advances the cursor even when it moved since its read
+  | 'cron-name'; // each cron fire names its Job afresh, so firing an occurrence again makes a second Job
 
 export function guardBroken(guard: Guard, env: NodeJS.ProcessEnv = process.env): boolean {
   const raw = env.FENCER_BREAK_GUARDS;

@@ -8,6 +8,7 @@ import { migrate } from './store/migrate.js';
 import { sql } from './store/sql.js';
 import { Listener } from './store/listener.js';
 import { WorkflowController } from './controllers/workflow/workflow.js';
+import { CronController } from './controllers/cron/cron.js';
 import { Lease } from './lease/lease.js';
 import { Controller } from './controllers/controller.js';
 import { Placement } from './controllers/placement/placement.js';
@@ -114,6 +115,7 @@ export class Replica {
       ),
       this.jobReconcile,
       this.workflows,
+      new Controller(new CronController(this.decisions, this.lease, timings.cronPassMs, overdueSlackMs(timings)), this.lease, logger, thread),
     ];
   }
 

@@ -1,8 +1,8 @@
 // Rows to the resources users see (Kubernetes shapes, see DESIGN.md "Contracts").
-import type { Condition, Job, JobStatus, NodeResource, ObjectMeta, Queue, ResourceQuota, Workflow, WorkflowStatus } from '../domain/resources.js';
+import type { Condition, CronJob, CronJobStatus, Job, JobStatus, NodeResource, ObjectMeta, Queue, ResourceQuota, Workflow, WorkflowStatus } from '../domain/resources.js';
 import { API_VERSION } from '../domain/resources.js';
 import type { NamespaceResource, NamespaceStatus } from '../domain/namespace.js';
-import type { JobRow, NodeRow, WorkflowRow } from '../store/rows.js';
+import type { CronJobListRow, JobRow, NodeRow, WorkflowRow } from '../store/rows.js';
 import type { NamespaceUsage, QueueRow, QuotaRow } from '../store/queues.js';
 import { stages } from '../scheduling/dag.js';
 import { formatCpu, formatMemory } from '../domain/quantity.js';
@@ -29,6 +29,7 @@ const CONDITION_TYPES: Record<string, { type: string; status: Condition['status'
   NeedCancelled: { type: 'Skipped', status: 'True' },
   NeedMissing: { type: 'Skipped', status: 'True' },
   Cancelled: { type: 'Cancelled', status: 'True' },
+  Replaced: { type: 'Cancelled', status: 'True' },
 };
 
 export function presentJob(row: JobRow): Job {
@@ -240,4 +241,21 @@ function limits(cpuMillis: number | null, memoryBytes: number | null): { cpu?: s
     ...(cpuMillis !== null ? { cpu: formatCpu(cpuMillis) } : {}),
     ...(memoryBytes !== null ? { memory: formatMemory(memoryBytes) } : {}),
   };
+}
+
+export function presentCronJob(row: CronJobListRow): CronJob {
+  const lastSuccess = [row.last_successful_time, row.newest_success].filter((d): d is Date => d !== null).sort((a, b) => b.getTime() - a.getTime())[0];
+  const status: CronJobStatus = {
+    activeCount: row.active.length,
+    active: row.active.map((j) => ({ apiVersion: API_VERSION, kind: 'Job', namespace: row.namespace, name: j.name, uid: j.uid })),
+    conditions: [
+      row.blocked_reason
+        ? { type: 'Firing', status: 'False', reason: row.blocked_reason, message: row.blocked_message ?? '', lastTransitionTime: row.updated_at.toISOString() }
+        : { type: 'Firing', status: 'True', reason: row.suspend ? 'Suspended' : 'OnSchedule', message: row.suspend ? 'occurrences are recorded Skipped (spec.suspend)' : 'occurrences fire when due', lastTransitionTime: row.updated_at.toISOString() },
+    ],
+  };
+  if (row.last_schedule_time) status.lastScheduleTime = row.last_schedule_time.toISOString();
+  if (lastSuccess) status.lastSuccessfulTime = lastSuccess.toISOString();
+  if (row.next_fire_at) status.nextScheduleTime = row.next_fire_at.toISOString();
+  return { apiVersion: API_VERSION, kind: 'CronJob', metadata: metadataOf(row), spec: row.spec, status };
 }

@@ -10,6 +10,7 @@ import { QuotaExceededError } from '../errors/quota-exceeded-error.js';
 import { IdempotencyKeyReusedError } from '../errors/idempotency-key-reused-error.js';
 import { workflowRoutes } from './routes/workflows.js';
 import { queueRoutes } from './routes/queues.js';
+import { cronJobRoutes } from './routes/cronjobs.js';
 import { assignmentRoutes } from './routes/assignments.js';
 import { statusRoutes } from './routes/status.js';
 import type { ErrorBody } from '../domain/resources.js';
@@ -61,6 +62,7 @@ export function buildServer(ctx: ApiContext): FastifyInstance {
   nodeRoutes(app, ctx);
   workflowRoutes(app, ctx);
   queueRoutes(app, ctx);
+  cronJobRoutes(app, ctx);
   assignmentRoutes(app, ctx);
   statusRoutes(app, ctx);
   return app;

@@ -9,8 +9,9 @@ import { Cluster } from '../simulator/cluster.js';
 import { DEFAULT_TIMINGS, selfFenceRule, type Timings } from '../config.js';
 import { createPool } from '../store/db.js';
 import { delay } from '../lifecycle.js';
-import { CAMPAIGN_QUEUES, JobFlow } from './job-flow.js';
+import { CAMPAIGN_CRONJOBS, CAMPAIGN_QUEUES, JobFlow } from './job-flow.js';
 import { applyQueue } from '../store/queues.js';
+import { applyCronJob } from '../store/cronjobs.js';
 import { sql } from '../store/sql.js';
 import { seededRandom } from '../seeded-random.js';
 import { NodeDeaths, jobsOnNode, nextLeader, timeUntilRunningElsewhere } from './observe.js';
@@ -80,6 +81,7 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
   });
   const db = createPool({ databaseUrl: cluster.databaseUrl, replica: 'campaign', max: 4 });
   for (const queue of CAMPAIGN_QUEUES) await applyQueue(db, queue);
+  for (const cronJob of CAMPAIGN_CRONJOBS) await applyCronJob(db, cronJob);
   const flow = new JobFlow(() => cluster.replicaUrls, opts.jobsPerSecond, random);
   const deaths = new NodeDeaths(db);
   const injected: FaultOutcome[] = [];
@@ -131,6 +133,8 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
     }
     await Promise.all(followUps);
     await flow.stop();
+    // Suspended (an edit: their records go on, Skipped), so that their Jobs can all finish.
+    for (const cronJob of CAMPAIGN_CRONJOBS) await applyCronJob(db, { ...cronJob, spec: { ...cronJob.spec, suspend: true } });
     log(`${flow.accepted} jobs accepted; waiting for every job to finish`);
     await waitForAllFinished(db, 180_000);
     await deaths.stop();

@@ -6,7 +6,9 @@
 // two queues with hard limits (CAMPAIGN_QUEUES), with priorities drawn high, normal or low, so
 // the checker can prove the limits held through every failover.
 import { delay } from '../lifecycle.js';
-import type { QueueRequest } from '../domain/resources.js';
+import type { CronJobRequest, QueueRequest } from '../domain/resources.js';
+import { validateCronJob } from '../api/validation/cronjob.js';
+import { parseManifests } from '../api/validation/manifest.js';
 
 const WORKFLOW_EVERY = 10;
 
@@ -20,6 +22,31 @@ export const CAMPAIGN_QUEUES: readonly QueueRequest[] = [
 
 function limitedQueue(name: string, spec: QueueRequest['spec'], fields: Partial<QueueRequest>): QueueRequest {
   return { namespace: 'default', name, labels: {}, spec, weight: 1, concurrencyLimit: null, cpuLimitMillis: null, memoryLimitBytes: null, strictLanes: false, ...fields };
+}
+
+/**
+ * CronJobs firing every few seconds through every failover, one per overlap policy and two
+ * catch-up policies: a freeze spans occurrences, so a new leader catches up on some. The checker
+ * proves from their occurrence records that each was handled once, none early, none missed.
+ */
+export const CAMPAIGN_CRONJOBS: readonly CronJobRequest[] = [
+  campaignCronJob('tick', '*/2 * * * * *', 'UTC', 'catchUp: all', '1s'),
+  campaignCronJob('solo', '*/3 * * * * *', 'Europe/Berlin', 'concurrencyPolicy: Forbid', '4s'),
+  campaignCronJob('swap', '*/5 * * * * *', 'America/New_York', 'concurrencyPolicy: Replace', '7s'),
+];
+
+function campaignCronJob(name: string, schedule: string, timeZone: string, policy: string, duration: string): CronJobRequest {
+  const yaml = `apiVersion: fencer.dev/v1
+kind: CronJob
+metadata: { name: ${name} }
+spec:
+  schedule: "${schedule}"
+  timeZone: ${timeZone}
+  ${policy}
+  jobTemplate:
+    spec: { resources: { cpu: 250m, memory: 128Mi }, duration: ${duration} }
+`;
+  return validateCronJob(parseManifests(yaml)[0]!);
 }
 
 const QUEUES = ['default', ...CAMPAIGN_QUEUES.map((q) => q.name)];

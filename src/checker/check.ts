@@ -12,8 +12,11 @@
 //                             job's due_at in force for that attempt;
 //      queues within limits — at no instant do the runs of a queue's jobs (run logs; the queue
 //                             from the job's creation row), or of a namespace with a quota,
-//                             exceed their limits (CheckInput.queueLimits).
+//                             exceed their limits (CheckInput.queueLimits);
+//      cron occurrences     — each handled once, none early, none missed (./cron.ts).
 import type { RunLogLine } from '../agent/run-log.js';
+import { instant, type Instant } from './instant.js';
+import { findCronViolations, type CronFindings, type CronOccurrenceRecord } from './cron.js';
 
 /** One row of the `history` table (README "The history"); times in ms since the Unix epoch. */
 export interface HistoryRow {
@@ -57,16 +60,14 @@ export interface CheckInput {
   history: HistoryRow[];
   runs: RunLogLine[];
   queueLimits?: QueueLimit[];
+  /** CronJobs' occurrence records (absent: nothing to check). */
+  cronRecords?: CronOccurrenceRecord[];
 }
 
 export const ACTIVE_ASSIGNMENT_STATES: readonly string[] = ['Assigned', 'Running'];
 export const TERMINAL_JOB_STATES: readonly string[] = ['Succeeded', 'Failed', 'Cancelled', 'Skipped', 'Dead', 'Deleted'];
 
-/** An instant as the report shows it: ms since the Unix epoch and ISO-8601 (null: never). */
-export interface Instant {
-  ms: number;
-  iso: string;
-}
+export { instant, type Instant } from './instant.js';
 
 export interface ActiveAssignment {
   assignment: string;
@@ -173,7 +174,7 @@ export interface OverQueueLimitCase {
   runs: Array<{ job: string; assignment: string; node: string }>;
 }
 
-export interface CheckReport {
+export interface CheckReport extends CronFindings {
   /** no case in any finding */
   ok: boolean;
   /** 1. jobs with two active assignments at once, by the history */
@@ -211,6 +212,9 @@ export interface CheckReport {
     runsWithoutEnd: number;
     /** run-log lines of jobs the history does not know (never accepted?) */
     runLogLinesOfUnknownJobs: number;
+    /** CronJob occurrence records, by outcome */
+    cronFired: number;
+    cronSkipped: number;
   };
 }
 
@@ -224,6 +228,8 @@ export interface Verdict {
   early: number;
   unmetNeeds: number;
   overQueueLimit: number;
+  /** cron occurrences handled twice, fired early or missed */
+  cron: number;
   runs: number;
 }
 
@@ -237,12 +243,9 @@ export function verdictOf(report: CheckReport): Verdict {
     early: report.early.length,
     unmetNeeds: report.unmetNeeds.length,
     overQueueLimit: report.overQueueLimit.length,
+    cron: report.cronHandledTwice.length + report.cronEarly.length + report.cronMissed.length,
     runs: report.counts.runs,
   };
-}
-
-export function instant(ms: number): Instant {
-  return { ms, iso: new Date(ms).toISOString() };
 }
 
 const byHistoryOrder = (a: HistoryRow, b: HistoryRow): number => a.at - b.at || a.id - b.id;
@@ -270,6 +273,8 @@ export function check(input: CheckInput): CheckReport {
   const early = findEarly(byJob, runs);
   const unmetNeeds = findUnmetNeeds(byJob);
   const overQueueLimit = findOverQueueLimit(runs, history, input.queueLimits ?? []);
+  const cron = findCronViolations(input.cronRecords ?? []);
+  const cronCases = cron.cronHandledTwice.length + cron.cronEarly.length + cron.cronMissed.length;
 
   const finished: Record<string, number> = {};
   for (const rows of byJob.values()) {
@@ -279,7 +284,7 @@ export function check(input: CheckInput): CheckReport {
   const assignments = new Set(history.filter((r) => r.entity === 'assignment' && r.assignment !== null).map((r) => r.assignment));
 
   return {
-    ok: placedTwice.length + overlappingRuns.length + overcommitted.length + lost.length + early.length + unmetNeeds.length + overQueueLimit.length === 0,
+    ok: placedTwice.length + overlappingRuns.length + overcommitted.length + lost.length + early.length + unmetNeeds.length + overQueueLimit.length + cronCases === 0,
     placedTwice,
     overlappingRuns,
     overcommitted,
@@ -287,6 +292,7 @@ export function check(input: CheckInput): CheckReport {
     early,
     unmetNeeds,
     overQueueLimit,
+    ...cron,
     finished,
     counts: {
       historyRows: input.history.length,
@@ -299,6 +305,8 @@ export function check(input: CheckInput): CheckReport {
       runsEndedByHistory: runs.filter((r) => r.end.by === 'history').length,
       runsWithoutEnd: runs.filter((r) => r.end.by === 'none').length,
       runLogLinesOfUnknownJobs: input.runs.filter((l) => !byJob.has(l.jobUid)).length,
+      cronFired: (input.cronRecords ?? []).filter((r) => r.outcome === 'Fired').length,
+      cronSkipped: (input.cronRecords ?? []).filter((r) => r.outcome === 'Skipped').length,
     },
   };
 }

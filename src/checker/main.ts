@@ -91,6 +91,9 @@ function render(report: CheckReport, files: string[], maxCases: number): string 
         ['early', String(report.early.length)],
         ['placed before its needs succeeded', String(report.unmetNeeds.length)],
         ['queue ran past its limits', String(report.overQueueLimit.length)],
+        ['cron occurrence handled twice', String(report.cronHandledTwice.length)],
+        ['cron occurrence fired early', String(report.cronEarly.length)],
+        ['cron occurrence missed (no record)', String(report.cronMissed.length)],
       ],
     ),
   );
@@ -123,6 +126,11 @@ function render(report: CheckReport, files: string[], maxCases: number): string 
     `(limits ${q.limit.concurrencyLimit ?? '-'} jobs, ${q.limit.cpuMillis ?? '-'}m, ${q.limit.memoryBytes ?? '-'} B), ` +
     `running ${q.runs.map((r) => `${r.job} (${r.assignment} on ${r.node})`).join(', ')}`,
   );
+  section('cron occurrence handled twice', report.cronHandledTwice, (c) =>
+    `${c.cronJob} at ${c.scheduledAt.iso}: ` + c.records.map((r) => `${r.outcome}${r.reason ? ` (${r.reason})` : ''}${r.job ? ` ${r.job}` : ''} at ${r.at.iso}`).join(' and '),
+  );
+  section('cron occurrence fired early', report.cronEarly, (c) => `${c.cronJob} at ${c.scheduledAt.iso}: ${c.job ?? 'skip'} recorded at ${c.at.iso}`);
+  section('cron occurrence missed (no record)', report.cronMissed, (c) => `${c.cronJob} at ${c.scheduledAt.iso}: between records of ${c.after.iso} and ${c.before.iso}`);
   section('early', report.early, (e) =>
     `${e.job}: ${e.kind} ${e.assignment} on ${e.node ?? '?'}${e.pid === undefined ? '' : ` (pid ${e.pid})`} at ${e.at.iso}, ` +
     `due ${e.dueAt.iso} (${e.earlyByMs.toFixed(3)} ms early)`,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { readRunLog, type RunLogLine } from '../agent/run-log.js';
 import type { CheckInput, HistoryRow, QueueLimit } from './check.js';
+import type { CronOccurrenceRecord } from './cron.js';
 import { sql } from '../store/sql.js';
 
 /** Anything that runs a query: a pg Client, Pool or PoolClient. */
@@ -32,11 +33,16 @@ interface RawHistoryRow {
 
 /** The whole history table, in history order (at, id). `source`: a database URL or an open connection. */
 export async function readHistory(source: string | Queryable): Promise<HistoryRow[]> {
-  if (typeof source !== 'string') return toRows((await source.query<RawHistoryRow>(sql('checker/history'))).rows);
+  return toRows(await rowsOf<RawHistoryRow>(source, sql('checker/history')));
+}
+
+/** The rows of one query, on `source` or on a connection of its own to the database URL. */
+async function rowsOf<R extends pg.QueryResultRow>(source: string | Queryable, text: string): Promise<R[]> {
+  if (typeof source !== 'string') return (await source.query<R>(text)).rows;
   const client = new pg.Client({ connectionString: source, connectionTimeoutMillis: 10_000 });
   await client.connect();
   try {
-    return toRows((await client.query<RawHistoryRow>(sql('checker/history'))).rows);
+    return (await client.query<R>(text)).rows;
   } finally {
     await client.end();
   }
@@ -65,21 +71,44 @@ function toRows(raw: RawHistoryRow[]): HistoryRow[] {
 
 /** All the checker reads: the history and queue limits from `source`, the run logs under `logPaths` (see runLogFiles). */
 export async function readCheckInput(source: string | Queryable, logPaths: string[]): Promise<CheckInput> {
-  return { history: await readHistory(source), runs: readRunLogs(logPaths), queueLimits: await readQueueLimits(source) };
+  return { history: await readHistory(source), runs: readRunLogs(logPaths), queueLimits: await readQueueLimits(source), cronRecords: await readCronRecords(source) };
 }
 
 /** Every queue's hard limits and every namespace quota on CPU or memory, as the database has them now. */
 export async function readQueueLimits(source: string | Queryable): Promise<QueueLimit[]> {
   type Raw = { queue: string; scope: 'queue' | 'namespace'; concurrency_limit: number | null; cpu: number | null; memory: number | null };
-  const toLimits = (rows: Raw[]) => rows.map((r) => ({ queue: r.queue, scope: r.scope, concurrencyLimit: r.concurrency_limit, cpuMillis: r.cpu, memoryBytes: r.memory }));
-  if (typeof source !== 'string') return toLimits((await source.query<Raw>(sql('checker/queue_limits'))).rows);
-  const client = new pg.Client({ connectionString: source, connectionTimeoutMillis: 10_000 });
-  await client.connect();
-  try {
-    return toLimits((await client.query<Raw>(sql('checker/queue_limits'))).rows);
-  } finally {
-    await client.end();
-  }
+  const rows = await rowsOf<Raw>(source, sql('checker/queue_limits'));
+  return rows.map((r) => ({ queue: r.queue, scope: r.scope, concurrencyLimit: r.concurrency_limit, cpuMillis: r.cpu, memoryBytes: r.memory }));
+}
+
+/** Every CronJob occurrence record. */
+export async function readCronRecords(source: string | Queryable): Promise<CronOccurrenceRecord[]> {
+  type Raw = {
+    id: number;
+    cronjob_uid: string;
+    cronjob: string;
+    version: number;
+    schedule: string;
+    time_zone: string;
+    scheduled_at: string;
+    outcome: 'Fired' | 'Skipped';
+    reason: string | null;
+    job: string | null;
+    at: string;
+  };
+  return (await rowsOf<Raw>(source, sql('checker/cron_occurrences'))).map((r) => ({
+    id: r.id,
+    cronJobUid: r.cronjob_uid,
+    cronJob: r.cronjob,
+    version: r.version,
+    schedule: r.schedule,
+    timeZone: r.time_zone,
+    scheduledAt: Number(r.scheduled_at),
+    outcome: r.outcome,
+    reason: r.reason,
+    job: r.job,
+    at: Number(r.at),
+  }));
 }
 
 /**

@@ -3,13 +3,14 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import YAML from 'yaml';
-import type { Job, List, NodeResource, Queue, ResourceQuota, Workflow } from '../domain/resources.js';
+import type { CronJob, Job, List, NodeResource, Queue, ResourceQuota, Workflow } from '../domain/resources.js';
 import type { NamespaceResource } from '../domain/namespace.js';
 import { ApiClient, resolveServers } from './client.js';
 import { ApiError, formatDetail } from './errors/api-error.js';
 import { describeJob, parseOutputFormat, renderJobs, renderNodes, type OutputFormat, type RenderOptions } from './output.js';
 import { describeWorkflow, renderWorkflows } from './workflow-output.js';
 import { describeNamespace, describeQueue, describeResourceQuota, renderQueues, renderResourceQuotas } from './queue-output.js';
+import { describeCronJob, renderCronJobs, type Occurrence } from './cronjob-output.js';
 
 const DEFAULT_NAMESPACE = 'default';
 
@@ -23,7 +24,7 @@ const SUBMIT_PATHS: Record<string, string> = {
 };
 
 // Kinds a user changes by applying them again (the others are immutable: the same again is unchanged).
-const MUTABLE_KINDS = new Set(['Queue', 'ResourceQuota']);
+const MUTABLE_KINDS = new Set(['Queue', 'ResourceQuota', 'CronJob']);
 
 interface ServerOption {
   server?: string;
@@ -51,8 +52,8 @@ export function registerResourceCommands(program: Command): void {
 
   program
     .command('get')
-    .description('list jobs, workflows, queues, resourcequotas or nodes, or show one')
-    .argument('<type>', 'jobs|workflows|queues|resourcequotas|nodes (or job, workflow, queue, resourcequota, node)')
+    .description('list jobs, workflows, cronjobs, queues, resourcequotas or nodes, or show one')
+    .argument('<type>', 'jobs|workflows|cronjobs|queues|resourcequotas|nodes (or job, workflow, cronjob, queue, resourcequota, node)')
     .argument('[name]', 'one object by name')
     .option('-n, --namespace <ns>', 'namespace', DEFAULT_NAMESPACE)
     .option('-A, --all-namespaces', 'objects of every namespace')
@@ -68,10 +69,11 @@ export function registerResourceCommands(program: Command): void {
   program
     .command('describe')
     .description(
-      'show one object in detail: a workflow with its stages and independent parts; a queue, a resourcequota or a ' +
-        'namespace with what it uses against its limits and what has waited longest',
+      'show one object in detail: a workflow with its stages and independent parts; a cronjob with its recent ' +
+        'occurrences and how late each fired and started; a queue, a resourcequota or a namespace with what it uses ' +
+        'against its limits and what has waited longest',
     )
-    .argument('<type>', 'job|workflow|queue|resourcequota|namespace')
+    .argument('<type>', 'job|workflow|cronjob|queue|resourcequota|namespace')
     .argument('<name>', 'its name (for a namespace, the namespace)')
     .option('-n, --namespace <ns>', 'namespace', DEFAULT_NAMESPACE)
     .option('--server <urls>', 'replica URLs, comma-separated')
@@ -81,13 +83,15 @@ export function registerResourceCommands(program: Command): void {
 
   program
     .command('delete')
-    .description('delete a job, a workflow with all its jobs (stopping those that run), a queue none of whose jobs is unfinished, or a resourcequota')
-    .argument('<type>', 'job|workflow|queue|resourcequota')
+    .description(
+      'delete a job, a workflow or a cronjob with all its jobs (stopping those that run), a queue none of whose jobs is unfinished, or a resourcequota',
+    )
+    .argument('<type>', 'job|workflow|cronjob|queue|resourcequota')
     .argument('<name>')
     .option('-n, --namespace <ns>', 'namespace', DEFAULT_NAMESPACE)
     .option('--server <urls>', 'replica URLs, comma-separated')
     .action(async (type: string, name: string, opts: NamespaceOption) => {
-      const kind = kindOf(type, ['job', 'workflow', 'queue', 'resourcequota'], 'delete');
+      const kind = kindOf(type, ['job', 'workflow', 'cronjob', 'queue', 'resourcequota'], 'delete');
       await clientFor(opts).request('DELETE', objectPath(kind, opts.namespace, name));
       process.stdout.write(`${kind}.fencer.dev "${name}" deleted\n`);
     });
@@ -151,7 +155,7 @@ function clientFor(opts: ServerOption): ApiClient {
 }
 
 /** The kinds that live in a namespace, by the singular of their API path. */
-type NamespacedType = 'job' | 'workflow' | 'queue' | 'resourcequota';
+type NamespacedType = 'job' | 'workflow' | 'cronjob' | 'queue' | 'resourcequota';
 
 function objectPath(kind: NamespacedType, namespace: string, name: string): string {
   return `/api/v1/namespaces/${encodeURIComponent(namespace)}/${kind}s/${encodeURIComponent(name)}`;
@@ -163,6 +167,7 @@ type ResourceType = NamespacedType | 'node' | 'namespace';
 const TYPE_NAMES: Record<ResourceType, readonly string[]> = {
   job: ['job', 'jobs', 'fj'],
   workflow: ['workflow', 'workflows', 'fwf'],
+  cronjob: ['cronjob', 'cronjobs', 'fcj', 'cj'],
   queue: ['queue', 'queues', 'fq'],
   resourcequota: ['resourcequota', 'resourcequotas', 'frq', 'quota'],
   node: ['node', 'nodes'],
@@ -172,7 +177,7 @@ const TYPE_NAMES: Record<ResourceType, readonly string[]> = {
 function resourceType(type: string): ResourceType {
   const t = type.toLowerCase().replace(/\.fencer\.dev$/, '');
   const found = (Object.keys(TYPE_NAMES) as ResourceType[]).find((kind) => TYPE_NAMES[kind].includes(t));
-  if (!found) throw new Error(`unknown resource type "${type}" (use jobs, workflows, queues, resourcequotas, nodes or namespaces)`);
+  if (!found) throw new Error(`unknown resource type "${type}" (use jobs, workflows, cronjobs, queues, resourcequotas, nodes or namespaces)`);
   return found;
 }
 
@@ -186,13 +191,19 @@ function kindOf<K extends ResourceType>(type: string, allowed: readonly K[], com
 }
 
 async function describe(client: ApiClient, type: string, name: string, namespace: string): Promise<string> {
-  const kind = kindOf(type, ['job', 'workflow', 'queue', 'resourcequota', 'namespace'], 'describe');
+  const kind = kindOf(type, ['job', 'workflow', 'cronjob', 'queue', 'resourcequota', 'namespace'], 'describe');
   const now = new Date();
   switch (kind) {
     case 'namespace':
       return describeNamespace(await client.request<NamespaceResource>('GET', `/api/v1/namespaces/${encodeURIComponent(name)}`), now);
     case 'workflow':
       return describeWorkflow(await client.request<Workflow>('GET', objectPath(kind, namespace, name)), now);
+    case 'cronjob': {
+      const path = objectPath(kind, namespace, name);
+      const cronJob = await client.request<CronJob>('GET', path);
+      const occurrences = await client.request<{ items: Occurrence[] }>('GET', `${path}/occurrences`);
+      return describeCronJob(cronJob, occurrences.items, now);
+    }
     case 'queue':
       return describeQueue(await client.request<Queue>('GET', objectPath(kind, namespace, name)), now);
     case 'resourcequota':
@@ -214,7 +225,7 @@ async function get(client: ApiClient, type: string, name: string | undefined, op
     return renderNodes(nodes, { format, now, single });
   }
   if (resourceType(type) === 'namespace') throw new Error('namespaces are not listed: fencer describe namespace NAME shows one');
-  const kind = kindOf(type, ['job', 'workflow', 'queue', 'resourcequota'], 'get');
+  const kind = kindOf(type, ['job', 'workflow', 'cronjob', 'queue', 'resourcequota'], 'get');
   const allNamespaces = Boolean(opts.allNamespaces) && !single;
   const options: RenderOptions = { format, now, single, allNamespaces };
   const where = allNamespaces ? '' : ` in ${opts.namespace} namespace`;
@@ -223,6 +234,7 @@ async function get(client: ApiClient, type: string, name: string | undefined, op
     if (items.length === 0 && !isDocumentFormat(format)) return nothingFound(where);
     if (kind === 'queue') return renderQueues(items as Queue[], options);
     if (kind === 'resourcequota') return renderResourceQuotas(items as ResourceQuota[], options);
+    if (kind === 'cronjob') return renderCronJobs(items as CronJob[], options);
     return renderWorkflows(items as Workflow[], options);
   }
   let jobs: Job[];
@@ -242,9 +254,9 @@ async function get(client: ApiClient, type: string, name: string | undefined, op
 
 /** One object by name, or the list of a namespace (of all with allNamespaces). */
 async function objects(client: ApiClient, kind: Exclude<NamespacedType, 'job'>, name: string | undefined, namespace: string, allNamespaces: boolean) {
-  if (name !== undefined) return [await client.request<Workflow | Queue | ResourceQuota>('GET', objectPath(kind, namespace, name))];
+  if (name !== undefined) return [await client.request<Workflow | CronJob | Queue | ResourceQuota>('GET', objectPath(kind, namespace, name))];
   const query = allNamespaces ? '' : `?namespace=${encodeURIComponent(namespace)}`;
-  return (await client.request<List<Workflow | Queue | ResourceQuota>>('GET', `/api/v1/${kind}s${query}`)).items;
+  return (await client.request<List<Workflow | CronJob | Queue | ResourceQuota>>('GET', `/api/v1/${kind}s${query}`)).items;
 }
 
 function isDocumentFormat(format: OutputFormat): boolean {

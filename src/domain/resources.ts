@@ -271,6 +271,56 @@ export interface ResourceQuotaRequest {
   rateBurst: number | null;
 }
 
+export type ConcurrencyPolicy = 'Allow' | 'Forbid' | 'Replace';
+export type CatchUp = 'latest' | 'all' | 'none';
+
+export interface CronJobSpec {
+  schedule: string;
+  /** IANA zone the schedule is read in (default UTC). */
+  timeZone?: string;
+  suspend?: boolean;
+  concurrencyPolicy?: ConcurrencyPolicy;
+  /** What an outage's missed occurrences become (default latest). */
+  catchUp?: CatchUp;
+  startingDeadlineSeconds?: number;
+  successfulJobsHistoryLimit?: number;
+  failedJobsHistoryLimit?: number;
+  jobTemplate: { metadata?: { labels?: Record<string, string> }; spec: JobSpec };
+}
+
+export interface ObjectReference {
+  apiVersion: typeof API_VERSION;
+  kind: string;
+  namespace: string;
+  name: string;
+  uid: string;
+}
+
+export interface CronJobStatus {
+  lastScheduleTime?: string;
+  lastSuccessfulTime?: string;
+  nextScheduleTime?: string;
+  activeCount: number;
+  active: ObjectReference[];
+  conditions: Condition[];
+}
+
+export interface CronJob {
+  apiVersion: typeof API_VERSION;
+  kind: 'CronJob';
+  metadata: ObjectMeta;
+  spec: CronJobSpec;
+  status?: CronJobStatus;
+}
+
+/** A CronJob after validation; spec carries the CRD's defaults. */
+export interface CronJobRequest {
+  namespace: string;
+  name: string;
+  labels: Record<string, string>;
+  spec: CronJobSpec & Required<Pick<CronJobSpec, 'timeZone' | 'suspend' | 'concurrencyPolicy' | 'catchUp' | 'successfulJobsHistoryLimit' | 'failedJobsHistoryLimit'>>;
+}
+
 /** GET /api/v1/status */
 export interface ClusterStatus {
   replica: string;

@@ -64,3 +64,17 @@ export const epochGauge = new Gauge({
   help: 'The epoch under which this replica last led.',
   registers: [registry],
 });
+
+export const cronLatenessSeconds = new Histogram({
+  name: 'fencer_cron_lateness_seconds',
+  help: 'How late a CronJob occurrence was fired (its Job made): the fire\'s database time minus the scheduled time.',
+  buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+  registers: [registry],
+});
+
+export const cronOccurrences = new Counter({
+  name: 'fencer_cron_occurrences_total',
+  help: 'CronJob occurrences handled by this replica while it led, by outcome (Fired, Skipped) and reason.',
+  labelNames: ['outcome', 'reason'] as const,
+  registers: [registry],
+});

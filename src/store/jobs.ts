@@ -121,7 +121,7 @@ class SubmitConflict extends Error {
  * not thousands); a name already taken is 'unchanged' when the spec and labels are the same,
  * else 'conflict'. Results are in the jobs' order.
  */
-export async function submitInTx(tx: Tx, jobs: readonly JobRequest[], workflowUid: string | null): Promise<SubmitResult[]> {
+export async function submitInTx(tx: Tx, jobs: readonly JobRequest[], workflowUid: string | null, cronJobUid: string | null = null): Promise<SubmitResult[]> {
   await admitJobs(tx, jobs);
   const inserted = (
     await tx.query<JobRow>(sql('jobs/insert'), [
@@ -147,6 +147,7 @@ export async function submitInTx(tx: Tx, jobs: readonly JobRequest[], workflowUi
       jobs.map((j) => j.backoffCapMs),
       jobs.map((j) => j.queue),
       jobs.map((j) => j.priority),
+      jobs.map(() => cronJobUid),
     ])
   ).rows;
   const key = (j: { namespace: string; name: string }) => `${j.namespace}/${j.name}`;

@@ -1,5 +1,5 @@
 // Row shapes as they come out of PostgreSQL (bigints parsed as numbers, see db.ts).
-import type { JobPhase, JobSpec, WorkflowPhase, WorkflowSpec } from '../domain/resources.js';
+import type { CatchUp, ConcurrencyPolicy, CronJobSpec, JobPhase, JobSpec, WorkflowPhase, WorkflowSpec } from '../domain/resources.js';
 
 export interface JobRow {
   uid: string;
@@ -26,6 +26,7 @@ export interface JobRow {
   finished_at: Date | null;
   resource_version: number;
   workflow_uid: string | null;
+  cronjob_uid: string | null;
   needs: string[];
   waiting: boolean;
   path_ms: number | null;
@@ -79,4 +80,36 @@ export interface EndedAssignment {
   memory_bytes: number;
   /** When its node claimed it (assignments/end.sql); null: it never ran */
   started_at?: Date | null;
+}
+
+export interface CronJobRow {
+  uid: string;
+  namespace: string;
+  name: string;
+  labels: Record<string, string>;
+  spec: CronJobSpec;
+  schedule: string;
+  time_zone: string;
+  suspend: boolean;
+  concurrency_policy: ConcurrencyPolicy;
+  catch_up: CatchUp;
+  starting_deadline_seconds: number | null;
+  successful_history_limit: number;
+  failed_history_limit: number;
+  next_fire_at: Date | null;
+  version: number;
+  last_handled_at: Date | null;
+  last_schedule_time: Date | null;
+  last_successful_time: Date | null;
+  blocked_reason: string | null;
+  blocked_message: string | null;
+  created_at: Date;
+  updated_at: Date;
+  resource_version: number;
+}
+
+/** cronjobs/list: a CronJob with its unfinished Jobs. */
+export interface CronJobListRow extends CronJobRow {
+  active: Array<{ name: string; uid: string }>;
+  newest_success: Date | null;
 }

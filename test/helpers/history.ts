@@ -18,7 +18,10 @@ export async function runFindings(db: Queryable, logFiles: string[]) {
     early: report.early,
     unmetNeeds: report.unmetNeeds,
     overQueueLimit: report.overQueueLimit,
+    cronHandledTwice: report.cronHandledTwice,
+    cronEarly: report.cronEarly,
+    cronMissed: report.cronMissed,
   };
 }
 
-export const CLEAN = { placedTwice: [], overlappingRuns: [], overcommitted: [], early: [], unmetNeeds: [], overQueueLimit: [] };
+export const CLEAN = { placedTwice: [], overlappingRuns: [], overcommitted: [], early: [], unmetNeeds: [], overQueueLimit: [], cronHandledTwice: [], cronEarly: [], cronMissed: [] };

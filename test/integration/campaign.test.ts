@@ -4,12 +4,13 @@
 // sessions terminated, and the overload faults: a node's reports refused while its heartbeats
 // pass, its heartbeats refused while its reports pass, API pools exhausted, a late duplicate
 // registration; workflows flow with the jobs; then the independent checker reads the history and
-// the nodes' logs. A third of the lone jobs each go to two queues with hard limits.
+// the nodes' logs. A third of the lone jobs each go to two queues with hard limits; three CronJobs
+// fire every few seconds throughout.
 import { expect, it } from 'vitest';
 import { runCampaign } from '../../src/chaos/campaign.js';
 import { campaignReport } from '../../src/chaos/report.js';
 
-it('survives 20 leader kills and 20 leader freezes with faults: nothing placed twice, run twice at once, lost, early, before its needs or past a queue limit', async () => {
+it('survives 20 leader kills and 20 leader freezes with faults: nothing placed twice, run twice at once, lost, early, before its needs or past a queue limit; each cron occurrence once', async () => {
   const result = await runCampaign({
     kills: 20,
     freezes: 20,
@@ -31,6 +32,12 @@ it('survives 20 leader kills and 20 leader freezes with faults: nothing placed t
   expect(result.report.unmetNeeds).toEqual([]);
   // Two queues with hard limits took a share of the jobs through the same failovers.
   expect(result.report.overQueueLimit).toEqual([]);
+  // Three CronJobs fired every few seconds through the same failovers: each occurrence handled
+  // once, none early, none missed, by their records.
+  expect(result.report.cronHandledTwice).toEqual([]);
+  expect(result.report.cronEarly).toEqual([]);
+  expect(result.report.cronMissed).toEqual([]);
+  expect(result.report.counts.cronFired).toBeGreaterThan(20);
   // Workflows went through the same failovers, and every one closed.
   expect(result.workflowsAccepted).toBeGreaterThan(5);
   expect(result.workflows.Running).toBeUndefined();

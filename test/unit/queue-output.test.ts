@@ -130,6 +130,7 @@ describe('presentJob', () => {
     finished_at: null,
     resource_version: 3,
     workflow_uid: null,
+    cronjob_uid: null,
     needs: [],
     waiting: false,
     path_ms: 60_000,

@@ -23,7 +23,7 @@ export function readResourceQuotaSubmission(text: string, contentType: string | 
   return validateResourceQuota(onlyManifest(text, contentType, 'ResourceQuota'));
 }
 
-function onlyManifest(text: string, contentType: string | undefined, kind: string): Manifest {
+export function onlyManifest(text: string, contentType: string | undefined, kind: string): Manifest {
   const manifests = parseManifests(text, contentType);
   if (manifests.length > 1) {
     throw new ValidationError([{ path: '', message: `${manifests.length} documents: submit one ${kind} per request` }]);
@@ -72,7 +72,7 @@ export function validateResourceQuota(manifest: Manifest): ResourceQuotaRequest 
  * The metadata checks of a Job, for a kind that must be named: metadata.name is required and
  * generateName refused, where a Job takes either.
  */
-function namedMetadataProblems(object: Fields, kind: string): SchemaProblem[] {
+export function namedMetadataProblems(object: Fields, kind: string): SchemaProblem[] {
   const metadata = isFields(object.metadata) ? object.metadata : {};
   const { generateName, ...withoutGenerateName } = metadata;
   const problems: SchemaProblem[] = [];

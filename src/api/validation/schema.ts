@@ -141,6 +141,10 @@ export function queueValidator(): ValidateFunction {
   return crdValidator('crds/queue.yaml');
 }
 
+export function cronJobValidator(): ValidateFunction {
+  return crdValidator('crds/cronjob.yaml');
+}
+
 export function resourceQuotaValidator(): ValidateFunction {
   return crdValidator('crds/resourcequota.yaml');
 }

@@ -1,0 +1,72 @@
+// CronJobs: apply (create or edit; one YAML or JSON document), get, list, delete, and a
+// CronJob's recent occurrences. Any replica, no leader needed: firing is the leader's.
+import type { FastifyInstance } from 'fastify';
+import type { ApiContext } from '../context.js';
+import { HttpError } from '../../errors/http-error.js';
+import { readCronJobSubmission } from '../validation/cronjob.js';
+import { applyCronJob, deleteCronJob, getCronJob, listCronJobs, recentOccurrences } from '../../store/cronjobs.js';
+import { presentCronJob } from '../present.js';
+import { API_VERSION } from '../../domain/resources.js';
+import { overdueSlackMs } from '../../config.js';
+
+interface CronJobParams {
+  namespace: string;
+  name: string;
+}
+
+const OCCURRENCES_SHOWN = 20;
+
+export function cronJobRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  app.post('/api/v1/cronjobs', async (request, reply) => {
+    const cronJob = readCronJobSubmission(String(request.body ?? ''), request.headers['content-type']);
+    const result = await applyCronJob(ctx.db, cronJob);
+    reply.code(result.outcome === 'created' ? 201 : 200);
+    return presentCronJob(result.cronJob);
+  });
+
+  app.get<{ Querystring: { namespace?: string } }>('/api/v1/cronjobs', async (request) => {
+    const rows = await listCronJobs(ctx.db, request.query.namespace || null);
+    return { apiVersion: API_VERSION, kind: 'CronJobList', items: rows.map(presentCronJob) };
+  });
+
+  app.get<{ Params: { namespace: string } }>('/api/v1/namespaces/:namespace/cronjobs', async (request) => {
+    const rows = await listCronJobs(ctx.db, request.params.namespace);
+    return { apiVersion: API_VERSION, kind: 'CronJobList', items: rows.map(presentCronJob) };
+  });
+
+  app.get<{ Params: CronJobParams }>('/api/v1/namespaces/:namespace/cronjobs/:name', async (request) => {
+    const { namespace, name } = request.params;
+    const row = await getCronJob(ctx.db, namespace, name);
+    if (!row) throw notFound(namespace, name);
+    return presentCronJob(row);
+  });
+
+  // The most recent occurrences, newest first: fired (with the Job and how late) or skipped (why).
+  app.get<{ Params: CronJobParams }>('/api/v1/namespaces/:namespace/cronjobs/:name/occurrences', async (request) => {
+    const { namespace, name } = request.params;
+    const row = await getCronJob(ctx.db, namespace, name);
+    if (!row) throw notFound(namespace, name);
+    const occurrences = await recentOccurrences(ctx.db, row.uid, OCCURRENCES_SHOWN);
+    return {
+      items: occurrences.map((o) => ({
+        scheduledTime: o.scheduled_at.toISOString(),
+        outcome: o.outcome,
+        ...(o.reason ? { reason: o.reason } : {}),
+        ...(o.job ? { job: o.job } : {}),
+        handledTime: o.fired_at.toISOString(),
+        ...(o.started_at ? { startTime: o.started_at.toISOString() } : {}),
+      })),
+    };
+  });
+
+  app.delete<{ Params: CronJobParams }>('/api/v1/namespaces/:namespace/cronjobs/:name', async (request) => {
+    const { namespace, name } = request.params;
+    const row = await deleteCronJob(ctx.db, namespace, name, overdueSlackMs(ctx.timings));
+    if (!row) throw notFound(namespace, name);
+    return presentCronJob(row);
+  });
+}
+
+function notFound(namespace: string, name: string): HttpError {
+  return new HttpError(404, `cronjob ${namespace}/${name} not found`);
+}

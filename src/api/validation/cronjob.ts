@@ -1,0 +1,111 @@
+// A CronJob manifest into the request the store writes, or one ValidationError listing every
+// problem with its path and line. Its jobTemplate.spec is a Job spec and goes through the Job's
+// own checks; the schedule and time zone through the cron math that will fire them, so a
+// schedule accepted here is one the controller can compute (and one that fires at all).
+import type { CronJobRequest, CronJobSpec, JobRequest } from '../../domain/resources.js';
+import { ScheduleError, occurrenceName, parseSchedule, type CronSchedule } from '../../scheduling/cron.js';
+import type { Manifest } from './manifest.js';
+import { cronJobValidator, schemaProblems, type SchemaProblem } from './schema.js';
+import { fail, identityOf, identityProblems, isFields, labelProblems, objectOf, specProblems, toJobRequest } from './job.js';
+import { namedMetadataProblems, onlyManifest } from './queue.js';
+
+/** The label every Job of a CronJob carries, naming it (as Kubernetes' controller-uid does for its owner). */
+export const CRONJOB_LABEL = 'fencer.dev/cronjob';
+
+/** A Job is named `<cronjob>-<time>`: 52 leaves room for 10 digits of seconds since the epoch, as in Kubernetes. */
+export const CRONJOB_NAME_MAX = 52;
+
+// The defaults crds/cronjob.yaml declares (test/unit/cronjob-validation.test.ts holds the two together).
+export const CRONJOB_SPEC_DEFAULTS = {
+  timeZone: 'UTC',
+  suspend: false,
+  concurrencyPolicy: 'Allow',
+  catchUp: 'latest',
+  successfulJobsHistoryLimit: 3,
+  failedJobsHistoryLimit: 1,
+} as const;
+
+/** A body holding exactly one CronJob document (YAML or JSON). */
+export function readCronJobSubmission(text: string, contentType: string | undefined, now = new Date()): CronJobRequest {
+  return validateCronJob(onlyManifest(text, contentType, 'CronJob'), now);
+}
+
+export function validateCronJob(manifest: Manifest, now = new Date()): CronJobRequest {
+  const object = objectOf(manifest);
+  const identity = identityProblems(object, 'CronJob');
+  if (identity.length > 0) fail(manifest, identity);
+
+  const spec = isFields(object.spec) ? object.spec : {};
+  const template = isFields(spec.jobTemplate) ? spec.jobTemplate : {};
+  const templateMetadata = isFields(template.metadata) ? template.metadata : {};
+  const templateSpec = isFields(template.spec) ? template.spec : {};
+  const problems = [
+    ...schemaProblems(cronJobValidator(), object),
+    ...namedMetadataProblems(object, 'CronJob'),
+    ...nameLengthProblems(object),
+    ...labelProblems(['spec', 'jobTemplate', 'metadata', 'labels'], templateMetadata.labels),
+    ...specProblems(template.spec, ['spec', 'jobTemplate', 'spec']),
+    ...(['startAt', 'startAfter'] as const)
+      .filter((field) => templateSpec[field] !== undefined)
+      .map((field) => ({ path: ['spec', 'jobTemplate', 'spec', field], message: 'not allowed in a CronJob: each Job is due at its occurrence' })),
+    ...scheduleProblems(spec, now),
+  ];
+  if (problems.length > 0) fail(manifest, problems);
+  const written = structuredClone(object.spec) as CronJobSpec;
+  return {
+    ...identityOf(object),
+    spec: {
+      ...written,
+      timeZone: written.timeZone ?? CRONJOB_SPEC_DEFAULTS.timeZone,
+      suspend: written.suspend ?? CRONJOB_SPEC_DEFAULTS.suspend,
+      concurrencyPolicy: written.concurrencyPolicy ?? CRONJOB_SPEC_DEFAULTS.concurrencyPolicy,
+      catchUp: written.catchUp ?? CRONJOB_SPEC_DEFAULTS.catchUp,
+      successfulJobsHistoryLimit: written.successfulJobsHistoryLimit ?? CRONJOB_SPEC_DEFAULTS.successfulJobsHistoryLimit,
+      failedJobsHistoryLimit: written.failedJobsHistoryLimit ?? CRONJOB_SPEC_DEFAULTS.failedJobsHistoryLimit,
+    },
+  };
+}
+
+function nameLengthProblems(object: Record<string, unknown>): SchemaProblem[] {
+  const name = isFields(object.metadata) ? object.metadata.name : undefined;
+  if (typeof name !== 'string' || name.length <= CRONJOB_NAME_MAX) return [];
+  return [{ path: ['metadata', 'name'], message: `must be no more than ${CRONJOB_NAME_MAX} characters (each Job is named <name>-<time>)` }];
+}
+
+function scheduleProblems(spec: Record<string, unknown>, now: Date): SchemaProblem[] {
+  if (typeof spec.schedule !== 'string') return []; // the schema said so
+  const timeZone = typeof spec.timeZone === 'string' ? spec.timeZone : CRONJOB_SPEC_DEFAULTS.timeZone;
+  try {
+    parseSchedule(spec.schedule, timeZone, now);
+    return [];
+  } catch (error) {
+    if (!(error instanceof ScheduleError)) throw error;
+    return [{ path: ['spec', error.field], message: error.message }];
+  }
+}
+
+/** The schedule of a stored (so already checked) CronJob spec. */
+export function scheduleOf(spec: CronJobSpec): CronSchedule {
+  return parseSchedule(spec.schedule, spec.timeZone ?? CRONJOB_SPEC_DEFAULTS.timeZone);
+}
+
+/**
+ * The Job of one occurrence: the template as a Job named from the CronJob and the scheduled
+ * time, due at that time. The same occurrence always gives the same name, so a second fire of it
+ * is a key conflict, never a second run.
+ */
+export function occurrenceJob(cronJob: { namespace: string; name: string; spec: CronJobSpec }, schedule: CronSchedule, at: Date, nameBroken = false): JobRequest {
+  const template = cronJob.spec.jobTemplate;
+  const name = occurrenceName(cronJob.name, schedule, at);
+  const job = toJobRequest(
+    {
+      namespace: cronJob.namespace,
+      // Broken on purpose (src/guards.ts, cron-name): each fire makes a name of its own.
+      name: nameBroken ? `${name}-${Math.random().toString(36).slice(2, 7)}` : name,
+      generateName: null,
+      labels: { ...template.metadata?.labels, [CRONJOB_LABEL]: cronJob.name },
+    },
+    template.spec,
+  );
+  return { ...job, startAt: at.toISOString(), startAfterMs: null };
+}

@@ -1,0 +1,133 @@
+// The three guards of a cron fire, each alone, against a real PostgreSQL with a lease that says we
+// lead at epoch 7. Each interleaving is played by calling the fire with a read taken before the
+// change that should make it a no-op; each broken variant (FENCER_BREAK_GUARDS) fires anyway and
+// the checker's cron findings, from the occurrence records, show the double or the wrong run.
+//   - version: read (due, not suspended) → a user suspends it → the fire of that read.
+//   - cursor: read → fire → the Job finishes and is pruned (history limit 0) → the same read
+//     fired again (a pass that stalled across losing and winning back the lease: the epoch is
+//     ours again, so the fence lets it through).
+//   - name: fire → the cursor goes back to the occurrence already fired (a restored table, an
+//     edit judged by a clock behind) → a fresh read fires it again.
+import { afterEach, describe, expect, it } from 'vitest';
+import { freshDatabase, type TestDatabase } from '../helpers/database.js';
+import { fenced } from '../../src/lease/fenced.js';
+import type { Lease } from '../../src/lease/lease.js';
+import { applyCronJob, fireOccurrences, pruneJobs, prunableJobs, readDueCronJobs, type DueCronJob, type FireGuards } from '../../src/store/cronjobs.js';
+import { decideFire, occurrencesBetween } from '../../src/scheduling/cron.js';
+import { scheduleOf, validateCronJob } from '../../src/api/validation/cronjob.js';
+import { parseManifests } from '../../src/api/validation/manifest.js';
+import { readCronRecords } from '../../src/checker/read.js';
+import { findCronViolations } from '../../src/checker/cron.js';
+import { guardBroken } from '../../src/guards.js';
+import type { CronJobRequest } from '../../src/domain/resources.js';
+
+const leader = { epoch: () => 7 } as unknown as Lease;
+const open: TestDatabase[] = [];
+
+afterEach(async () => {
+  delete process.env.FENCER_BREAK_GUARDS;
+  await Promise.all(open.splice(0).map((t) => t.close()));
+});
+
+function cronJob(extra: string = ''): CronJobRequest {
+  const yaml = `apiVersion: fencer.dev/v1
+kind: CronJob
+metadata:
+  name: nightly
+spec:
+  schedule: "0 3 * * *"
+  timeZone: America/New_York
+  successfulJobsHistoryLimit: 0
+${extra}  jobTemplate:
+    spec:
+      resources: {cpu: 500m, memory: 256Mi}
+      duration: 1s
+`;
+  return validateCronJob(parseManifests(yaml)[0]!);
+}
+
+async function setup(label: string): Promise<TestDatabase> {
+  const t = await freshDatabase(label);
+  open.push(t);
+  await t.db.query("UPDATE lease SET holder = 'test', epoch = 7, expires_at = now() + interval '1 hour'");
+  await applyCronJob(t.db, cronJob());
+  // Due now: the cursor back at its most recent occurrence (03:00 New York time, today or yesterday).
+  const now = (await t.db.query<{ now: Date }>('SELECT now()')).rows[0]!.now;
+  const recent = occurrencesBetween(scheduleOf(cronJob().spec), new Date(now.getTime() - 2 * 86_400_000), now, 10).at(-1)!;
+  await t.db.query('UPDATE cronjobs SET next_fire_at = $1', [recent]);
+  return t;
+}
+
+function guards(): FireGuards {
+  return { versionBroken: guardBroken('cron-version'), cursorBroken: guardBroken('cron-cursor'), nameBroken: guardBroken('cron-name') };
+}
+
+async function fire(t: TestDatabase, read: DueCronJob) {
+  const schedule = scheduleOf(read.spec);
+  const decision = decideFire({
+    schedule,
+    cursor: read.next_fire_at,
+    now: read.now,
+    suspend: read.suspend,
+    catchUp: read.catch_up,
+    startingDeadlineSeconds: read.starting_deadline_seconds,
+    concurrencyPolicy: read.concurrency_policy,
+    active: read.active,
+    maxOccurrences: 100,
+  });
+  return fenced(t.db, leader, (tx) => fireOccurrences(tx, read, schedule, decision, 60_000, guards()));
+}
+
+async function dueOne(t: TestDatabase): Promise<DueCronJob> {
+  const [read] = await readDueCronJobs(t.db, 10);
+  expect(read).toBeDefined();
+  return read!;
+}
+
+async function jobCount(t: TestDatabase): Promise<number> {
+  return (await t.db.query<{ n: number }>("SELECT count(*)::int AS n FROM history WHERE entity = 'job' AND from_state IS NULL AND job LIKE 'default/nightly-%'")).rows[0]!.n;
+}
+
+async function cronFindings(t: TestDatabase) {
+  return findCronViolations(await readCronRecords(t.db));
+}
+
+describe.each([{ broken: false }, { broken: true }])('cron fire guards (broken: $broken)', ({ broken }) => {
+  it(broken ? 'version broken: a fire read before a suspend makes a Job anyway' : 'version: a fire read before a suspend makes nothing', async () => {
+    const t = await setup(`cron_version_${broken}`);
+    const read = await dueOne(t);
+    // The user suspends it between the read and the fire: same cursor, new version.
+    await applyCronJob(t.db, cronJob('  suspend: true\n'));
+    if (broken) process.env.FENCER_BREAK_GUARDS = 'cron-version';
+    const result = await fire(t, read);
+    expect(result.outcome).toBe(broken ? 'done' : 'stale');
+    expect(await jobCount(t)).toBe(broken ? 1 : 0);
+  });
+
+  it(broken ? 'cursor broken: the same read fired again runs the occurrence twice' : 'cursor: the same read fired again does nothing', async () => {
+    const t = await setup(`cron_cursor_${broken}`);
+    const read = await dueOne(t);
+    expect((await fire(t, read)).outcome).toBe('done');
+    // Its Job ends and goes (history limit 0): its name is free again.
+    await t.db.query("UPDATE jobs SET phase = 'Succeeded', finished_at = now() WHERE cronjob_uid IS NOT NULL");
+    const prunable = await prunableJobs(t.db, 10);
+    expect(prunable).toHaveLength(1);
+    await fenced(t.db, leader, (tx) => pruneJobs(tx, prunable));
+    if (broken) process.env.FENCER_BREAK_GUARDS = 'cron-cursor';
+    expect((await fire(t, read)).outcome).toBe(broken ? 'done' : 'stale');
+    expect(await jobCount(t)).toBe(broken ? 2 : 1);
+    expect((await cronFindings(t)).cronHandledTwice).toHaveLength(broken ? 1 : 0);
+  });
+
+  it(broken ? 'name broken: an occurrence fired again makes a second Job' : 'name: an occurrence fired again is a name conflict, nothing more', async () => {
+    const t = await setup(`cron_name_${broken}`);
+    const first = await dueOne(t);
+    expect((await fire(t, first)).outcome).toBe('done');
+    await t.db.query('UPDATE cronjobs SET next_fire_at = $1', [first.next_fire_at]);
+    if (broken) process.env.FENCER_BREAK_GUARDS = 'cron-name';
+    const again = await dueOne(t);
+    expect((await fire(t, again)).outcome).toBe('done');
+    expect(await jobCount(t)).toBe(broken ? 2 : 1);
+    expect((await cronFindings(t)).cronHandledTwice).toHaveLength(broken ? 1 : 0);
+  });
+});
