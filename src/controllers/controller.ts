@@ -14,10 +14,8 @@ export interface Reconciler {
   readonly name: string;
   readonly intervalMs: number;
   /**
-   * The least time from one pass's start to the next's, however often nudged: a burst of NOTIFYs
-   * (a job ending every few milliseconds) becomes one pass over their sum instead of one pass
-   * each. Counted from the start, so a pass longer than the gap is followed at once when nudged:
-   * room freed during a pass is not left idle for another gap.
+   * The least time between two passes, however often nudged: a burst of NOTIFYs (a job ending
+   * every few milliseconds) becomes one pass over their sum instead of one pass each.
    */
   readonly minGapMs?: number;
   reconcile(log: Logger): Promise<ReconcileResult>;
@@ -57,7 +55,6 @@ export class Controller {
   private async loop(): Promise<void> {
     const { name, intervalMs, minGapMs = 0 } = this.reconciler;
     while (!this.stopped) {
-      const began = performance.now();
       let result: ReconcileResult = 'done';
       const epoch = this.lease.epoch();
       if (epoch !== null) {
@@ -73,8 +70,7 @@ export class Controller {
         }
       }
       if (result === 'requeue') continue;
-      const rest = minGapMs - (performance.now() - began);
-      if (rest > 0 && !this.stopped) await delay(rest);
+      if (minGapMs > 0 && !this.stopped) await delay(minGapMs);
       await this.wakeup.sleep(Math.max(0, intervalMs - minGapMs));
     }
   }

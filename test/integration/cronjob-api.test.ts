@@ -160,6 +160,29 @@ describe('firing', () => {
   });
 });
 
+describe('a namespace over its pending quota', () => {
+  it('keeps the occurrence due and says QuotaExceeded until there is room; nothing is half-made', async () => {
+    const quota = 'apiVersion: fencer.dev/v1\nkind: ResourceQuota\nmetadata: { name: limits, namespace: capped }\nspec: { hard: { pendingJobs: 1 } }\n';
+    expect((await call('POST', '/api/v1/resourcequotas', quota)).status).toBe(201);
+    const yaml = cronYaml('full', 'schedule: "* * * * * *"').replace('  name: full\n', '  name: full\n  namespace: capped\n');
+    expect((await call('POST', '/api/v1/cronjobs', yaml)).status).toBe(201);
+    const blocked = await eventually(async () => {
+      const c = (await call('GET', '/api/v1/namespaces/capped/cronjobs/full')).body;
+      return c.status.conditions.some((x: any) => x.type === 'Firing' && x.status === 'False' && x.reason === 'QuotaExceeded') ? c : undefined;
+    }, { what: 'the CronJob to say QuotaExceeded' });
+    expect(Date.parse(blocked.status.nextScheduleTime)).toBeLessThanOrEqual(Date.now());
+    const made = (await t.db.query("SELECT count(*)::int AS n FROM jobs WHERE namespace = 'capped'")).rows[0].n;
+    expect(made).toBe(1);
+    const records = (await t.db.query("SELECT count(*)::int AS n FROM cron_occurrences WHERE cronjob = 'capped/full'")).rows[0].n;
+    expect(records).toBe(1); // the blocked fire wrote nothing: no record, no cursor move
+    await call('DELETE', '/api/v1/namespaces/capped/resourcequotas/limits');
+    await eventually(async () => (await t.db.query("SELECT 1 FROM jobs WHERE namespace = 'capped'")).rowCount! >= 2, { what: 'firing again once there is room' });
+    const after = (await call('GET', '/api/v1/namespaces/capped/cronjobs/full')).body;
+    expect(after.status.conditions[0].reason).toBe('OnSchedule');
+    await call('DELETE', '/api/v1/namespaces/capped/cronjobs/full');
+  });
+});
+
 describe('after a two-hour outage', () => {
   let o: TestDatabase;
   let leader: Replica | undefined;

@@ -19,6 +19,8 @@ import type { ReconcileResult, Reconciler } from '../controller.js';
 const CRONJOBS_PER_PASS = 100;
 const OCCURRENCES_PER_FIRE = 100;
 const PRUNE_PER_PASS = 500;
+/** Finished Jobs past the history limits are looked for every this many passes (about a second). */
+const PRUNE_EVERY = 10;
 
 /** A CronJob that could not fire (its namespace over quota, its queue gone) is tried again after this. */
 const BLOCKED_RETRY_MS = 1000;
@@ -29,6 +31,7 @@ export class CronController implements Reconciler {
   private readonly blockedUntil = new Map<string, number>();
   /** Parsed schedules by spec text: parsing is the costly part of a pass with nothing due. */
   private readonly schedules = new Map<string, CronSchedule>();
+  private passes = 0;
 
   constructor(
     private readonly db: Db,
@@ -46,6 +49,7 @@ export class CronController implements Reconciler {
       this.blockedUntil.delete(cron.uid);
       more = (await this.fire(cron, guards, log)) || more;
     }
+    if (this.passes++ % PRUNE_EVERY !== 0) return more ? 'requeue' : 'done';
     const prunable = await prunableJobs(this.db, PRUNE_PER_PASS);
     if (prunable.length > 0) {
       await fenced(this.db, this.lease, (tx) => pruneJobs(tx, prunable));

@@ -1,11 +1,15 @@
 -- cronjobs/prunable: finished Jobs of CronJobs beyond their history limits (successful, or failed
--- for any other end), oldest first. $1 limit.
-SELECT f.uid FROM (
-  SELECT j.uid, j.created_at, j.phase = 'Succeeded' AS succeeded, c.successful_history_limit, c.failed_history_limit,
-         row_number() OVER (PARTITION BY j.cronjob_uid, j.phase = 'Succeeded' ORDER BY j.created_at DESC, j.uid DESC) AS newer
-  FROM jobs j JOIN cronjobs c ON c.uid = j.cronjob_uid
-  WHERE j.cronjob_uid IS NOT NULL AND j.phase IN ('Succeeded', 'Failed', 'Cancelled', 'Skipped', 'Dead')
-) f
-WHERE f.newer > CASE WHEN f.succeeded THEN f.successful_history_limit ELSE f.failed_history_limit END
-ORDER BY f.created_at
+-- for any other end), oldest first. From each CronJob through its own Jobs (jobs_of_cronjob):
+-- never a scan of every job. $1 limit.
+SELECT p.uid
+FROM cronjobs c
+CROSS JOIN LATERAL (
+  SELECT f.uid, f.created_at
+  FROM (SELECT j.uid, j.created_at, j.phase = 'Succeeded' AS succeeded,
+               row_number() OVER (PARTITION BY j.phase = 'Succeeded' ORDER BY j.created_at DESC, j.uid DESC) AS newer
+        FROM jobs j
+        WHERE j.cronjob_uid = c.uid AND j.phase IN ('Succeeded', 'Failed', 'Cancelled', 'Skipped', 'Dead')) f
+  WHERE f.newer > CASE WHEN f.succeeded THEN c.successful_history_limit ELSE c.failed_history_limit END
+) p
+ORDER BY p.created_at
 LIMIT $1
