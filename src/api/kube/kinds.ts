@@ -1,0 +1,153 @@
+// The kinds fencer serves the Kubernetes way, in one place. Each fencer.dev kind comes from its
+// CRD in crds/, so a kind added there with a CRD shows up in discovery, OpenAPI and tables
+// without a line of code here. The core group's one resource, namespaces, has no CRD (a
+// namespace is a name its objects share, not a stored object) and is declared below.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { projectRoot } from '../../paths.js';
+import type { JsonSchema } from '../validation/schema.js';
+
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+
+/** The order kube-apiserver lists a custom resource's verbs in. */
+export const ALL_VERBS: readonly Verb[] = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
+
+export type ColumnType = 'string' | 'integer' | 'number' | 'boolean' | 'date';
+
+/** A CRD's additionalPrinterColumns entry. */
+export interface PrinterColumn {
+  name: string;
+  type: ColumnType;
+  format?: string;
+  description?: string;
+  priority?: number;
+  jsonPath: string;
+}
+
+export interface KubeKind {
+  /** '' for the core group. */
+  group: string;
+  version: string;
+  kind: string;
+  listKind: string;
+  plural: string;
+  singular: string;
+  namespaced: boolean;
+  shortNames: string[];
+  categories: string[];
+  verbs: Verb[];
+  /** The verbs of the status subresource, or null when the kind has none. */
+  statusVerbs: Verb[] | null;
+  printerColumns: PrinterColumn[];
+  /** The CRD's openAPIV3Schema, or null for a kind without a CRD. */
+  schema: JsonSchema | null;
+  /** Relative to the project root; null for a kind without a CRD. */
+  crdFile: string | null;
+}
+
+// Users do not write nodes: agents register them and fencer writes their status.
+const VERBS_BY_KIND: Readonly<Record<string, readonly Verb[]>> = { 'fencer.dev/Node': ['get', 'list', 'watch'] };
+
+const STATUS_VERBS: readonly Verb[] = ['get', 'patch', 'update'];
+
+/** A kind without printer columns shows its age, as the apiserver defaults a CRD to. */
+const AGE_COLUMN: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
+
+/** GET /api/v1/namespaces/NS is what a namespace uses against its limits (src/domain/namespace.ts). */
+export const CORE_KINDS: readonly KubeKind[] = [
+  {
+    group: '',
+    version: 'v1',
+    kind: 'Namespace',
+    listKind: 'NamespaceList',
+    plural: 'namespaces',
+    singular: 'namespace',
+    namespaced: false,
+    shortNames: ['ns'],
+    categories: [],
+    verbs: ['get', 'list'],
+    statusVerbs: null,
+    printerColumns: [
+      { name: 'Pending', type: 'integer', description: 'Jobs of the namespace not placed yet.', jsonPath: '.status.pendingJobs' },
+      { name: 'Running', type: 'integer', description: 'Jobs of the namespace placed now.', jsonPath: '.status.runningJobs' },
+    ],
+    schema: null,
+    crdFile: null,
+  },
+];
+
+interface CrdVersion {
+  name: string;
+  served?: boolean;
+  storage?: boolean;
+  subresources?: { status?: object };
+  additionalPrinterColumns?: PrinterColumn[];
+  schema?: { openAPIV3Schema?: JsonSchema };
+}
+
+interface Crd {
+  kind?: string;
+  spec?: {
+    group?: string;
+    scope?: 'Namespaced' | 'Cluster';
+    names?: { kind?: string; listKind?: string; plural?: string; singular?: string; shortNames?: string[]; categories?: string[] };
+    versions?: CrdVersion[];
+  };
+}
+
+/** One kind per served version of a parsed CRD (`file` names it in errors and in the result). */
+export function kindsFromCrd(document: unknown, file: string): KubeKind[] {
+  const crd = document as Crd;
+  const spec = crd.spec;
+  const names = spec?.names;
+  if (crd.kind !== 'CustomResourceDefinition' || !spec?.group || !names?.kind || !names.plural) {
+    throw new Error(`${file} is not a CustomResourceDefinition with spec.group, spec.names.kind and spec.names.plural`);
+  }
+  const verbs = [...(VERBS_BY_KIND[`${spec.group}/${names.kind}`] ?? ALL_VERBS)];
+  return (spec.versions ?? [])
+    .filter((version) => version.served !== false)
+    .map((version) => ({
+      group: spec.group as string,
+      version: version.name,
+      kind: names.kind as string,
+      listKind: names.listKind ?? `${names.kind}List`,
+      plural: names.plural as string,
+      singular: names.singular ?? (names.kind as string).toLowerCase(),
+      namespaced: spec.scope !== 'Cluster',
+      shortNames: names.shortNames ?? [],
+      categories: names.categories ?? [],
+      verbs,
+      statusVerbs: version.subresources?.status ? STATUS_VERBS.filter((verb) => verb === 'get' || verbs.includes(verb)) : null,
+      printerColumns: version.additionalPrinterColumns ?? [AGE_COLUMN],
+      schema: version.schema?.openAPIV3Schema ?? null,
+      crdFile: file,
+    }));
+}
+
+/** The kinds of every CRD in `dir` (relative to the project root), in file order. */
+export function readKinds(dir = 'crds'): KubeKind[] {
+  const files = readdirSync(join(projectRoot(), dir))
+    .filter((name) => /\.ya?ml$/.test(name))
+    .sort();
+  return files.flatMap((name) => {
+    const file = `${dir}/${name}`;
+    return kindsFromCrd(parse(readFileSync(join(projectRoot(), file), 'utf8')), file);
+  });
+}
+
+let cached: readonly KubeKind[] | undefined;
+
+/** fencer.dev's kinds, read once per process (the CRDs ship with the code and do not change under it). */
+export function fencerKinds(): readonly KubeKind[] {
+  return (cached ??= readKinds());
+}
+
+/** The kind served at /apis/GROUP/VERSION/PLURAL (or /api/v1/PLURAL for group ''), if any. */
+export function kindOfResource(kinds: readonly KubeKind[], group: string, version: string, plural: string): KubeKind | undefined {
+  return kinds.find((k) => k.group === group && k.version === version && k.plural === plural);
+}
+
+export function groupVersionOf(kind: Pick<KubeKind, 'group' | 'version'>): string {
+  return kind.group === '' ? kind.version : `${kind.group}/${kind.version}`;
+}
