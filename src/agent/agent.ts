@@ -423,8 +423,10 @@ export class Agent {
     this.runLog?.stop(job.assignment, reason);
     this.log.info({ assignment: id, job: job.assignment.job, reason }, 'job stopped');
     // A job the node stopped on its own is still active for the control plane until told:
-    // say so as soon as a replica answers, so the job is retried rather than left Running.
-    if (reason === 'self-fence' || reason === 'shutdown') this.track(this.reportEnd({ kind: 'abandoned', id, reason }));
+    // say so as soon as a replica answers, so the job is retried rather than left Running. One
+    // stopped because its assignment ended (a cancel): say so too, so that what the cancelled
+    // run held is free now instead of when it could at the latest have ended.
+    if (reason === 'self-fence' || reason === 'shutdown' || reason === 'withdrawn') this.track(this.reportEnd({ kind: 'abandoned', id, reason }));
   }
 
   /** Stops every job and drops every unanswered claim (one that got in is given back when answered). */

@@ -13,6 +13,7 @@ import { queueRoutes } from './routes/queues.js';
 import { cronJobRoutes } from './routes/cronjobs.js';
 import { assignmentRoutes } from './routes/assignments.js';
 import { statusRoutes } from './routes/status.js';
+import { kubeRoutes } from './routes/kube.js';
 import type { ErrorBody } from '../domain/resources.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -65,5 +66,6 @@ export function buildServer(ctx: ApiContext): FastifyInstance {
   cronJobRoutes(app, ctx);
   assignmentRoutes(app, ctx);
   statusRoutes(app, ctx);
+  kubeRoutes(app, ctx);
   return app;
 }

@@ -123,6 +123,10 @@ async function endAll(tx: Tx, node: string, reports: readonly NodeReport[]): Pro
   const messages = [...ends.values()].map((r) => (r.kind === 'finished' ? r.message : null));
   const rows = (await tx.query<EndedAssignment>(sql('assignments/end_reported'), [[...ends.keys()], [...ends.values()].map(endState), node, messages])).rows;
   await notifyEnded(tx, rows);
+  // The others had ended already: if cancelled while running, the node has now stopped them.
+  const ended = new Set(rows.map((a) => a.id));
+  const stopped = [...ends.keys()].filter((id) => !ended.has(id));
+  if (stopped.length > 0 && (await tx.query(sql('assignments/release_holds'), [stopped, node])).rowCount! > 0) await tx.query(sql('jobs/notify_pending'));
   // A job that succeeded is done. Any other end (a failure, a run given up) is the leader's to
   // decide: retried after a backoff, Failed, or Dead (job-reconcile, src/scheduling/retry.ts).
   const succeeded = rows.flatMap((a) => {

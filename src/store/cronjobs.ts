@@ -7,7 +7,7 @@ import { sql } from './sql.js';
 import type { CronJobListRow, CronJobRow } from './rows.js';
 import type { CronJobRequest, CronJobSpec } from '../domain/resources.js';
 import { TERMINAL_PHASES } from '../domain/resources.js';
-import { nextOccurrence, parseSchedule, type CronSchedule, type FireDecision } from '../scheduling/cron.js';
+import { decideFire, nextOccurrence, occurrencesBetween, parseSchedule, type CronSchedule, type FireDecision } from '../scheduling/cron.js';
 import { withdrawAssignments } from './assignments.js';
 import { submitInTx } from './jobs.js';
 import { occurrenceJob } from '../api/validation/cronjob.js';
@@ -39,7 +39,17 @@ export async function applyCronJob(db: Db, request: CronJobRequest): Promise<{ o
     const now = await clock(tx);
     const from = Math.min(row.next_fire_at?.getTime() ?? Infinity, now.getTime()) - 1;
     const after = new Date(Math.max(from, row.last_handled_at?.getTime() ?? -Infinity));
-    await tx.query(sql('cronjobs/update'), [row.uid, ...columns(request), nextOccurrence(schedule, after)]);
+    const cursor = nextOccurrence(schedule, after);
+    // Occurrences of the old schedule that were due and not yet handled, and that the new
+    // schedule will not handle: recorded Skipped (Rescheduled), so that none goes without a record.
+    if (row.next_fire_at && row.next_fire_at <= now) {
+      const old = parseSchedule(row.schedule, row.time_zone);
+      const handledLater = (at: Date) => cursor !== null && at >= cursor && nextOccurrence(schedule, new Date(at.getTime() - 1))?.getTime() === at.getTime();
+      const passed = occurrencesBetween(old, new Date(row.next_fire_at.getTime() - 1), now, 1000).filter((at) => !handledLater(at));
+      const records = passed.map((at) => ({ at, outcome: 'Skipped', reason: 'Rescheduled', uid: null, job: null }));
+      await recordOccurrences(tx, row, old, records);
+    }
+    await tx.query(sql('cronjobs/update'), [row.uid, ...columns(request), cursor]);
     return { outcome: 'configured' as const, cronJob: (await readCronJob(tx, request.namespace, request.name))! };
   });
 }
@@ -106,7 +116,7 @@ export async function deleteCronJob(db: Db, namespace: string, name: string, ove
 
 // The leader's side (src/controllers/cron/).
 
-/** A due CronJob as the cron controller reads it, with the database's clock. */
+/** A due CronJob as the cron controller reads it. */
 export interface DueCronJob {
   uid: string;
   namespace: string;
@@ -118,12 +128,11 @@ export interface DueCronJob {
   catch_up: CronJobRow['catch_up'];
   concurrency_policy: CronJobRow['concurrency_policy'];
   starting_deadline_seconds: number | null;
-  now: Date;
-  active: number;
 }
 
-export async function readDueCronJobs(db: Db, limit: number): Promise<DueCronJob[]> {
-  return (await db.query<DueCronJob>(sql('cronjobs/due'), [limit])).rows;
+/** The due CronJobs, most overdue first, without those in `holdBack` (blocked for a while). */
+export async function readDueCronJobs(db: Db, limit: number, holdBack: readonly string[] = []): Promise<DueCronJob[]> {
+  return (await db.query<DueCronJob>(sql('cronjobs/due'), [limit, holdBack])).rows;
 }
 
 /** Test-only guard switches (src/guards.ts): each drops one of the fire's three guards. */
@@ -133,25 +142,52 @@ export interface FireGuards {
   nameBroken: boolean;
 }
 
-export type FireResult = { outcome: 'stale' } | { outcome: 'done'; fired: Array<{ at: Date; job: string }> };
+export type FireResult =
+  | { outcome: 'stale' }
+  | { outcome: 'replacing'; cancelled: number }
+  | { outcome: 'done'; decision: FireDecision; now: Date; fired: Array<{ at: Date; job: string }>; nameTaken: Date[] };
 
 /**
- * One fire, inside the leader's fenced transaction: advance the cursor from the value read at the
- * version read (else nothing: 'stale'), cancel the runs Replace replaces, make each occurrence's
- * Job under its deterministic name (a name already taken means that occurrence was fired before:
- * nothing more), and record every occurrence handled. Throws what admitting the Jobs throws
- * (a namespace over its pending quota, a queue that no longer exists): nothing is written then.
+ * One fire, inside the leader's fenced transaction. The decision is made here, by the database's
+ * clock at this moment and with the CronJob's runs counted in this transaction, so a deadline is
+ * judged when the Jobs are made, not when the CronJob was read. Then: advance the cursor from the
+ * value read at the version read (else nothing: 'stale'), make each occurrence's Job under its
+ * deterministic name, record every occurrence handled. A name already taken is not this
+ * CronJob's occurrence fired before (the cursor rules that out) but someone else's Job: the
+ * occurrence is recorded Skipped (NameTaken), never left without a record.
+ *
+ * Replace with runs that may still be running: cancels them (their nodes stop them) and fires
+ * nothing yet; the occurrence stays due and fires once no run of the CronJob may still be running
+ * (its node said it stopped, or it could at the latest have ended), so a replaced run and its
+ * replacement never overlap.
+ *
+ * Throws what admitting the Jobs throws (a namespace over its pending quota, a queue that no
+ * longer exists): nothing is written then.
  */
-export async function fireOccurrences(
-  tx: Tx,
-  cron: DueCronJob,
-  schedule: CronSchedule,
-  decision: FireDecision,
-  overdueSlackMs: number,
-  guards: FireGuards,
-): Promise<FireResult> {
-  const handled = [...decision.fire, ...decision.skip.map((s) => s.at)];
-  if (handled.length === 0) return { outcome: 'done', fired: [] };
+export async function fireCronJob(tx: Tx, cron: DueCronJob, schedule: CronSchedule, maxOccurrences: number, overdueSlackMs: number, guards: FireGuards): Promise<FireResult> {
+  const now = await clock(tx);
+  const busy = (await tx.query<{ busy: number }>(sql('cronjobs/busy'), [cron.uid])).rows[0]!.busy;
+  const decision = decideFire({
+    schedule,
+    cursor: cron.next_fire_at,
+    now,
+    suspend: cron.suspend,
+    catchUp: cron.catch_up,
+    startingDeadlineSeconds: cron.starting_deadline_seconds,
+    concurrencyPolicy: cron.concurrency_policy,
+    active: busy,
+    maxOccurrences,
+  });
+  if (cron.concurrency_policy === 'Replace' && busy > 0 && decision.fire.length > 0) {
+    const locked = await tx.query(sql('cronjobs/lock_at'), [cron.uid, cron.version, cron.next_fire_at, guards.versionBroken, guards.cursorBroken]);
+    if (locked.rowCount === 0) return { outcome: 'stale' };
+    const active = (await tx.query<{ uid: string; assignment_id: string | null }>(sql('cronjobs/active_jobs'), [cron.uid])).rows;
+    await withdrawAssignments(tx, active.flatMap((j) => (j.assignment_id ? [j.assignment_id] : [])), overdueSlackMs);
+    await tx.query(sql('cronjobs/replace'), [active.map((j) => j.uid), `replaced by the next run of cronjob ${cron.name}`]);
+    return { outcome: 'replacing', cancelled: active.length };
+  }
+  const handled = [...decision.fire, ...decision.skip.map((x) => x.at)];
+  if (handled.length === 0) return { outcome: 'done', decision, now, fired: [], nameTaken: [] };
   const last = new Date(Math.max(...handled.map((d) => d.getTime())));
   const lastFired = decision.fire.length > 0 ? decision.fire[decision.fire.length - 1]! : null;
   const advanced = await tx.query(sql('cronjobs/advance'), [
@@ -166,19 +202,30 @@ export async function fireOccurrences(
   ]);
   if (advanced.rowCount === 0) return { outcome: 'stale' };
 
-  if (decision.replaceActive) {
-    const active = (await tx.query<{ uid: string; assignment_id: string | null }>(sql('cronjobs/active_jobs'), [cron.uid])).rows;
-    await withdrawAssignments(tx, active.flatMap((j) => (j.assignment_id ? [j.assignment_id] : [])), overdueSlackMs);
-    await tx.query(sql('cronjobs/replace'), [active.map((j) => j.uid), `replaced by the next run of cronjob ${cron.name}`]);
-  }
-
   const requests = decision.fire.map((at) => occurrenceJob(cron, schedule, at, guards.nameBroken));
   const results = requests.length > 0 ? await submitInTx(tx, requests, null, cron.uid) : [];
-  const fired = decision.fire.flatMap((at, i) => (results[i]!.outcome === 'created' ? [{ at, uid: results[i]!.job.uid, job: results[i]!.job.name }] : []));
-  const records = [
-    ...fired.map((f) => ({ at: f.at, outcome: 'Fired', reason: null, uid: f.uid, job: f.job })),
-    ...decision.skip.map((s) => ({ at: s.at, outcome: 'Skipped', reason: s.reason as string | null, uid: null, job: null })),
-  ];
+  const records: OccurrenceRecord[] = decision.fire.map((at, i) => {
+    const { outcome, job } = results[i]!;
+    return outcome === 'created'
+      ? { at, outcome: 'Fired', reason: null, uid: job.uid, job: job.name }
+      : { at, outcome: 'Skipped', reason: 'NameTaken', uid: null, job: requests[i]!.name };
+  });
+  records.push(...decision.skip.map((x) => ({ at: x.at, outcome: 'Skipped', reason: x.reason, uid: null, job: null })));
+  await recordOccurrences(tx, cron, schedule, records);
+  const fired = records.filter((r) => r.outcome === 'Fired').map((r) => ({ at: r.at, job: r.job! }));
+  return { outcome: 'done', decision, now, fired, nameTaken: records.filter((r) => r.reason === 'NameTaken').map((r) => r.at) };
+}
+
+interface OccurrenceRecord {
+  at: Date;
+  outcome: string;
+  reason: string | null;
+  uid: string | null;
+  job: string | null;
+}
+
+async function recordOccurrences(tx: Tx, cron: Pick<DueCronJob, 'uid' | 'namespace' | 'name' | 'version'>, schedule: CronSchedule, records: OccurrenceRecord[]): Promise<void> {
+  if (records.length === 0) return;
   await tx.query(sql('cronjobs/record'), [
     cron.uid,
     `${cron.namespace}/${cron.name}`,
@@ -191,11 +238,10 @@ export async function fireOccurrences(
     schedule.pattern,
     schedule.timeZone,
   ]);
-  return { outcome: 'done', fired: fired.map((f) => ({ at: f.at, job: f.job })) };
 }
 
 /** Says on the CronJob why its due occurrence could not fire (it stays due: the next pass tries again). */
-export async function markBlocked(tx: Tx, cron: DueCronJob, reason: string, message: string): Promise<void> {
+export async function markBlocked(tx: Tx, cron: Pick<DueCronJob, 'uid' | 'version'>, reason: string, message: string): Promise<void> {
   await tx.query(sql('cronjobs/block'), [cron.uid, cron.version, reason, message]);
 }
 

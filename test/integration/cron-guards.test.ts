@@ -12,8 +12,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { fenced } from '../../src/lease/fenced.js';
 import type { Lease } from '../../src/lease/lease.js';
-import { applyCronJob, fireOccurrences, pruneJobs, prunableJobs, readDueCronJobs, type DueCronJob, type FireGuards } from '../../src/store/cronjobs.js';
-import { decideFire, occurrencesBetween } from '../../src/scheduling/cron.js';
+import { applyCronJob, fireCronJob, pruneJobs, prunableJobs, readDueCronJobs, type DueCronJob, type FireGuards } from '../../src/store/cronjobs.js';
+import { occurrencesBetween } from '../../src/scheduling/cron.js';
 import { scheduleOf, validateCronJob } from '../../src/api/validation/cronjob.js';
 import { parseManifests } from '../../src/api/validation/manifest.js';
 import { readCronRecords } from '../../src/checker/read.js';
@@ -63,19 +63,7 @@ function guards(): FireGuards {
 }
 
 async function fire(t: TestDatabase, read: DueCronJob) {
-  const schedule = scheduleOf(read.spec);
-  const decision = decideFire({
-    schedule,
-    cursor: read.next_fire_at,
-    now: read.now,
-    suspend: read.suspend,
-    catchUp: read.catch_up,
-    startingDeadlineSeconds: read.starting_deadline_seconds,
-    concurrencyPolicy: read.concurrency_policy,
-    active: read.active,
-    maxOccurrences: 100,
-  });
-  return fenced(t.db, leader, (tx) => fireOccurrences(tx, read, schedule, decision, 60_000, guards()));
+  return fenced(t.db, leader, (tx) => fireCronJob(tx, read, scheduleOf(read.spec), 100, 60_000, guards()));
 }
 
 async function dueOne(t: TestDatabase): Promise<DueCronJob> {
@@ -131,3 +119,23 @@ describe.each([{ broken: false }, { broken: true }])('cron fire guards (broken: 
     expect((await cronFindings(t)).cronHandledTwice).toHaveLength(broken ? 1 : 0);
   });
 });
+
+describe('an edit of a CronJob with occurrences due', () => {
+  it('records the old schedule’s due occurrences it passes over as Skipped (Rescheduled): none without a record', async () => {
+    const t = await freshDatabase('cron_rescheduled');
+    open.push(t);
+    const every = (schedule: string) => {
+      const request = cronJob();
+      return { ...request, spec: { ...request.spec, schedule, timeZone: 'UTC' } };
+    };
+    await applyCronJob(t.db, every('* * * * *'));
+    // Five minutes of occurrences due and not fired (no leader ran meanwhile).
+    await t.db.query("UPDATE cronjobs SET next_fire_at = date_trunc('minute', now()) - interval '5 minutes'");
+    const edited = (await applyCronJob(t.db, every('*/7 * * * *'))).cronJob;
+    const rows = (await t.db.query<{ version: number; reason: string }>("SELECT version, reason FROM cron_occurrences WHERE cronjob = 'default/nightly'")).rows;
+    expect(rows.length).toBeGreaterThanOrEqual(4);
+    expect(rows.every((r) => r.reason === 'Rescheduled' && r.version === edited.version - 1)).toBe(true);
+    expect((await cronFindings(t)).cronMissed).toEqual([]);
+  });
+});
+

@@ -183,6 +183,37 @@ describe('a namespace over its pending quota', () => {
   });
 });
 
+describe('edge cases a review found', () => {
+  it('an occurrence whose Job name another Job took is recorded Skipped (NameTaken), not lost', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    for (let s = now + 2; s <= now + 4; s++) {
+      const job = `apiVersion: fencer.dev/v1\nkind: Job\nmetadata: { name: squat-${s} }\nspec: { resources: { cpu: 100m, memory: 64Mi }, duration: 1h }\n`;
+      expect((await call('POST', '/api/v1/jobs', job)).status).toBe(201);
+    }
+    await call('POST', '/api/v1/cronjobs', cronYaml('squat', 'schedule: "* * * * * *"'));
+    const seen = await eventually(async () => {
+      const o = await occurrences('squat');
+      return o.some((x) => Date.parse(x.scheduledTime) / 1000 > now + 5) ? o : undefined;
+    }, { what: 'occurrences past the taken names' });
+    await call('DELETE', '/api/v1/namespaces/default/cronjobs/squat');
+    for (const x of seen.filter((o) => { const s = Date.parse(o.scheduledTime) / 1000; return s >= now + 2 && s <= now + 4; })) {
+      expect([x.outcome, x.reason]).toEqual(['Skipped', 'NameTaken']);
+    }
+  });
+
+  it('catchUp all under a pending quota smaller than the backlog fires one at a time instead of never', async () => {
+    const quota = 'apiVersion: fencer.dev/v1\nkind: ResourceQuota\nmetadata: { name: limits, namespace: backlog }\nspec: { hard: { pendingJobs: 3 } }\n';
+    expect((await call('POST', '/api/v1/resourcequotas', quota)).status).toBe(201);
+    const yaml = cronYaml('behind', 'schedule: "*/10 * * * *"\ncatchUp: all').replace('  name: behind\n', '  name: behind\n  namespace: backlog\n');
+    expect((await call('POST', '/api/v1/cronjobs', yaml)).status).toBe(201);
+    // An outage of an hour: six occurrences due at once, more than the quota takes.
+    await t.db.query("UPDATE cronjobs SET next_fire_at = date_trunc('hour', now()) - interval '1 hour' WHERE name = 'behind'");
+    await eventually(async () => (await t.db.query("SELECT 1 FROM jobs WHERE namespace = 'backlog'")).rowCount === 3, { what: 'three jobs, as the quota allows' });
+    await call('DELETE', '/api/v1/namespaces/backlog/cronjobs/behind');
+    await call('DELETE', '/api/v1/namespaces/backlog/resourcequotas/limits');
+  });
+});
+
 describe('after a two-hour outage', () => {
   let o: TestDatabase;
   let leader: Replica | undefined;

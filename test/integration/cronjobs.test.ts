@@ -102,18 +102,22 @@ describe('CronJobs on a real cluster', () => {
     for (const r of of('every2').filter((x) => x.version === edited.version)) expect(r.scheduled_at.getTime() % 5000).toBe(0);
     expect(of('solo').some((r) => r.reason === 'StillRunning')).toBe(true);
 
-    // Forbid: never two runs of its Jobs at once, by the nodes' own logs.
+    // Forbid and Replace: never two runs of a CronJob's Jobs at once, by the nodes' own logs (a
+    // replaced run stops on its node before its replacement starts).
     const input = await readCheckInput(db, NODES.map((n) => cluster!.nodeLogFile(n)));
-    const soloJobs = new Set(input.history.filter((h) => h.entity === 'job' && h.job.startsWith('default/solo-')).map((h) => h.jobUid));
-    const events = input.runs
-      .filter((l) => soloJobs.has(l.jobUid) && (l.event === 'start' || l.event === 'stop'))
-      .map((l) => ({ ms: l.wallMs, delta: l.event === 'start' ? 1 : -1 }))
-      .sort((a, b) => a.ms - b.ms || a.delta - b.delta);
-    let running = 0;
-    for (const e of events) {
-      running += e.delta;
-      expect(running).toBeLessThanOrEqual(1);
+    expect(of('swap').some((r) => r.outcome === 'Fired')).toBe(true);
+    for (const name of ['solo', 'swap']) {
+      const mine = new Set(input.history.filter((h) => h.entity === 'job' && h.job.startsWith(`default/${name}-`)).map((h) => h.jobUid));
+      const events = input.runs
+        .filter((l) => mine.has(l.jobUid) && (l.event === 'start' || l.event === 'stop'))
+        .map((l) => ({ ms: l.wallMs, delta: l.event === 'start' ? 1 : -1 }))
+        .sort((a, b) => a.ms - b.ms || a.delta - b.delta);
+      let running = 0;
+      let most = 0;
+      for (const e of events) most = Math.max(most, (running += e.delta));
+      expect(most, name).toBe(1);
     }
+    expect((await db.query("SELECT 1 FROM jobs WHERE name LIKE 'swap-%' AND reason = 'Replaced'")).rowCount).toBeGreaterThan(0);
   }, 180_000);
 
   it('after an outage, catchUp all releases the missed occurrences at the namespace\'s placement rate', async () => {

@@ -1,17 +1,18 @@
 // cron: the leader's pass over CronJobs whose next occurrence is due by the database's clock.
-// For each, the pure rules (src/scheduling/cron.ts) decide what the due occurrences become, and
-// one fenced transaction carries it out, guarded by the cursor and version it read: a fire from a
-// read that an edit or an earlier fire overtook writes nothing, and the next pass reads afresh.
+// For each, one fenced transaction decides with the pure rules (src/scheduling/cron.ts) what the
+// due occurrences become and carries it out, guarded by the cursor and version it read: a fire
+// that an edit or an earlier fire overtook writes nothing, and the next pass reads afresh.
 import type { Logger } from 'pino';
 import type { Db } from '../../store/db.js';
 import type { Lease } from '../../lease/lease.js';
 import { fenced } from '../../lease/fenced.js';
 import { guardBroken } from '../../guards.js';
-import { decideFire, type CronSchedule } from '../../scheduling/cron.js';
-import { fireOccurrences, markBlocked, prunableJobs, pruneJobs, readDueCronJobs, type DueCronJob, type FireGuards } from '../../store/cronjobs.js';
+import type { CronSchedule } from '../../scheduling/cron.js';
+import { fireCronJob, markBlocked, prunableJobs, pruneJobs, readDueCronJobs, type DueCronJob, type FireGuards } from '../../store/cronjobs.js';
 import { scheduleOf } from '../../api/validation/cronjob.js';
 import { QuotaExceededError } from '../../errors/quota-exceeded-error.js';
 import { ValidationError } from '../../errors/validation-error.js';
+import { LeaseLostError } from '../../errors/lease-lost-error.js';
 import { cronLatenessSeconds, cronOccurrences } from '../../metrics/registry.js';
 import type { ReconcileResult, Reconciler } from '../controller.js';
 
@@ -22,7 +23,10 @@ const PRUNE_PER_PASS = 500;
 /** Finished Jobs past the history limits are looked for every this many passes (about a second). */
 const PRUNE_EVERY = 10;
 
-/** A CronJob that could not fire (its namespace over quota, its queue gone) is tried again after this. */
+/**
+ * A CronJob that could not fire (its namespace over quota, its queue gone, an error) is left out
+ * of the passes for this long: the others are not held up behind it.
+ */
 const BLOCKED_RETRY_MS = 1000;
 
 export class CronController implements Reconciler {
@@ -42,13 +46,11 @@ export class CronController implements Reconciler {
 
   async reconcile(log: Logger): Promise<ReconcileResult> {
     const guards: FireGuards = { versionBroken: guardBroken('cron-version'), cursorBroken: guardBroken('cron-cursor'), nameBroken: guardBroken('cron-name') };
-    const due = await readDueCronJobs(this.db, CRONJOBS_PER_PASS);
+    const clock = performance.now();
+    for (const [uid, until] of this.blockedUntil) if (until <= clock) this.blockedUntil.delete(uid);
+    const due = await readDueCronJobs(this.db, CRONJOBS_PER_PASS, [...this.blockedUntil.keys()]);
     let more = due.length === CRONJOBS_PER_PASS;
-    for (const cron of due) {
-      if ((this.blockedUntil.get(cron.uid) ?? 0) > performance.now()) continue;
-      this.blockedUntil.delete(cron.uid);
-      more = (await this.fire(cron, guards, log)) || more;
-    }
+    for (const cron of due) more = (await this.fire(cron, guards, log)) || more;
     if (this.passes++ % PRUNE_EVERY !== 0) return more ? 'requeue' : 'done';
     const prunable = await prunableJobs(this.db, PRUNE_PER_PASS);
     if (prunable.length > 0) {
@@ -58,42 +60,45 @@ export class CronController implements Reconciler {
     return more || prunable.length === PRUNE_PER_PASS ? 'requeue' : 'done';
   }
 
-  /** Whether this CronJob has more due occurrences than one fire handles. */
+  /** Whether this CronJob has more due occurrences than one fire handled. */
   private async fire(cron: DueCronJob, guards: FireGuards, log: Logger): Promise<boolean> {
-    const schedule = this.scheduleOf(cron);
-    const decision = decideFire({
-      schedule,
-      cursor: cron.next_fire_at,
-      now: cron.now,
-      suspend: cron.suspend,
-      catchUp: cron.catch_up,
-      startingDeadlineSeconds: cron.starting_deadline_seconds,
-      concurrencyPolicy: cron.concurrency_policy,
-      active: cron.active,
-      maxOccurrences: OCCURRENCES_PER_FIRE,
-    });
     const who = `${cron.namespace}/${cron.name}`;
     try {
-      const result = await fenced(this.db, this.lease, (tx) => fireOccurrences(tx, cron, schedule, decision, this.overdueSlackMs, guards));
+      const schedule = this.scheduleOf(cron);
+      let result;
+      try {
+        result = await fenced(this.db, this.lease, (tx) => fireCronJob(tx, cron, schedule, OCCURRENCES_PER_FIRE, this.overdueSlackMs, guards));
+      } catch (error) {
+        // Several occurrences at once (catchUp all) may be more than the namespace's pending
+        // quota takes: one at a time gets through as room frees, instead of never.
+        if (!(error instanceof QuotaExceededError)) throw error;
+        result = await fenced(this.db, this.lease, (tx) => fireCronJob(tx, cron, schedule, 1, this.overdueSlackMs, guards));
+      }
       if (result.outcome === 'stale') {
         log.info({ cronjob: who }, 'the cronjob changed since it was read: nothing fired');
         return true;
       }
+      if (result.outcome === 'replacing') {
+        log.info({ cronjob: who, cancelled: result.cancelled }, 'replacing: the runs before are cancelled; the occurrence fires once they stopped');
+        return false;
+      }
       for (const f of result.fired) {
-        cronLatenessSeconds.observe(Math.max(0, cron.now.getTime() - f.at.getTime()) / 1000);
+        cronLatenessSeconds.observe(Math.max(0, result.now.getTime() - f.at.getTime()) / 1000);
         cronOccurrences.inc({ outcome: 'Fired', reason: '' });
       }
-      for (const s of decision.skip) cronOccurrences.inc({ outcome: 'Skipped', reason: s.reason });
-      if (result.fired.length > 0 || decision.skip.length > 0) {
-        log.info({ cronjob: who, fired: result.fired.map((f) => f.job), skipped: decision.skip.length, next: decision.nextCursor }, 'cronjob occurrences handled');
+      for (const at of result.nameTaken) log.warn({ cronjob: who, at }, 'occurrence skipped: its job name is taken by another job');
+      for (const s of result.decision.skip) cronOccurrences.inc({ outcome: 'Skipped', reason: s.reason });
+      if (result.nameTaken.length > 0) cronOccurrences.inc({ outcome: 'Skipped', reason: 'NameTaken' }, result.nameTaken.length);
+      if (result.fired.length > 0 || result.decision.skip.length > 0) {
+        log.info({ cronjob: who, fired: result.fired.map((f) => f.job), skipped: result.decision.skip.length, next: result.decision.nextCursor }, 'cronjob occurrences handled');
       }
-      return decision.more;
+      return result.decision.more;
     } catch (error) {
-      const blocked = blockedReason(error);
-      if (!blocked) throw error;
+      if (error instanceof LeaseLostError) throw error;
       this.blockedUntil.set(cron.uid, performance.now() + BLOCKED_RETRY_MS);
-      await fenced(this.db, this.lease, (tx) => markBlocked(tx, cron, blocked, (error as Error).message));
-      log.warn({ cronjob: who, reason: blocked, err: (error as Error).message }, 'cronjob occurrence could not fire; it stays due');
+      const reason = blockedReason(error);
+      if (reason) await fenced(this.db, this.lease, (tx) => markBlocked(tx, cron, reason, (error as Error).message));
+      log.warn({ cronjob: who, reason, err: (error as Error).message }, 'cronjob occurrence could not fire; it stays due');
       return false;
     }
   }
@@ -110,7 +115,7 @@ export class CronController implements Reconciler {
   }
 }
 
-/** Errors that leave the occurrence due and say why on the CronJob; anything else is a bug. */
+/** Errors that the CronJob's condition names; others are logged (and the CronJob held back a moment). */
 function blockedReason(error: unknown): string | null {
   if (error instanceof QuotaExceededError) return 'QuotaExceeded';
   if (error instanceof ValidationError) return 'InvalidJobTemplate';

@@ -58,3 +58,7 @@ CREATE TABLE cron_occurrences (
   at            timestamptz NOT NULL DEFAULT clock_timestamp()
 );
 CREATE INDEX cron_occurrences_of ON cron_occurrences (cronjob_uid, scheduled_at);
+
+-- Runs that hold a share after their cancel, by job: Forbid and Replace count a CronJob's Job that
+-- its node may still be running (cronjobs/busy.sql), and pruning leaves it until then.
+CREATE INDEX assignments_holding_by_job ON assignments (job_uid) WHERE holds_until IS NOT NULL;

@@ -1,6 +1,7 @@
 -- cronjobs/prunable: finished Jobs of CronJobs beyond their history limits (successful, or failed
 -- for any other end), oldest first. From each CronJob through its own Jobs (jobs_of_cronjob):
--- never a scan of every job. $1 limit.
+-- never a scan of every job. A Job cancelled while running stays until its node has stopped it:
+-- Forbid and Replace count it as running till then (cronjobs/busy). $1 limit.
 SELECT p.uid
 FROM cronjobs c
 CROSS JOIN LATERAL (
@@ -8,7 +9,8 @@ CROSS JOIN LATERAL (
   FROM (SELECT j.uid, j.created_at, j.phase = 'Succeeded' AS succeeded,
                row_number() OVER (PARTITION BY j.phase = 'Succeeded' ORDER BY j.created_at DESC, j.uid DESC) AS newer
         FROM jobs j
-        WHERE j.cronjob_uid = c.uid AND j.phase IN ('Succeeded', 'Failed', 'Cancelled', 'Skipped', 'Dead')) f
+        WHERE j.cronjob_uid = c.uid AND j.phase IN ('Succeeded', 'Failed', 'Cancelled', 'Skipped', 'Dead')
+          AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.job_uid = j.uid AND a.holds_until IS NOT NULL AND a.holds_until > now())) f
   WHERE f.newer > CASE WHEN f.succeeded THEN c.successful_history_limit ELSE c.failed_history_limit END
 ) p
 ORDER BY p.created_at

@@ -1,0 +1,83 @@
+// Where each kind's objects come from, for the Kubernetes routes: the same store calls and
+// presenters as the /api/v1 routes, so an object reads the same on both paths.
+import type { ApiContext } from '../context.js';
+import type { KubeKind } from './kinds.js';
+import type { KubeObject } from './table.js';
+import { getJob, listJobs } from '../../store/jobs.js';
+import { getWorkflow, listWorkflows } from '../../store/workflows.js';
+import { getCronJob, listCronJobs } from '../../store/cronjobs.js';
+import { getQueue, listQueues, listQuotas } from '../../store/queues.js';
+import { listNodes } from '../../store/nodes.js';
+import { presentCronJob, presentJob, presentNode, presentQueue, presentResourceQuota, presentWorkflow } from '../present.js';
+
+/** The query parameters of a list (selectors.ts reads them). */
+export interface ObjectQuery {
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: string;
+  continue?: string;
+  includeObject?: string;
+}
+
+export interface KubeObjects {
+  list(kind: KubeKind, namespace: string | null): Promise<KubeObject[]>;
+  get(kind: KubeKind, namespace: string | null, name: string): Promise<KubeObject | undefined>;
+}
+
+type Source = {
+  list(namespace: string | null): Promise<unknown[]>;
+  get(namespace: string, name: string): Promise<unknown>;
+};
+
+export function kubeObjects(ctx: ApiContext): KubeObjects {
+  const { db } = ctx;
+  const byName = async (namespace: string | null, name: string, list: (ns: string | null) => Promise<unknown[]>) =>
+    (await list(namespace)).find((o) => (o as KubeObject).metadata?.name === name);
+  const sources: Record<string, Source> = {
+    Job: {
+      list: async (ns) => (await listJobs(db, ns)).map(presentJob),
+      get: async (ns, name) => {
+        const row = await getJob(db, ns, name);
+        return row && presentJob(row);
+      },
+    },
+    Workflow: {
+      list: async (ns) => (await listWorkflows(db, ns)).map((w) => presentWorkflow(w.workflow, w.jobs)),
+      get: async (ns, name) => {
+        const found = await getWorkflow(db, ns, name);
+        return found && presentWorkflow(found.workflow, found.jobs);
+      },
+    },
+    CronJob: {
+      list: async (ns) => (await listCronJobs(db, ns)).map(presentCronJob),
+      get: async (ns, name) => {
+        const row = await getCronJob(db, ns, name);
+        return row && presentCronJob(row);
+      },
+    },
+    Queue: {
+      list: async (ns) => (await listQueues(db, ns)).map((row) => presentQueue(row)),
+      get: async (ns, name) => {
+        const row = await getQueue(db, ns, name);
+        return row && presentQueue(row);
+      },
+    },
+    ResourceQuota: {
+      list: async (ns) => (await listQuotas(db, ns)).map((row) => presentResourceQuota(row)),
+      get: (ns, name) => byName(ns, name, async (n) => (await listQuotas(db, n)).map((row) => presentResourceQuota(row))),
+    },
+    Node: {
+      list: async () => (await listNodes(db)).map(presentNode),
+      get: (_ns, name) => byName(null, name, async () => (await listNodes(db)).map(presentNode)),
+    },
+  };
+  const sourceOf = (kind: KubeKind): Source => {
+    const source = sources[kind.kind];
+    if (!source) throw new Error(`no objects for kind ${kind.kind}`);
+    return source;
+  };
+  return {
+    list: async (kind, namespace) => (await sourceOf(kind).list(namespace)) as KubeObject[],
+    get: async (kind, namespace, name) => (await sourceOf(kind).get(namespace ?? '', name)) as KubeObject | undefined,
+  };
+}

@@ -1,0 +1,67 @@
+// A list's query as Kubernetes clients send it: labelSelector (k=v, k==v, k!=v, k, !k, k in (a,b),
+// k notin (a,b)), fieldSelector (metadata.name, metadata.namespace, status.phase and any other
+// dotted path, with = == !=), and limit/continue pagination (the continue token is the last
+// name served: a list is sorted by namespace and name, so the next page starts after it).
+import { HttpError } from '../../errors/http-error.js';
+import type { ObjectQuery } from './objects.js';
+import { evaluateJsonPath, type KubeObject } from './table.js';
+
+type Requirement = (labels: Record<string, string>) => boolean;
+
+export function parseLabelSelector(selector: string): Requirement[] {
+  const parts = selector.match(/(?:[^,(]|\([^)]*\))+/g) ?? [];
+  return parts.map((raw) => {
+    const part = raw.trim();
+    let m = /^([A-Za-z0-9_./-]+)\s+(in|notin)\s+\(([^)]*)\)$/.exec(part);
+    if (m) {
+      const values = new Set(m[3]!.split(',').map((v) => v.trim()));
+      const [key, op] = [m[1]!, m[2]!];
+      return (labels) => (op === 'in' ? key in labels && values.has(labels[key]!) : !(key in labels) || !values.has(labels[key]!));
+    }
+    m = /^([A-Za-z0-9_./-]+)\s*(==|=|!=)\s*([A-Za-z0-9_.-]*)$/.exec(part);
+    if (m) {
+      const [key, op, value] = [m[1]!, m[2]!, m[3]!];
+      return (labels) => (op === '!=' ? labels[key] !== value : labels[key] === value);
+    }
+    m = /^(!?)([A-Za-z0-9_./-]+)$/.exec(part);
+    if (m) {
+      const [not, key] = [m[1] === '!', m[2]!];
+      return (labels) => (key in labels) !== not;
+    }
+    throw new HttpError(400, `unable to parse requirement "${part}" of labelSelector "${selector}"`);
+  });
+}
+
+export function parseFieldSelector(selector: string): Array<(object: KubeObject) => boolean> {
+  return selector
+    .split(',')
+    .filter((p) => p.trim() !== '')
+    .map((raw) => {
+      const m = /^\s*([A-Za-z0-9_.]+)\s*(==|=|!=)\s*(.*?)\s*$/.exec(raw);
+      if (!m) throw new HttpError(400, `invalid field selector "${raw}": want field=value or field!=value`);
+      const [field, op, value] = [m[1]!, m[2]!, m[3]!];
+      return (object) => {
+        const found = evaluateJsonPath(object, `.${field}`);
+        const text = found === undefined || found === null ? '' : String(found);
+        return op === '!=' ? text !== value : text === value;
+      };
+    });
+}
+
+export function selectObjects(objects: KubeObject[], query: ObjectQuery): { items: KubeObject[]; continue?: string; remaining?: number } {
+  const labels = query.labelSelector ? parseLabelSelector(query.labelSelector) : [];
+  const fields = query.fieldSelector ? parseFieldSelector(query.fieldSelector) : [];
+  const key = (o: KubeObject) => `${String(o.metadata?.namespace ?? '')}/${o.metadata?.name ?? ''}`;
+  let items = objects
+    .filter((o) => labels.every((r) => r((o.metadata?.labels ?? {}) as Record<string, string>)) && fields.every((f) => f(o)))
+    .sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  if (query.continue) {
+    const after = Buffer.from(query.continue, 'base64url').toString('utf8');
+    items = items.filter((o) => key(o) > after);
+  }
+  const limit = query.limit === undefined || query.limit === '' ? 0 : Number(query.limit);
+  if (!Number.isInteger(limit) || limit < 0) throw new HttpError(400, `limit must be a whole number, not "${query.limit}"`);
+  if (limit === 0 || items.length <= limit) return { items };
+  const page = items.slice(0, limit);
+  return { items: page, continue: Buffer.from(key(page.at(-1)!), 'utf8').toString('base64url'), remaining: items.length - limit };
+}

@@ -1,0 +1,44 @@
+// Errors as Kubernetes Status objects (meta/v1), with the reason and code clients act on.
+import { HttpError } from '../../errors/http-error.js';
+import { ValidationError } from '../../errors/validation-error.js';
+import { QuotaExceededError } from '../../errors/quota-exceeded-error.js';
+
+export interface Status {
+  kind: 'Status';
+  apiVersion: 'v1';
+  metadata: Record<string, never>;
+  status: 'Failure';
+  message: string;
+  reason: string;
+  code: number;
+  details?: { causes?: Array<{ reason: string; message: string; field: string }>; retryAfterSeconds?: number };
+}
+
+const REASONS: Record<number, string> = {
+  400: 'BadRequest',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  406: 'NotAcceptable',
+  409: 'Conflict',
+  413: 'RequestEntityTooLarge',
+  415: 'UnsupportedMediaType',
+  422: 'Invalid',
+  429: 'TooManyRequests',
+  503: 'ServiceUnavailable',
+};
+
+export function statusOf(thrown: unknown): Status {
+  const err = thrown instanceof Error ? thrown : new Error(String(thrown));
+  const base = { kind: 'Status' as const, apiVersion: 'v1' as const, metadata: {}, status: 'Failure' as const, message: err.message };
+  if (err instanceof ValidationError) {
+    return {
+      ...base,
+      reason: 'Invalid',
+      code: 422,
+      details: { causes: err.details.map((d) => ({ reason: 'FieldValueInvalid', message: d.message, field: d.path })) },
+    };
+  }
+  if (err instanceof QuotaExceededError) return { ...base, reason: 'TooManyRequests', code: 429, details: { retryAfterSeconds: err.retryAfterSeconds } };
+  const code = err instanceof HttpError ? err.statusCode : typeof (err as { statusCode?: unknown }).statusCode === 'number' ? (err as unknown as { statusCode: number }).statusCode : 500;
+  return { ...base, reason: REASONS[code] ?? (code >= 500 ? 'InternalError' : 'BadRequest'), code };
+}

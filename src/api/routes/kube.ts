@@ -1,0 +1,129 @@
+// The Kubernetes face of the API: discovery (/api, /apis, aggregated or legacy as the client
+// asks), OpenAPI (/openapi/v2, /openapi/v3) from the CRDs, and fencer's objects under their
+// group's paths (/apis/fencer.dev/v1/...), read as Kubernetes clients read them: lists with label
+// and field selectors, limit/continue, Tables for kubectl, and errors as Status objects. The
+// kinds and documents come from src/api/kube/ (pure); the objects from the same store calls and
+// presenters as the /api/v1 routes.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiContext } from '../context.js';
+import { HttpError } from '../../errors/http-error.js';
+import { CORE_KINDS, fencerKinds, groupVersionOf, kindOfResource, type KubeKind } from '../kube/kinds.js';
+import { acceptsJson, discoveryFormat, DISCOVERY_CONTENT_TYPES, parseAccept, tableVersion } from '../kube/accept.js';
+import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions } from '../kube/discovery.js';
+import { openApiV2, openApiV3, openApiV3Index } from '../kube/openapi.js';
+import { parseIncludeObject, toTable, type KubeObject } from '../kube/table.js';
+import { kubeObjects, type ObjectQuery } from '../kube/objects.js';
+import { selectObjects } from '../kube/selectors.js';
+import { statusOf } from '../kube/status.js';
+
+interface GroupVersion {
+  group: string;
+  version: string;
+}
+
+export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  void app.register(async (kube) => {
+    kube.setErrorHandler((thrown, request, reply) => {
+      const status = statusOf(thrown);
+      if (status.code >= 500) ctx.logger.error({ err: status.message, url: request.url }, 'request failed');
+      void reply.code(status.code).type('application/json').send(status);
+    });
+    const kinds = fencerKinds();
+    const objects = kubeObjects(ctx);
+
+    kube.get('/version', async () => ({
+      major: '1',
+      minor: '32',
+      gitVersion: 'v1.32.0-fencer',
+      platform: `${process.platform}/${process.arch}`,
+      goVersion: `node${process.versions.node}`,
+      compiler: 'fencer',
+    }));
+
+    const discovery = (request: FastifyRequest, reply: FastifyReply, legacy: () => unknown, core: boolean) => {
+      const format = discoveryFormat(parseAccept(request.headers.accept));
+      if (format === null) throw new HttpError(406, `none of the media types in Accept can be served: ${request.headers.accept}`);
+      void reply.type(DISCOVERY_CONTENT_TYPES[format]);
+      if (format === 'legacy') return legacy();
+      return aggregatedDiscovery(core ? CORE_KINDS : kinds, format === 'aggregated-v2' ? 'v2' : 'v2beta1');
+    };
+    kube.get('/api', async (request, reply) => discovery(request, reply, () => apiVersions(ctx.url), true));
+    kube.get('/apis', async (request, reply) => discovery(request, reply, () => apiGroupList(kinds), false));
+    kube.get('/api/v1', async () => apiResourceList(CORE_KINDS, 'v1'));
+    kube.get<{ Params: { group: string } }>('/apis/:group', async (request) => {
+      const found = apiGroup(kinds, request.params.group);
+      if (!found) throw new HttpError(404, `the server could not find the requested resource (group ${request.params.group})`);
+      return found;
+    });
+    kube.get<{ Params: GroupVersion }>('/apis/:group/:version', async (request) => {
+      const found = apiResourceList(kinds, `${request.params.group}/${request.params.version}`);
+      if (!found) throw new HttpError(404, `the server could not find the requested resource (${request.params.group}/${request.params.version})`);
+      return found;
+    });
+
+    kube.get('/openapi/v2', async (request) => {
+      // kubectl asks for protobuf only; it reads v3 for explain and validation.
+      if (!acceptsJson(parseAccept(request.headers.accept))) throw new HttpError(406, 'only application/json is served');
+      return openApiV2(kinds);
+    });
+    kube.get('/openapi/v3', async () => openApiV3Index(kinds));
+    kube.get<{ Params: GroupVersion }>('/openapi/v3/apis/:group/:version', async (request) => {
+      const found = openApiV3(kinds, `apis/${request.params.group}/${request.params.version}`);
+      if (!found) throw new HttpError(404, `no OpenAPI document for ${request.params.group}/${request.params.version}`);
+      return found;
+    });
+
+    type ListParams = GroupVersion & { plural: string; namespace?: string };
+    type GetParams = ListParams & { name: string };
+    const list = async (request: FastifyRequest<{ Params: ListParams; Querystring: ObjectQuery }>, reply: FastifyReply) => {
+      const kind = kindOf(kinds, request.params);
+      const namespace = kind.namespaced ? (request.params.namespace ?? null) : null;
+      const found = selectObjects(await objects.list(kind, namespace), request.query);
+      return answer(request, reply, kind, found.items, { continue: found.continue, remainingItemCount: found.remaining });
+    };
+    const get = async (request: FastifyRequest<{ Params: GetParams; Querystring: ObjectQuery }>, reply: FastifyReply) => {
+      const kind = kindOf(kinds, request.params);
+      const namespace = kind.namespaced ? (request.params.namespace ?? 'default') : null;
+      const object = await objects.get(kind, namespace, request.params.name);
+      if (!object) throw new HttpError(404, `${kind.plural}.${kind.group} "${request.params.name}" not found`);
+      return answer(request, reply, kind, [object], null);
+    };
+    kube.get('/apis/:group/:version/namespaces/:namespace/:plural', list);
+    kube.get('/apis/:group/:version/namespaces/:namespace/:plural/:name', get);
+    kube.get('/apis/:group/:version/namespaces/:namespace/:plural/:name/status', get);
+    kube.get('/apis/:group/:version/:plural', list);
+    kube.get('/apis/:group/:version/:plural/:name', get);
+    kube.get('/apis/:group/:version/:plural/:name/status', get);
+  });
+}
+
+function kindOf(kinds: readonly KubeKind[], params: { group: string; version: string; plural: string; namespace?: string }): KubeKind {
+  const kind = kindOfResource(kinds, params.group, params.version, params.plural);
+  if (!kind) throw new HttpError(404, `the server could not find the requested resource (${params.plural}.${params.group}/${params.version})`);
+  if (!kind.namespaced && params.namespace !== undefined) throw new HttpError(404, `${kind.plural} are not namespaced`);
+  return kind;
+}
+
+/** One object, or a list: as JSON, or as the Table kubectl asks for. */
+function answer(
+  request: FastifyRequest<{ Querystring: ObjectQuery }>,
+  reply: FastifyReply,
+  kind: KubeKind,
+  items: KubeObject[],
+  listMeta: { continue?: string; remainingItemCount?: number } | null,
+) {
+  const table = tableVersion(parseAccept(request.headers.accept));
+  if (table) {
+    const includeObject = parseIncludeObject(request.query.includeObject);
+    if (includeObject === null) throw new HttpError(400, 'includeObject must be None, Metadata or Object');
+    void reply.type('application/json');
+    return toTable(kind, items, { now: new Date(), includeObject, version: table, listMeta: listMeta ?? undefined });
+  }
+  if (!listMeta) return items[0];
+  return {
+    apiVersion: groupVersionOf(kind),
+    kind: kind.listKind,
+    metadata: { resourceVersion: '', ...(listMeta.continue ? { continue: listMeta.continue, remainingItemCount: listMeta.remainingItemCount } : {}) },
+    items,
+  };
+}

@@ -1,0 +1,84 @@
+// Real kubectl against a replica: discovery (api-resources), explain from the OpenAPI the CRDs
+// generate, get as a Table with fencer's printer columns, -o json, label and field selectors, and
+// errors as Status objects. Skips, saying why, when no kubectl can be found.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { freshDatabase, type TestDatabase } from '../helpers/database.js';
+import { startReplica } from '../helpers/replica.js';
+import type { Replica } from '../../src/replica.js';
+
+const KUBECTL = ['/usr/bin/kubectl', '/usr/local/bin/kubectl'].find((p) => existsSync(p));
+let t: TestDatabase;
+let replica: Replica;
+let home: string;
+
+beforeAll(async () => {
+  if (!KUBECTL) return;
+  t = await freshDatabase('kubectl');
+  replica = await startReplica(t.url, 'replica-k', { confirmTimeoutMs: 120_000 });
+  home = mkdtempSync(join(tmpdir(), 'fencer-kubectl-'));
+  const submit = (path: string, body: string) => fetch(replica.url + path, { method: 'POST', body, headers: { 'content-type': 'application/yaml' } });
+  const job = (name: string, labels: string) =>
+    `apiVersion: fencer.dev/v1\nkind: Job\nmetadata:\n  name: ${name}\n  labels: ${labels}\nspec:\n  resources: { cpu: 100m, memory: 64Mi }\n  duration: 1h\n`;
+  expect((await submit('/api/v1/jobs', job('train', '{ team: ml }'))).status).toBe(201);
+  expect((await submit('/api/v1/jobs', job('report', '{ team: finance }'))).status).toBe(201);
+});
+
+afterAll(async () => {
+  await replica?.stop();
+  await t?.close();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+// Not execFileSync: the replica answering it runs in this process. A fresh cache directory, so
+// discovery is asked of this server.
+async function kubectl(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(KUBECTL!, ['--server', replica.url, '--cache-dir', join(home, 'cache'), ...args], { env: { ...process.env, KUBECONFIG: join(home, 'none') } });
+    return { stdout, stderr, code: 0 };
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string; code?: number };
+    return { stdout: e.stdout ?? '', stderr: e.stderr ?? '', code: e.code ?? 1 };
+  }
+}
+
+describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => {
+  it('lists fencer’s resources with their short names (api-resources)', async () => {
+    const { stdout, code, stderr } = await kubectl('api-resources');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/^jobs\s+fj\s+fencer\.dev\/v1\s+true\s+Job$/m);
+    expect(stdout).toMatch(/^cronjobs\s+fcj\s+fencer\.dev\/v1\s+true\s+CronJob$/m);
+    expect(stdout).toMatch(/^nodes\s+fno\s+fencer\.dev\/v1\s+false\s+Node$/m);
+  });
+
+  it('explains a field from the CRD schema', async () => {
+    const { stdout, code, stderr } = await kubectl('explain', 'jobs.spec.resources');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('What the job holds on its node while it runs.');
+    expect(stdout).toMatch(/cpu\s+<Object> -required-/);
+  });
+
+  it('gets jobs as a table with the printer columns, by label and by field', async () => {
+    const all = await kubectl('get', 'jobs.fencer.dev');
+    expect(all.code, all.stderr).toBe(0);
+    expect(all.stdout.split('\n')[0]).toMatch(/^NAME\s+PHASE\s+NODE\s+AGE$/);
+    expect(all.stdout).toMatch(/^train\s+Pending\s+/m);
+    const ml = await kubectl('get', 'fj', '-l', 'team=ml', '-o', 'name');
+    expect(ml.stdout.trim()).toBe('job.fencer.dev/train');
+    const pending = await kubectl('get', 'fj', '--field-selector', 'status.phase=Pending,metadata.name!=train', '-o', 'name');
+    expect(pending.stdout.trim()).toBe('job.fencer.dev/report');
+  });
+
+  it('gets one job as JSON, and a missing one as NotFound', async () => {
+    const one = await kubectl('get', 'fj', 'train', '-o', 'json');
+    expect(one.code, one.stderr).toBe(0);
+    expect(JSON.parse(one.stdout)).toMatchObject({ apiVersion: 'fencer.dev/v1', kind: 'Job', metadata: { name: 'train', labels: { team: 'ml' } } });
+    const missing = await kubectl('get', 'fj', 'nope');
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toMatch(/NotFound|not found/);
+  });
+});
