@@ -77,13 +77,20 @@ export function findCronViolations(records: CronOccurrenceRecord[]): CronFinding
     const key = `${r.cronJobUid} ${r.version}`;
     byVersion.set(key, [...(byVersion.get(key) ?? []), r]);
   }
+  // An occurrence missing from one version's records may be in another's: an edit hands the
+  // occurrences both schedules share to the new version.
+  const recorded = new Set(records.map((r) => `${r.cronJobUid} ${r.scheduledAt}`));
   for (const rows of byVersion.values()) {
     const schedule = parseSchedule(rows[0]!.schedule, rows[0]!.timeZone);
     const times = [...new Set(rows.map((r) => r.scheduledAt))].sort((a, b) => a - b);
     for (let i = 1; i < times.length; i++) {
-      const expected = nextOccurrence(schedule, new Date(times[i - 1]!));
-      if (expected !== null && expected.getTime() < times[i]!) {
-        cronMissed.push({ cronJob: rows[0]!.cronJob, scheduledAt: instant(expected.getTime()), after: instant(times[i - 1]!), before: instant(times[i]!) });
+      let expected = nextOccurrence(schedule, new Date(times[i - 1]!));
+      for (let step = 0; expected !== null && expected.getTime() < times[i]! && step < 10_000; step++) {
+        if (!recorded.has(`${rows[0]!.cronJobUid} ${expected.getTime()}`)) {
+          cronMissed.push({ cronJob: rows[0]!.cronJob, scheduledAt: instant(expected.getTime()), after: instant(times[i - 1]!), before: instant(times[i]!) });
+          break;
+        }
+        expected = nextOccurrence(schedule, expected);
       }
     }
   }

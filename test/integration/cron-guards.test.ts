@@ -116,7 +116,10 @@ describe.each([{ broken: false }, { broken: true }])('cron fire guards (broken: 
     const again = await dueOne(t);
     expect((await fire(t, again)).outcome).toBe('done');
     expect(await jobCount(t)).toBe(broken ? 2 : 1);
-    expect((await cronFindings(t)).cronHandledTwice).toHaveLength(broken ? 1 : 0);
+    // The checker sees the occurrence handled twice either way (the cursor went back behind the
+    // controller's back); only with the name guard broken was it run twice.
+    const [twice] = (await cronFindings(t)).cronHandledTwice;
+    expect(twice?.records.map((r) => [r.outcome, r.reason])).toEqual(broken ? [['Fired', null], ['Fired', null]] : [['Fired', null], ['Skipped', 'NameTaken']]);
   });
 });
 
@@ -132,9 +135,12 @@ describe('an edit of a CronJob with occurrences due', () => {
     // Five minutes of occurrences due and not fired (no leader ran meanwhile).
     await t.db.query("UPDATE cronjobs SET next_fire_at = date_trunc('minute', now()) - interval '5 minutes'");
     const edited = (await applyCronJob(t.db, every('*/7 * * * *'))).cronJob;
-    const rows = (await t.db.query<{ version: number; reason: string }>("SELECT version, reason FROM cron_occurrences WHERE cronjob = 'default/nightly'")).rows;
+    // The leader's next pass: what the new schedule has due fires under the new version.
+    await t.db.query("UPDATE lease SET holder = 'test', epoch = 7, expires_at = now() + interval '1 hour'");
+    for (const read of await readDueCronJobs(t.db, 10)) await fire(t, read);
+    const rows = (await t.db.query<{ version: number; reason: string }>("SELECT version, reason FROM cron_occurrences WHERE cronjob = 'default/nightly' AND version < $1", [edited.version])).rows;
     expect(rows.length).toBeGreaterThanOrEqual(4);
-    expect(rows.every((r) => r.reason === 'Rescheduled' && r.version === edited.version - 1)).toBe(true);
+    expect(rows.every((r) => r.reason === 'Rescheduled')).toBe(true);
     expect((await cronFindings(t)).cronMissed).toEqual([]);
   });
 });
