@@ -3,7 +3,7 @@
 // errors as Status objects. Skips, saying why, when no kubectl can be found.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -81,4 +81,34 @@ describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => 
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toMatch(/NotFound|not found/);
   });
+
+  it('creates from a file (apply and create), refuses a second create as AlreadyExists and bad input with its field, deletes', async () => {
+    const file = join(home, 'cron.yaml');
+    writeFileSync(
+      file,
+      'apiVersion: fencer.dev/v1\nkind: CronJob\nmetadata:\n  name: nightly\nspec:\n  schedule: "30 2 * * *"\n  timeZone: Europe/Berlin\n' +
+        '  jobTemplate:\n    spec:\n      resources: { cpu: 100m, memory: 64Mi }\n      duration: 1m\n',
+    );
+    const created = await kubectl('create', '-f', file);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toContain('cronjob.fencer.dev/nightly created');
+    const again = await kubectl('create', '-f', file);
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toMatch(/AlreadyExists|already exists/);
+    const table = await kubectl('get', 'fcj');
+    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+SCHEDULE\s+TIMEZONE\s+SUSPEND\s+ACTIVE\s+LAST SCHEDULE\s+NEXT\s+AGE$/);
+    expect(table.stdout).toMatch(/^nightly\s+30 2 \* \* \*\s+Europe\/Berlin\s+false/m);
+
+    const bad = join(home, 'bad.yaml');
+    writeFileSync(bad, 'apiVersion: fencer.dev/v1\nkind: Job\nmetadata:\n  name: bad\nspec:\n  resources: { cpu: lots, memory: 64Mi }\n  duration: 1m\n');
+    const refused = await kubectl('create', '-f', bad);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/spec\.resources\.cpu/);
+
+    const deleted = await kubectl('delete', 'fcj', 'nightly');
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(deleted.stdout).toContain('"nightly" deleted');
+    expect((await kubectl('get', 'fcj', 'nightly')).code).not.toBe(0);
+  });
 });
+

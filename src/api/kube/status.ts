@@ -27,9 +27,21 @@ const REASONS: Record<number, string> = {
   503: 'ServiceUnavailable',
 };
 
+/** A refusal with the reason Kubernetes gives it where the code alone does not say (AlreadyExists). */
+export class KubeError extends HttpError {
+  constructor(
+    statusCode: number,
+    readonly reason: string,
+    message: string,
+  ) {
+    super(statusCode, message);
+  }
+}
+
 export function statusOf(thrown: unknown): Status {
   const err = thrown instanceof Error ? thrown : new Error(String(thrown));
   const base = { kind: 'Status' as const, apiVersion: 'v1' as const, metadata: {}, status: 'Failure' as const, message: err.message };
+  if (err instanceof KubeError) return { ...base, reason: err.reason, code: err.statusCode };
   if (err instanceof ValidationError) {
     return {
       ...base,

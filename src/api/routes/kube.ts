@@ -14,7 +14,10 @@ import { openApiV2, openApiV3, openApiV3Index } from '../kube/openapi.js';
 import { parseIncludeObject, toTable, type KubeObject } from '../kube/table.js';
 import { kubeObjects, type ObjectQuery } from '../kube/objects.js';
 import { selectObjects } from '../kube/selectors.js';
-import { statusOf } from '../kube/status.js';
+import { KubeError, statusOf } from '../kube/status.js';
+import YAML from 'yaml';
+import { ValidationError } from '../../errors/validation-error.js';
+import { QuotaExceededError } from '../../errors/quota-exceeded-error.js';
 
 interface GroupVersion {
   group: string;
@@ -25,6 +28,7 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
   void app.register(async (kube) => {
     kube.setErrorHandler((thrown, request, reply) => {
       const status = statusOf(thrown);
+      if (status.details?.retryAfterSeconds !== undefined) void reply.header('Retry-After', String(status.details.retryAfterSeconds));
       if (status.code >= 500) ctx.logger.error({ err: status.message, url: request.url }, 'request failed');
       void reply.code(status.code).type('application/json').send(status);
     });
@@ -88,6 +92,27 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
       if (!object) throw new HttpError(404, `${kind.plural}.${kind.group} "${request.params.name}" not found`);
       return answer(request, reply, kind, [object], null);
     };
+    // Writes go through the /api/v1 routes (one validation and one store path per kind), with
+    // their answers turned into Kubernetes ones: a create of an object that exists is
+    // AlreadyExists even when it is the same, refusals are Status objects with their causes.
+    kube.post<{ Params: ListParams }>('/apis/:group/:version/namespaces/:namespace/:plural', async (request, reply) => {
+      const kind = kindOf(kinds, request.params);
+      const object = objectIn(String(request.body ?? ''), request.params.namespace!);
+      const answered = await app.inject({ method: 'POST', url: `/api/v1/${kind.plural}`, payload: JSON.stringify(object), headers: { 'content-type': 'application/json' } });
+      const body = answered.json() as Record<string, unknown>;
+      if (answered.statusCode === 200) throw new KubeError(409, 'AlreadyExists', `${kind.plural}.${kind.group} "${String((body.metadata as { name?: string })?.name)}" already exists`);
+      if (answered.statusCode >= 300) throw fromFencer(answered.statusCode, body, answered.headers['retry-after']);
+      void reply.code(201);
+      return body;
+    });
+    kube.delete<{ Params: GetParams }>('/apis/:group/:version/namespaces/:namespace/:plural/:name', async (request) => {
+      const kind = kindOf(kinds, request.params);
+      const { namespace, name } = request.params;
+      const answered = await app.inject({ method: 'DELETE', url: `/api/v1/namespaces/${encodeURIComponent(namespace!)}/${kind.plural}/${encodeURIComponent(name)}` });
+      const body = answered.json() as Record<string, unknown>;
+      if (answered.statusCode >= 300) throw fromFencer(answered.statusCode, body, undefined);
+      return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, group: kind.group, kind: kind.plural } };
+    });
     kube.get('/apis/:group/:version/namespaces/:namespace/:plural', list);
     kube.get('/apis/:group/:version/namespaces/:namespace/:plural/:name', get);
     kube.get('/apis/:group/:version/namespaces/:namespace/:plural/:name/status', get);
@@ -126,4 +151,29 @@ function answer(
     metadata: { resourceVersion: '', ...(listMeta.continue ? { continue: listMeta.continue, remainingItemCount: listMeta.remainingItemCount } : {}) },
     items,
   };
+}
+
+/** The object of a create: JSON or YAML, in the request's namespace (or none: it takes that one). */
+function objectIn(text: string, namespace: string): Record<string, unknown> {
+  let object: unknown;
+  try {
+    object = text.trimStart().startsWith('{') ? JSON.parse(text) : YAML.parse(text);
+  } catch (error) {
+    throw new HttpError(400, `the body is not a JSON or YAML object: ${(error as Error).message}`);
+  }
+  if (object === null || typeof object !== 'object' || Array.isArray(object)) throw new HttpError(400, 'the body must be one object');
+  const fields = object as Record<string, unknown>;
+  const metadata = (fields.metadata ?? {}) as Record<string, unknown>;
+  if (metadata.namespace !== undefined && metadata.namespace !== namespace) {
+    throw new HttpError(400, `the namespace of the provided object (${String(metadata.namespace)}) does not match the namespace sent on the request (${namespace})`);
+  }
+  return { ...fields, metadata: { ...metadata, namespace } };
+}
+
+/** A refusal of the /api/v1 route, as the error the Status handler turns into a Kubernetes answer. */
+function fromFencer(code: number, body: Record<string, unknown>, retryAfter: string | number | string[] | undefined): Error {
+  const error = (body.error ?? {}) as { message?: string; details?: Array<{ path: string; message: string; line?: number }> };
+  if (code === 400 && error.details) return new ValidationError(error.details);
+  if (code === 429) return new QuotaExceededError(error.message ?? 'too many requests', Number(retryAfter ?? 5));
+  return new HttpError(code, error.message ?? `refused (${code})`);
 }
