@@ -122,6 +122,9 @@ describe('firing', () => {
     expect(Date.parse(cron.status.nextScheduleTime)).toBeGreaterThan(Date.parse(cron.status.lastScheduleTime));
     await call('DELETE', '/api/v1/namespaces/default/cronjobs/tick');
     // Each Job was due at its occurrence, by the history (the Jobs went with their CronJob).
+    // How late each fire was, on /metrics as a histogram.
+    const metrics = await (await fetch(`${replica.url}/metrics`)).text();
+    expect(Number(/^fencer_cron_lateness_seconds_count (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(3);
     const history = await t.db.query<{ job: string; due_at: Date }>("SELECT job, due_at FROM history WHERE entity = 'job' AND from_state IS NULL AND job LIKE 'default/tick-%'");
     expect(history.rows.length).toBeGreaterThanOrEqual(3);
     for (const row of history.rows) expect(row.job).toBe(`default/tick-${row.due_at.getTime() / 1000}`);
@@ -284,4 +287,17 @@ describe('the CLI', () => {
     expect(described).toMatch(/Fired\s+shown-\d+\s+\d+\.\d{3}s/);
     expect(await cli('delete', 'cronjob', 'shown')).toContain('cronjob.fencer.dev "shown" deleted');
   });
+
+  it('applies examples/cronjobs.yaml (one per policy, four zones), and the ones with a seconds field fire', async () => {
+    const applied = await cli('apply', '-f', join(projectRoot(), 'examples/cronjobs.yaml'));
+    for (const name of ['heartbeat', 'report-sync', 'cache-refresh', 'invoices', 'nightly-backup', 'hourly-metrics']) expect(applied).toContain(`cronjob.fencer.dev/${name} created`);
+    await eventually(async () => {
+      for (const name of ['heartbeat', 'report-sync', 'cache-refresh']) if (!(await occurrences(name)).some((o) => o.outcome === 'Fired')) return false;
+      return true;
+    }, { timeoutMs: 20_000, what: 'the examples with a seconds field to fire' });
+    const table = await cli('get', 'cronjobs');
+    expect(table).toMatch(/^invoices\s+0 9 \* \* MON-FRI\s+America\/New_York\s+false\s+0\s+<none>\s+in /m);
+    for (const name of ['heartbeat', 'report-sync', 'cache-refresh', 'invoices', 'nightly-backup', 'hourly-metrics']) await cli('delete', 'cronjob', name);
+  });
 });
+
