@@ -22,10 +22,18 @@ export type CronApplyOutcome = 'created' | 'configured' | 'unchanged';
  * never fires an occurrence twice, and an occurrence that was due but not yet fired is decided
  * under the new spec.
  */
-export async function applyCronJob(db: Db, request: CronJobRequest): Promise<{ outcome: CronApplyOutcome; cronJob: CronJobListRow }> {
+export async function applyCronJob(
+  db: Db,
+  request: CronJobRequest,
+  /** An update that names the resource version it read: nothing is written unless the CronJob is at it ('stale'). */
+  expectedVersion: number | null = null,
+): Promise<{ outcome: CronApplyOutcome | 'stale'; cronJob: CronJobListRow }> {
   const schedule = parseSchedule(request.spec.schedule, request.spec.timeZone);
   return transaction(db, async (tx) => {
     let row = (await tx.query<CronJobRow>(sql('cronjobs/lock'), [request.namespace, request.name])).rows[0];
+    if (expectedVersion !== null && row?.resource_version !== expectedVersion) {
+      return { outcome: 'stale' as const, cronJob: (await readCronJob(tx, request.namespace, request.name))! };
+    }
     if (!row) {
       const now = await clock(tx);
       const created = (await tx.query<CronJobRow>(sql('cronjobs/insert'), [request.namespace, request.name, ...columns(request), nextOccurrence(schedule, now)])).rows[0];

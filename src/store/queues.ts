@@ -109,8 +109,16 @@ export async function admitJobs(tx: Tx, jobs: readonly JobRequest[]): Promise<vo
 
 export type ApplyOutcome = 'created' | 'configured' | 'unchanged';
 
-export async function applyQueue(db: Db, q: QueueRequest): Promise<{ outcome: ApplyOutcome; queue: QueueRow }> {
+/**
+ * Creates or changes a queue. With `expectedVersion` (an update that names the resource version it
+ * was read at), nothing is written if the queue is not at that version: 'stale'.
+ */
+export async function applyQueue(db: Db, q: QueueRequest, expectedVersion: number | null = null): Promise<{ outcome: ApplyOutcome | 'stale'; queue: QueueRow }> {
   return transaction(db, async (tx) => {
+    if (expectedVersion !== null) {
+      const current = (await tx.query<{ resource_version: number }>(sql('queues/version'), [q.namespace, q.name])).rows[0];
+      if (current?.resource_version !== expectedVersion) return { outcome: 'stale' as const, queue: (await tx.query<QueueRow>(sql('queues/list'), [q.namespace, q.name])).rows[0]! };
+    }
     const written = (
       await tx.query<{ created: boolean }>(sql('queues/upsert'), [
         q.namespace,
@@ -148,9 +156,16 @@ export async function deleteQueue(db: Db, namespace: string, name: string): Prom
   return { outcome: 'deleted' };
 }
 
-export async function applyQuota(db: Db, r: ResourceQuotaRequest): Promise<{ outcome: ApplyOutcome | 'conflict'; quota: QuotaRow }> {
+/** Creates or changes a namespace's quota; `expectedVersion` as for applyQueue. */
+export async function applyQuota(db: Db, r: ResourceQuotaRequest, expectedVersion: number | null = null): Promise<{ outcome: ApplyOutcome | 'conflict' | 'stale'; quota: QuotaRow }> {
   return transaction(db, async (tx) => {
     await tx.query(sql('quotas/lock'), [r.namespace]);
+    if (expectedVersion !== null) {
+      const current = (await tx.query<{ name: string; resource_version: number }>(sql('quotas/version'), [r.namespace])).rows[0];
+      if (current?.name !== r.name || current.resource_version !== expectedVersion) {
+        return { outcome: 'stale' as const, quota: (await tx.query<QuotaRow>(sql('quotas/list'), [r.namespace])).rows[0]! };
+      }
+    }
     const written = (
       await tx.query<{ created: boolean }>(sql('quotas/upsert'), [
         r.namespace,

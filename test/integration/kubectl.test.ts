@@ -110,5 +110,48 @@ describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => 
     expect(deleted.stdout).toContain('"nightly" deleted');
     expect((await kubectl('get', 'fcj', 'nightly')).code).not.toBe(0);
   });
+
+  it('applies (client-side and --server-side), patches, and refuses an update at a stale resourceVersion (Conflict)', async () => {
+    const file = join(home, 'queue.yaml');
+    const queue = (weight: number) => `apiVersion: fencer.dev/v1\nkind: Queue\nmetadata:\n  name: batch\n  namespace: team-a\nspec:\n  weight: ${weight}\n  concurrencyLimit: 2\n`;
+    writeFileSync(file, queue(1));
+    const first = await kubectl('apply', '-f', file);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('queue.fencer.dev/batch created');
+    writeFileSync(file, queue(3));
+    const second = await kubectl('apply', '-f', file);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toContain('queue.fencer.dev/batch configured');
+    const weight = async () => JSON.parse((await kubectl('get', 'fq', 'batch', '-n', 'team-a', '-o', 'json')).stdout).spec.weight;
+    expect(await weight()).toBe(3);
+
+    writeFileSync(file, queue(5));
+    const ssa = await kubectl('apply', '--server-side', '-f', file);
+    expect(ssa.code, ssa.stderr).toBe(0);
+    expect(await weight()).toBe(5);
+
+    const patched = await kubectl('patch', 'fq', 'batch', '-n', 'team-a', '--type', 'merge', '-p', '{"spec":{"concurrencyLimit":4}}');
+    expect(patched.code, patched.stderr).toBe(0);
+    const now = JSON.parse((await kubectl('get', 'fq', 'batch', '-n', 'team-a', '-o', 'json')).stdout);
+    expect(now.spec).toMatchObject({ weight: 5, concurrencyLimit: 4 });
+
+    // An update that names an older resourceVersion than the stored one is refused.
+    const stale = { ...now, metadata: { ...now.metadata, resourceVersion: String(Number(now.metadata.resourceVersion) - 1) }, spec: { ...now.spec, weight: 9 } };
+    const staleFile = join(home, 'stale.json');
+    writeFileSync(staleFile, JSON.stringify(stale));
+    const replaced = await kubectl('replace', '-f', staleFile);
+    expect(replaced.code).not.toBe(0);
+    expect(replaced.stderr).toMatch(/Conflict|the object has been modified/);
+    expect(await weight()).toBe(5);
+    writeFileSync(staleFile, JSON.stringify({ ...stale, metadata: now.metadata }));
+    const fresh = await kubectl('replace', '-f', staleFile);
+    expect(fresh.code, fresh.stderr).toBe(0);
+    expect(await weight()).toBe(9);
+
+    // A Job does not change.
+    const job = await kubectl('patch', 'fj', 'train', '--type', 'merge', '-p', '{"spec":{"duration":"2h"}}');
+    expect(job.code).not.toBe(0);
+    expect(job.stderr).toMatch(/immutable/);
+  });
 });
 

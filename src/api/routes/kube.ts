@@ -15,6 +15,7 @@ import { parseIncludeObject, toTable, type KubeObject } from '../kube/table.js';
 import { kubeObjects, type ObjectQuery } from '../kube/objects.js';
 import { selectObjects } from '../kube/selectors.js';
 import { KubeError, statusOf } from '../kube/status.js';
+import { expectedVersionOf, mergePatch, replaceObject } from '../kube/updates.js';
 import YAML from 'yaml';
 import { ValidationError } from '../../errors/validation-error.js';
 import { QuotaExceededError } from '../../errors/quota-exceeded-error.js';
@@ -112,6 +113,41 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const body = answered.json() as Record<string, unknown>;
       if (answered.statusCode >= 300) throw fromFencer(answered.statusCode, body, undefined);
       return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, group: kind.group, kind: kind.plural } };
+    });
+    // A whole new object, optimistic on the resourceVersion it names.
+    kube.put<{ Params: GetParams }>('/apis/:group/:version/namespaces/:namespace/:plural/:name', async (request) => {
+      const kind = kindOf(kinds, request.params);
+      const current = await objects.get(kind, request.params.namespace!, request.params.name);
+      if (!current) throw new HttpError(404, `${kind.plural}.${kind.group} "${request.params.name}" not found`);
+      const desired = objectIn(String(request.body ?? ''), request.params.namespace!);
+      return replaceObject(ctx, kind, current, desired, expectedVersionOf(desired));
+    });
+    // A JSON merge patch, or server-side apply (which also creates). Each applies to the object
+    // as read and writes at its version, read again if another change came first.
+    kube.patch<{ Params: GetParams }>('/apis/:group/:version/namespaces/:namespace/:plural/:name', async (request, reply) => {
+      const kind = kindOf(kinds, request.params);
+      const { namespace, name } = request.params;
+      const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim();
+      if (type !== 'application/merge-patch+json' && type !== 'application/apply-patch+yaml') {
+        throw new HttpError(415, `${type || 'no content type'}: patches of ${kind.plural} are application/merge-patch+json or application/apply-patch+yaml (server-side apply)`);
+      }
+      const patch = objectIn(String(request.body ?? ''), namespace!);
+      for (let attempt = 0; ; attempt++) {
+        const current = await objects.get(kind, namespace!, name);
+        if (!current) {
+          if (type !== 'application/apply-patch+yaml') throw new HttpError(404, `${kind.plural}.${kind.group} "${name}" not found`);
+          const answered = await app.inject({ method: 'POST', url: `/api/v1/${kind.plural}`, payload: JSON.stringify({ ...patch, metadata: { ...(patch.metadata as object), name } }), headers: { 'content-type': 'application/json' } });
+          if (answered.statusCode >= 300) throw fromFencer(answered.statusCode, answered.json() as Record<string, unknown>, answered.headers['retry-after']);
+          void reply.code(201);
+          return answered.json();
+        }
+        const version = expectedVersionOf(current as Record<string, unknown>);
+        try {
+          return await replaceObject(ctx, kind, current, mergePatch(current, patch) as Record<string, unknown>, version);
+        } catch (error) {
+          if (!(error instanceof KubeError && error.reason === 'Conflict') || attempt >= 3) throw error;
+        }
+      }
     });
     kube.get('/apis/:group/:version/namespaces/:namespace/:plural', list);
     kube.get('/apis/:group/:version/namespaces/:namespace/:plural/:name', get);

@@ -1,0 +1,93 @@
+// Changes to an object that exists, as Kubernetes clients make them: a whole new object (PUT,
+// optimistic on metadata.resourceVersion), a JSON merge patch (RFC 7386; what kubectl's
+// client-side apply, edit and patch send for custom resources) or server-side apply (the
+// applied object's fields win). Queues, ResourceQuotas and CronJobs change; a Job's or a
+// Workflow's spec does not (the same again is fine, labels included); nodes are fencer's.
+import type { ApiContext } from '../context.js';
+import type { KubeKind } from './kinds.js';
+import { HttpError } from '../../errors/http-error.js';
+import { KubeError } from './status.js';
+import { parseManifests } from '../validation/manifest.js';
+import { validateQueue, validateResourceQuota } from '../validation/queue.js';
+import { validateCronJob } from '../validation/cronjob.js';
+import { applyQueue, applyQuota } from '../../store/queues.js';
+import { applyCronJob } from '../../store/cronjobs.js';
+import { presentCronJob, presentQueue, presentResourceQuota } from '../present.js';
+import type { KubeObject } from './table.js';
+import { isDeepStrictEqual } from 'node:util';
+
+type Fields = Record<string, unknown>;
+
+/** RFC 7386: null removes a field, an object merges into an object, anything else replaces. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
+  const result: Fields = target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Fields) } : {};
+  for (const [key, value] of Object.entries(patch as Fields)) {
+    if (value === null) delete result[key];
+    else result[key] = mergePatch(result[key], value);
+  }
+  return result;
+}
+
+/** What a client may write of an object: apiVersion, kind, metadata's name, namespace and labels, spec. */
+function writable(object: Fields): Fields {
+  const metadata = (object.metadata ?? {}) as Fields;
+  return {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    metadata: { name: metadata.name, ...(metadata.namespace !== undefined ? { namespace: metadata.namespace } : {}), ...(metadata.labels ? { labels: metadata.labels } : {}) },
+    spec: object.spec,
+  };
+}
+
+/**
+ * Writes `desired` over `current` (both whole objects): with `expectedVersion`, only if the object
+ * is still at that version (else Conflict). Returns the object as stored.
+ */
+export async function replaceObject(ctx: ApiContext, kind: KubeKind, current: KubeObject, desired: Fields, expectedVersion: number | null): Promise<KubeObject> {
+  const name = String((current.metadata ?? {}).name);
+  const wanted = writable(desired);
+  const given = (wanted.metadata as Fields).name;
+  if (given !== undefined && given !== name) throw new HttpError(400, `the name of the object (${String(given)}) does not match the name on the URL (${name})`);
+  (wanted.metadata as Fields).name = name;
+  if (kind.namespaced) (wanted.metadata as Fields).namespace = (current.metadata ?? {}).namespace;
+  const manifest = parseManifests(JSON.stringify(wanted), 'application/json')[0]!;
+  const conflict = () =>
+    new KubeError(409, 'Conflict', `Operation cannot be fulfilled on ${kind.plural}.${kind.group} "${name}": the object has been modified; please apply your changes to the latest version and try again`);
+  switch (kind.kind) {
+    case 'Queue': {
+      const result = await applyQueue(ctx.db, validateQueue(manifest), expectedVersion);
+      if (result.outcome === 'stale') throw conflict();
+      return presentQueue(result.queue) as unknown as KubeObject;
+    }
+    case 'ResourceQuota': {
+      const result = await applyQuota(ctx.db, validateResourceQuota(manifest), expectedVersion);
+      if (result.outcome === 'stale' || result.outcome === 'conflict') throw conflict();
+      return presentResourceQuota(result.quota) as unknown as KubeObject;
+    }
+    case 'CronJob': {
+      const result = await applyCronJob(ctx.db, validateCronJob(manifest), expectedVersion);
+      if (result.outcome === 'stale') throw conflict();
+      return presentCronJob(result.cronJob) as unknown as KubeObject;
+    }
+    case 'Job':
+    case 'Workflow': {
+      // Immutable: the same spec and labels again is no change; anything else is refused.
+      const same = isDeepStrictEqual(writable(current).spec, wanted.spec) && isDeepStrictEqual(((current.metadata ?? {}) as Fields).labels ?? {}, (wanted.metadata as Fields).labels ?? {});
+      if (!same) throw new KubeError(422, 'Invalid', `${kind.kind} ${name} is immutable: spec and labels cannot change (delete it and create it again)`);
+      if (expectedVersion !== null && String(expectedVersion) !== String(((current.metadata ?? {}) as Fields).resourceVersion)) throw conflict();
+      return current;
+    }
+    default:
+      throw new KubeError(405, 'MethodNotAllowed', `${kind.plural}.${kind.group} are written by fencer, not by clients`);
+  }
+}
+
+/** The resourceVersion an update names, or null when it names none (an unconditional update). */
+export function expectedVersionOf(object: Fields): number | null {
+  const version = ((object.metadata ?? {}) as Fields).resourceVersion;
+  if (version === undefined || version === null || version === '') return null;
+  const n = Number(version);
+  if (!Number.isInteger(n)) throw new HttpError(400, `metadata.resourceVersion: "${String(version)}" is not a resource version`);
+  return n;
+}
