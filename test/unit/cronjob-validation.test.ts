@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { CRONJOB_LABEL, CRONJOB_SPEC_DEFAULTS, occurrenceJob, readCronJobSubmission, scheduleOf } from '../../src/api/validation/cronjob.js';
 import { readCrdSchema } from '../../src/api/validation/schema.js';
-import { ValidationError, type ValidationDetail } from '../../src/errors/validation-error.js';
+import { detailsOf } from '../helpers/validation.js';
 
 function cronJob(spec: string, name = 'nightly'): string {
   return `apiVersion: fencer.dev/v1
@@ -25,15 +25,6 @@ const TEMPLATE = `  jobTemplate:
       duration: 30s
 `;
 
-function detailsOf(submit: () => unknown): ValidationDetail[] {
-  try {
-    submit();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError);
-    return (error as ValidationError).details;
-  }
-  throw new Error('expected a ValidationError, got none');
-}
 
 describe('a CronJob manifest', () => {
   it('becomes a request with the CRD defaults in its spec', () => {

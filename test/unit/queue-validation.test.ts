@@ -8,8 +8,8 @@ import { parse } from 'yaml';
 import { QUEUE_SPEC_DEFAULTS, defaultBurst, readQueueSubmission, readResourceQuotaSubmission, validateQueue, validateResourceQuota } from '../../src/api/validation/queue.js';
 import { parseManifests } from '../../src/api/validation/manifest.js';
 import { readCrdSchema, toApiSchema } from '../../src/api/validation/schema.js';
-import { ValidationError, type ValidationDetail } from '../../src/errors/validation-error.js';
 import { projectRoot } from '../../src/paths.js';
+import { detailsOf } from '../helpers/validation.js';
 
 function queue(spec: string, metadata = 'name: batch\n  namespace: team-a'): string {
   return `apiVersion: fencer.dev/v1
@@ -29,15 +29,6 @@ spec:
 ${spec}`;
 }
 
-function detailsOf(submit: () => unknown): ValidationDetail[] {
-  try {
-    submit();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError);
-    return (error as ValidationError).details;
-  }
-  throw new Error('expected a ValidationError, got none');
-}
 
 const validQueue = (text: string) => validateQueue(parseManifests(text)[0]!);
 const validQuota = (text: string) => validateResourceQuota(parseManifests(text)[0]!);

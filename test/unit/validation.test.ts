@@ -5,10 +5,11 @@ import { parse } from 'yaml';
 import { SPEC_DEFAULTS, validateJob } from '../../src/api/validation/job.js';
 import { parseManifests } from '../../src/api/validation/manifest.js';
 import { parseDateTime, readCrdSchema, toApiSchema } from '../../src/api/validation/schema.js';
-import { ValidationError, type ValidationDetail } from '../../src/errors/validation-error.js';
+import type { ValidationDetail } from '../../src/errors/validation-error.js';
 import { isDns1123Label } from '../../src/domain/names.js';
 import { projectRoot } from '../../src/paths.js';
 import type { JobRequest } from '../../src/domain/resources.js';
+import { detailsOf } from '../helpers/validation.js';
 
 const GOOD = `apiVersion: fencer.dev/v1
 kind: Job
@@ -34,17 +35,6 @@ metadata:
   name: job-1
 spec:
 ${spec}`;
-}
-
-/** The details of the ValidationError that `submit` throws. */
-function detailsOf(submit: () => unknown): ValidationDetail[] {
-  try {
-    submit();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError);
-    return (error as ValidationError).details;
-  }
-  throw new Error('expected a ValidationError, got none');
 }
 
 function validateText(text: string, contentType?: string): JobRequest[] {

@@ -5,9 +5,10 @@ import { parse } from 'yaml';
 import { parseManifests } from '../../src/api/validation/manifest.js';
 import { readCrdSchema, toApiSchema } from '../../src/api/validation/schema.js';
 import { nameWorkflow, readWorkflowSubmission, validateWorkflow } from '../../src/api/validation/workflow.js';
-import { ValidationError, type ValidationDetail } from '../../src/errors/validation-error.js';
+import type { ValidationDetail } from '../../src/errors/validation-error.js';
 import { projectRoot } from '../../src/paths.js';
 import type { WorkflowRequest } from '../../src/domain/resources.js';
+import { detailsOf } from '../helpers/validation.js';
 
 const MAX_JOBS = 500;
 
@@ -49,15 +50,6 @@ function validate(text: string, maxJobs = MAX_JOBS): WorkflowRequest {
   return validateWorkflow(manifests[0]!, { maxJobs });
 }
 
-function detailsOf(submit: () => unknown): ValidationDetail[] {
-  try {
-    submit();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError);
-    return (error as ValidationError).details;
-  }
-  throw new Error('expected a ValidationError, got none');
-}
 
 describe('validateWorkflow accepts', () => {
   it('a CI pipeline: one Job per job, named <workflow>-<job>, in the pool, with full needs and the remaining path', () => {

@@ -7,7 +7,7 @@
 //   v2  Swagger 2.0 has no anyOf/allOf/oneOf/not or nullable: they are dropped, and where
 //       kubectl would then see an untyped field with children (nullable,
 //       preserve-unknown-fields) the children go too. The v2 document drops defaults too.
-import type { JsonSchema } from '../validation/schema.js';
+import { children, type JsonSchema } from '../validation/schema.js';
 import type { KubeKind } from './kinds.js';
 import { LIST_META, OBJECT_META } from './openapi-meta.js';
 
@@ -119,15 +119,4 @@ export function pruneDefaults(schema: JsonSchema): JsonSchema {
   delete schema.default;
   for (const child of children(schema)) pruneDefaults(child);
   return schema;
-}
-
-function children(schema: JsonSchema): JsonSchema[] {
-  const found: unknown[] = [
-    ...Object.values((schema.properties as Record<string, unknown> | undefined) ?? {}),
-    schema.additionalProperties,
-    schema.items,
-    ...[schema.anyOf, schema.allOf, schema.oneOf].flatMap((list) => (Array.isArray(list) ? list : [])),
-    schema.not,
-  ];
-  return found.filter((s): s is JsonSchema => s !== null && typeof s === 'object' && !Array.isArray(s));
 }

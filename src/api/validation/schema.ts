@@ -105,7 +105,8 @@ function strict(schema: JsonSchema): JsonSchema {
   return schema;
 }
 
-function children(schema: JsonSchema): JsonSchema[] {
+/** A schema's direct subschemas (properties, items, additionalProperties, not, anyOf/allOf/oneOf). */
+export function children(schema: JsonSchema): JsonSchema[] {
   const found: unknown[] = [
     ...Object.values((schema.properties as Record<string, unknown> | undefined) ?? {}),
     schema.additionalProperties,
