@@ -18,6 +18,7 @@ import { readCheckInput } from '../../src/checker/read.js';
 import { validateCronJob } from '../../src/api/validation/cronjob.js';
 import { parseManifests } from '../../src/api/validation/manifest.js';
 import type { CronJobRequest } from '../../src/domain/resources.js';
+import { leaderAfter } from '../helpers/leader.js';
 
 const NODES = ['node-1', 'node-2'];
 let t: TestDatabase | undefined;
@@ -49,12 +50,6 @@ async function fired(db: TestDatabase['db'], name: string): Promise<number> {
   return (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM cron_occurrences WHERE cronjob LIKE '%/' || $1 AND outcome = 'Fired'", [name])).rows[0]!.n;
 }
 
-async function leaderAfter(c: Cluster, epoch: number): Promise<void> {
-  await eventually(async () => {
-    const l = await c.leader().catch(() => null);
-    return l !== null && l.epoch > epoch;
-  }, { intervalMs: 20, timeoutMs: 20_000, what: 'a new leader' });
-}
 
 describe('CronJobs on a real cluster', () => {
   it('handle each occurrence once through a leader kill and a freeze; an edit never fires the old schedule', async () => {

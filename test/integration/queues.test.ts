@@ -17,6 +17,7 @@ import { setFaults } from '../helpers/faults.js';
 import { unfinishedCount } from '../../src/store/jobs.js';
 import { readCheckInput } from '../../src/checker/read.js';
 import type { QueueRequest } from '../../src/domain/resources.js';
+import { leaderAfter } from '../helpers/leader.js';
 
 const NODES = ['node-1', 'node-2', 'node-3', 'node-4'];
 
@@ -73,12 +74,6 @@ async function mostAtOnce(db: TestDatabase['db'], c: Cluster, queueKey: string):
   return most;
 }
 
-async function leaderAfter(c: Cluster, epoch: number): Promise<void> {
-  await eventually(async () => {
-    const l = await c.leader().catch(() => null);
-    return l !== null && l.epoch > epoch;
-  }, { intervalMs: 20, timeoutMs: 20_000, what: 'a new leader' });
-}
 
 describe('queue limits and quotas on a real cluster', () => {
   it('hold through a leader kill and a leader freeze, by the nodes’ logs; a namespace keeps its CPU quota and its token bucket', async () => {
