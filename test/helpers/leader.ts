@@ -1,10 +1,10 @@
-// Waits for a cluster's leadership to move past an epoch (after a kill or a freeze).
+// Waits for a cluster's leadership to move past an epoch (after a kill or a freeze); the new leader.
 import type { Cluster } from '../../src/simulator/cluster.js';
 import { eventually } from './eventually.js';
 
-export async function leaderAfter(c: Cluster, epoch: number): Promise<void> {
-  await eventually(async () => {
+export async function leaderAfter(c: Cluster, epoch: number, timeoutMs = 20_000): Promise<{ name: string; epoch: number }> {
+  return eventually(async () => {
     const l = await c.leader().catch(() => null);
-    return l !== null && l.epoch > epoch;
-  }, { intervalMs: 20, timeoutMs: 20_000, what: 'a new leader' });
+    return l !== null && l.epoch > epoch ? l : null;
+  }, { intervalMs: 20, timeoutMs, what: 'a new leader' });
 }

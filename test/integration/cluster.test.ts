@@ -12,6 +12,7 @@ import { eventually } from '../helpers/eventually.js';
 import { CLEAN, jobPhases, runFindings } from '../helpers/history.js';
 import { jobYaml, submit } from '../helpers/jobs.js';
 import { unfinishedCount } from '../../src/store/jobs.js';
+import { leaderAfter as leaderAfterEpoch } from '../helpers/leader.js';
 
 let t: TestDatabase;
 let cluster: Cluster;
@@ -47,11 +48,7 @@ function flow(prefix: string, count: number, everyMs: number, opts: Parameters<t
 }
 
 async function leaderAfter(epoch: number, startedAt: number): Promise<{ name: string; epoch: number; ms: number }> {
-  const leader = await eventually(async () => {
-    const l = await cluster.leader().catch(() => null);
-    return l && l.epoch > epoch ? l : null;
-  }, { intervalMs: 20, timeoutMs: 20_000, what: 'a new leader' });
-  return { ...leader, ms: Date.now() - startedAt };
+  return { ...(await leaderAfterEpoch(cluster, epoch)), ms: Date.now() - startedAt };
 }
 
 beforeAll(async () => {

@@ -16,6 +16,7 @@ import { eventually } from '../helpers/eventually.js';
 import { CLEAN, jobPhases, runFindings } from '../helpers/history.js';
 import { jobYaml, submit } from '../helpers/jobs.js';
 import { unfinishedCount } from '../../src/store/jobs.js';
+import { leaderAfter as leaderAfterEpoch } from '../helpers/leader.js';
 
 // Set before testcontainers is first loaded (imported lazily below). Its reaper is an image of
 // its own and nothing can be pulled here: the tests remove what they start. And it finds the
@@ -83,12 +84,7 @@ suite('a cluster of containers', () => {
     }
   }
 
-  async function leaderAfter(epoch: number): Promise<{ name: string; epoch: number }> {
-    return eventually(async () => {
-      const leader = await cluster.leader().catch(() => null);
-      return leader && leader.epoch > epoch ? leader : null;
-    }, { intervalMs: 20, timeoutMs: 30_000, what: 'a new leader' });
-  }
+  const leaderAfter = (epoch: number) => leaderAfterEpoch(cluster, epoch, 30_000);
 
   /** The container whose init process is this pid, as the engine sees it. */
   async function containerOf(pid: number): Promise<Docker.ContainerInspectInfo> {
