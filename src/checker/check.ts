@@ -243,7 +243,7 @@ export function verdictOf(report: CheckReport): Verdict {
     early: report.early.length,
     unmetNeeds: report.unmetNeeds.length,
     overQueueLimit: report.overQueueLimit.length,
-    cron: report.cronHandledTwice.length + report.cronEarly.length + report.cronMissed.length,
+    cron: report.cronHandledTwice.length + report.cronEarly.length + report.cronMissed.length + report.cronOverlap.length,
     runs: report.counts.runs,
   };
 }
@@ -273,8 +273,8 @@ export function check(input: CheckInput): CheckReport {
   const early = findEarly(byJob, runs);
   const unmetNeeds = findUnmetNeeds(byJob);
   const overQueueLimit = findOverQueueLimit(runs, history, input.queueLimits ?? []);
-  const cron = findCronViolations(input.cronRecords ?? []);
-  const cronCases = cron.cronHandledTwice.length + cron.cronEarly.length + cron.cronMissed.length;
+  const cron = findCronViolations(input.cronRecords ?? [], runs);
+  const cronCases = cron.cronHandledTwice.length + cron.cronEarly.length + cron.cronMissed.length + cron.cronOverlap.length;
 
   const finished: Record<string, number> = {};
   for (const rows of byJob.values()) {

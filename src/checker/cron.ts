@@ -5,9 +5,12 @@
 //   - fired early: a record written before its scheduled time (by the database's clock);
 //   - missed: between two consecutive records made under one version of the CronJob (so one
 //     schedule), an occurrence of that schedule with no record at all (neither fired nor
-//     skipped with a reason).
+//     skipped with a reason);
+//   - overlapping runs under Forbid or Replace: two of the CronJob's Jobs running at one instant
+//     by the nodes' logs (a replaced run must have stopped before its replacement starts).
 import { nextOccurrence, parseSchedule } from '../scheduling/cron.js';
 import { instant, type Instant } from './instant.js';
+import type { Run } from './check.js';
 
 export interface CronOccurrenceRecord {
   id: number;
@@ -17,6 +20,9 @@ export interface CronOccurrenceRecord {
   version: number;
   schedule: string;
   timeZone: string;
+  concurrencyPolicy: string;
+  /** the Job of a fired occurrence */
+  jobUid: string | null;
   /** ms since the Unix epoch */
   scheduledAt: number;
   outcome: 'Fired' | 'Skipped';
@@ -48,13 +54,21 @@ export interface CronMissedCase {
   before: Instant;
 }
 
+export interface CronOverlapCase {
+  cronJob: string;
+  policy: string;
+  /** the two runs, of two of its Jobs, that overlapped */
+  runs: Array<{ job: string; assignment: string; node: string; start: Instant; end: Instant | null }>;
+}
+
 export interface CronFindings {
   cronHandledTwice: CronTwiceCase[];
   cronEarly: CronEarlyCase[];
   cronMissed: CronMissedCase[];
+  cronOverlap: CronOverlapCase[];
 }
 
-export function findCronViolations(records: CronOccurrenceRecord[]): CronFindings {
+export function findCronViolations(records: CronOccurrenceRecord[], runs: readonly Run[] = []): CronFindings {
   const cronHandledTwice: CronTwiceCase[] = [];
   const cronEarly: CronEarlyCase[] = [];
   const cronMissed: CronMissedCase[] = [];
@@ -94,5 +108,30 @@ export function findCronViolations(records: CronOccurrenceRecord[]): CronFinding
       }
     }
   }
-  return { cronHandledTwice, cronEarly, cronMissed };
+  return { cronHandledTwice, cronEarly, cronMissed, cronOverlap: findOverlaps(records, runs) };
+}
+
+function findOverlaps(records: CronOccurrenceRecord[], runs: readonly Run[]): CronOverlapCase[] {
+  const cases: CronOverlapCase[] = [];
+  const single = records.filter((r) => r.jobUid !== null && (r.concurrencyPolicy === 'Forbid' || r.concurrencyPolicy === 'Replace'));
+  const cronJobOf = new Map(single.map((r) => [r.jobUid!, r]));
+  const byCronJob = new Map<string, Run[]>();
+  for (const run of runs) {
+    const record = cronJobOf.get(run.jobUid);
+    if (record) byCronJob.set(record.cronJobUid, [...(byCronJob.get(record.cronJobUid) ?? []), run]);
+  }
+  for (const [uid, mine] of byCronJob) {
+    mine.sort((a, b) => a.start.ms - b.start.ms);
+    let longest: Run | undefined; // the run started so far that ends last
+    for (const run of mine) {
+      const endOf = (r: Run) => r.end.at?.ms ?? Infinity;
+      if (longest && endOf(longest) > run.start.ms && longest.jobUid !== run.jobUid) {
+        const record = single.find((r) => r.cronJobUid === uid)!;
+        const show = (r: Run) => ({ job: r.job, assignment: r.assignment, node: r.node, start: r.start, end: r.end.at });
+        cases.push({ cronJob: record.cronJob, policy: record.concurrencyPolicy, runs: [show(longest), show(run)] });
+      }
+      if (!longest || endOf(run) > endOf(longest)) longest = run;
+    }
+  }
+  return cases;
 }

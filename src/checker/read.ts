@@ -90,6 +90,8 @@ export async function readCronRecords(source: string | Queryable): Promise<CronO
     version: number;
     schedule: string;
     time_zone: string;
+    concurrency_policy: string;
+    job_uid: string | null;
     scheduled_at: string;
     outcome: 'Fired' | 'Skipped';
     reason: string | null;
@@ -103,6 +105,8 @@ export async function readCronRecords(source: string | Queryable): Promise<CronO
     version: r.version,
     schedule: r.schedule,
     timeZone: r.time_zone,
+    concurrencyPolicy: r.concurrency_policy,
+    jobUid: r.job_uid,
     scheduledAt: Number(r.scheduled_at),
     outcome: r.outcome,
     reason: r.reason,

@@ -232,7 +232,12 @@ interface OccurrenceRecord {
   job: string | null;
 }
 
-async function recordOccurrences(tx: Tx, cron: Pick<DueCronJob, 'uid' | 'namespace' | 'name' | 'version'>, schedule: CronSchedule, records: OccurrenceRecord[]): Promise<void> {
+async function recordOccurrences(
+  tx: Tx,
+  cron: Pick<DueCronJob, 'uid' | 'namespace' | 'name' | 'version' | 'concurrency_policy'>,
+  schedule: CronSchedule,
+  records: OccurrenceRecord[],
+): Promise<void> {
   if (records.length === 0) return;
   await tx.query(sql('cronjobs/record'), [
     cron.uid,
@@ -245,6 +250,7 @@ async function recordOccurrences(tx: Tx, cron: Pick<DueCronJob, 'uid' | 'namespa
     records.map((r) => r.job),
     schedule.pattern,
     schedule.timeZone,
+    cron.concurrency_policy,
   ]);
 }
 

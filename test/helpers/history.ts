@@ -21,7 +21,8 @@ export async function runFindings(db: Queryable, logFiles: string[]) {
     cronHandledTwice: report.cronHandledTwice,
     cronEarly: report.cronEarly,
     cronMissed: report.cronMissed,
+    cronOverlap: report.cronOverlap,
   };
 }
 
-export const CLEAN = { placedTwice: [], overlappingRuns: [], overcommitted: [], early: [], unmetNeeds: [], overQueueLimit: [], cronHandledTwice: [], cronEarly: [], cronMissed: [] };
+export const CLEAN = { placedTwice: [], overlappingRuns: [], overcommitted: [], early: [], unmetNeeds: [], overQueueLimit: [], cronHandledTwice: [], cronEarly: [], cronMissed: [], cronOverlap: [] };

@@ -48,6 +48,8 @@ CREATE TABLE cron_occurrences (
   -- The schedule the occurrence belongs to: the checker finds a missed one between two records.
   schedule      text NOT NULL,
   time_zone     text NOT NULL,
+  -- Forbid and Replace: the checker proves from the nodes' logs that its runs never overlapped.
+  concurrency_policy text NOT NULL,
   scheduled_at  timestamptz NOT NULL,
   outcome       text NOT NULL CHECK (outcome IN ('Fired', 'Skipped')),
   reason        text,
