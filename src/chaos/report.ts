@@ -22,7 +22,7 @@ export function campaignReport(result: CampaignResult, command: string, date = n
     ['jobs placed or started before due', String(r.early.length)],
     ['jobs placed before their needs succeeded', String(r.unmetNeeds.length)],
     ['instants a queue ran past its limits', String(r.overQueueLimit.length)],
-    ['cron occurrences handled twice / fired early / missed; runs overlapping under Forbid or Replace', `${r.cronHandledTwice.length} / ${r.cronEarly.length} / ${r.cronMissed.length}; ${r.cronOverlap.length} (of ${r.counts.cronFired} fired, ${r.counts.cronSkipped} skipped)`],
+    ['cron occurrences handled twice / fired early / missed / stuck; runs overlapping under Forbid or Replace', `${r.cronHandledTwice.length} / ${r.cronEarly.length} / ${r.cronMissed.length} / ${r.cronStuck.length}; ${r.cronOverlap.length} (of ${r.counts.cronFired} fired, ${r.counts.cronSkipped} skipped)`],
     ['jobs submitted (accepted) / finished', `${result.jobsAccepted} / ${Object.values(r.finished).reduce((a, b) => a + b, 0)} (${JSON.stringify(r.finished)})`],
     ['workflows among them, by how they closed', `${result.workflowsAccepted} (${JSON.stringify(result.workflows)})`],
     ['healthy nodes wrongly marked dead', String(result.wronglyDead.length)],
@@ -50,5 +50,5 @@ export function campaignReport(result: CampaignResult, command: string, date = n
 
 export function campaignClean(result: CampaignResult): boolean {
   const r = result.report;
-  return r.placedTwice.length === 0 && r.overlappingRuns.length === 0 && r.overcommitted.length === 0 && r.lost.length === 0 && r.early.length === 0 && r.unmetNeeds.length === 0 && r.overQueueLimit.length === 0 && r.cronHandledTwice.length === 0 && r.cronEarly.length === 0 && r.cronMissed.length === 0 && r.cronOverlap.length === 0 && result.wronglyDead.length === 0;
+  return r.placedTwice.length === 0 && r.overlappingRuns.length === 0 && r.overcommitted.length === 0 && r.lost.length === 0 && r.early.length === 0 && r.unmetNeeds.length === 0 && r.overQueueLimit.length === 0 && r.cronHandledTwice.length === 0 && r.cronEarly.length === 0 && r.cronMissed.length === 0 && r.cronOverlap.length === 0 && r.cronStuck.length === 0 && result.wronglyDead.length === 0;
 }

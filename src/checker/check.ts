@@ -16,7 +16,7 @@
 //      cron occurrences     — each handled once, none early, none missed (./cron.ts).
 import type { RunLogLine } from '../agent/run-log.js';
 import { instant, type Instant } from './instant.js';
-import { findCronViolations, type CronFindings, type CronOccurrenceRecord } from './cron.js';
+import { findCronViolations, type CronCursor, type CronFindings, type CronOccurrenceRecord } from './cron.js';
 
 /** One row of the `history` table (README "The history"); times in ms since the Unix epoch. */
 export interface HistoryRow {
@@ -62,6 +62,8 @@ export interface CheckInput {
   queueLimits?: QueueLimit[];
   /** CronJobs' occurrence records (absent: nothing to check). */
   cronRecords?: CronOccurrenceRecord[];
+  /** Each CronJob's cursor when read (absent: not checked). */
+  cronCursors?: CronCursor[];
 }
 
 export const ACTIVE_ASSIGNMENT_STATES: readonly string[] = ['Assigned', 'Running'];
@@ -243,7 +245,7 @@ export function verdictOf(report: CheckReport): Verdict {
     early: report.early.length,
     unmetNeeds: report.unmetNeeds.length,
     overQueueLimit: report.overQueueLimit.length,
-    cron: report.cronHandledTwice.length + report.cronEarly.length + report.cronMissed.length + report.cronOverlap.length,
+    cron: report.cronHandledTwice.length + report.cronEarly.length + report.cronMissed.length + report.cronStuck.length + report.cronOverlap.length,
     runs: report.counts.runs,
   };
 }
@@ -273,8 +275,8 @@ export function check(input: CheckInput): CheckReport {
   const early = findEarly(byJob, runs);
   const unmetNeeds = findUnmetNeeds(byJob);
   const overQueueLimit = findOverQueueLimit(runs, history, input.queueLimits ?? []);
-  const cron = findCronViolations(input.cronRecords ?? [], runs);
-  const cronCases = cron.cronHandledTwice.length + cron.cronEarly.length + cron.cronMissed.length + cron.cronOverlap.length;
+  const cron = findCronViolations(input.cronRecords ?? [], runs, input.cronCursors ?? []);
+  const cronCases = cron.cronHandledTwice.length + cron.cronEarly.length + cron.cronMissed.length + cron.cronStuck.length + cron.cronOverlap.length;
 
   const finished: Record<string, number> = {};
   for (const rows of byJob.values()) {

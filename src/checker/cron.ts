@@ -6,6 +6,8 @@
 //   - missed: between two consecutive records made under one version of the CronJob (so one
 //     schedule), an occurrence of that schedule with no record at all (neither fired nor
 //     skipped with a reason);
+//   - stuck: a CronJob whose next occurrence is more than STUCK_AFTER_MS behind the database's
+//     clock when checked (due, and nothing handles it);
 //   - overlapping runs under Forbid or Replace: two of the CronJob's Jobs running at one instant
 //     by the nodes' logs (a replaced run must have stopped before its replacement starts).
 import { nextOccurrence, parseSchedule } from '../scheduling/cron.js';
@@ -54,6 +56,22 @@ export interface CronMissedCase {
   before: Instant;
 }
 
+/** A CronJob's cursor when the check ran. */
+export interface CronCursor {
+  cronJob: string;
+  nextFireAt: number;
+  checkedAt: number;
+}
+
+/** Long past every lateness a pass, a takeover or a restart makes (bench/results/cron-*). */
+export const STUCK_AFTER_MS = 30_000;
+
+export interface CronStuckCase {
+  cronJob: string;
+  nextFireAt: Instant;
+  checkedAt: Instant;
+}
+
 export interface CronOverlapCase {
   cronJob: string;
   policy: string;
@@ -65,10 +83,11 @@ export interface CronFindings {
   cronHandledTwice: CronTwiceCase[];
   cronEarly: CronEarlyCase[];
   cronMissed: CronMissedCase[];
+  cronStuck: CronStuckCase[];
   cronOverlap: CronOverlapCase[];
 }
 
-export function findCronViolations(records: CronOccurrenceRecord[], runs: readonly Run[] = []): CronFindings {
+export function findCronViolations(records: CronOccurrenceRecord[], runs: readonly Run[] = [], cursors: readonly CronCursor[] = []): CronFindings {
   const cronHandledTwice: CronTwiceCase[] = [];
   const cronEarly: CronEarlyCase[] = [];
   const cronMissed: CronMissedCase[] = [];
@@ -108,7 +127,10 @@ export function findCronViolations(records: CronOccurrenceRecord[], runs: readon
       }
     }
   }
-  return { cronHandledTwice, cronEarly, cronMissed, cronOverlap: findOverlaps(records, runs) };
+  const cronStuck = cursors
+    .filter((c) => c.nextFireAt < c.checkedAt - STUCK_AFTER_MS)
+    .map((c) => ({ cronJob: c.cronJob, nextFireAt: instant(c.nextFireAt), checkedAt: instant(c.checkedAt) }));
+  return { cronHandledTwice, cronEarly, cronMissed, cronStuck, cronOverlap: findOverlaps(records, runs) };
 }
 
 function findOverlaps(records: CronOccurrenceRecord[], runs: readonly Run[]): CronOverlapCase[] {

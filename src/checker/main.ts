@@ -94,6 +94,7 @@ function render(report: CheckReport, files: string[], maxCases: number): string 
         ['cron occurrence handled twice', String(report.cronHandledTwice.length)],
         ['cron occurrence fired early', String(report.cronEarly.length)],
         ['cron occurrence missed (no record)', String(report.cronMissed.length)],
+        ['cron occurrence stuck (cursor behind the clock)', String(report.cronStuck.length)],
         ['cron runs overlapping under Forbid or Replace', String(report.cronOverlap.length)],
       ],
     ),
@@ -132,6 +133,7 @@ function render(report: CheckReport, files: string[], maxCases: number): string 
   );
   section('cron occurrence fired early', report.cronEarly, (c) => `${c.cronJob} at ${c.scheduledAt.iso}: ${c.job ?? 'skip'} recorded at ${c.at.iso}`);
   section('cron occurrence missed (no record)', report.cronMissed, (c) => `${c.cronJob} at ${c.scheduledAt.iso}: between records of ${c.after.iso} and ${c.before.iso}`);
+  section('cron occurrence stuck (cursor behind the clock)', report.cronStuck, (c) => `${c.cronJob}: next occurrence ${c.nextFireAt.iso}, checked at ${c.checkedAt.iso}`);
   section('cron runs overlapping under Forbid or Replace', report.cronOverlap, (c) =>
     `${c.cronJob} (${c.policy}): ` + c.runs.map((r) => `${r.job} ${r.assignment} on ${r.node} [${r.start.iso} – ${r.end?.iso ?? '…'}]`).join(' and '),
   );

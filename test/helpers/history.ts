@@ -21,8 +21,9 @@ export async function runFindings(db: Queryable, logFiles: string[]) {
     cronHandledTwice: report.cronHandledTwice,
     cronEarly: report.cronEarly,
     cronMissed: report.cronMissed,
+    cronStuck: report.cronStuck,
     cronOverlap: report.cronOverlap,
   };
 }
 
-export const CLEAN = { placedTwice: [], overlappingRuns: [], overcommitted: [], early: [], unmetNeeds: [], overQueueLimit: [], cronHandledTwice: [], cronEarly: [], cronMissed: [], cronOverlap: [] };
+export const CLEAN = { placedTwice: [], overlappingRuns: [], overcommitted: [], early: [], unmetNeeds: [], overQueueLimit: [], cronHandledTwice: [], cronEarly: [], cronMissed: [], cronStuck: [], cronOverlap: [] };

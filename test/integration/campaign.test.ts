@@ -38,6 +38,7 @@ it('survives 20 leader kills and 20 leader freezes with faults: nothing placed t
   expect(result.report.cronEarly).toEqual([]);
   expect(result.report.cronMissed).toEqual([]);
   expect(result.report.cronOverlap).toEqual([]);
+  expect(result.report.cronStuck).toEqual([]);
   expect(result.report.counts.cronFired).toBeGreaterThan(20);
   // Workflows went through the same failovers, and every one closed.
   expect(result.workflowsAccepted).toBeGreaterThan(5);

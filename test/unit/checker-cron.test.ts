@@ -48,6 +48,7 @@ describe('cron findings', () => {
       cronHandledTwice: [],
       cronEarly: [],
       cronMissed: [],
+      cronStuck: [],
       cronOverlap: [],
     });
   });
@@ -75,4 +76,14 @@ describe('cron findings', () => {
   it('Allow: overlapping runs are what it allows', () => {
     expect(findCronViolations([record(T), record(T + 1000)], [run(`j${T}`, T + 100, T + 1500), run(`j${T + 1000}`, T + 1100, T + 1400)]).cronOverlap).toEqual([]);
   });
+
+  it('a cursor far behind the clock is stuck; one a pass or a takeover late is not', () => {
+    const checkedAt = T + 60_000;
+    const found = findCronViolations([], [], [
+      { cronJob: 'default/stuck', nextFireAt: T, checkedAt },
+      { cronJob: 'default/late', nextFireAt: checkedAt - 2_000, checkedAt },
+    ]);
+    expect(found.cronStuck).toMatchObject([{ cronJob: 'default/stuck', nextFireAt: { ms: T } }]);
+  });
 });
+
