@@ -148,6 +148,7 @@ export interface FireGuards {
   versionBroken: boolean;
   cursorBroken: boolean;
   nameBroken: boolean;
+  replaceWaitBroken?: boolean;
 }
 
 export type FireResult =
@@ -192,7 +193,7 @@ export async function fireCronJob(tx: Tx, cron: DueCronJob, schedule: CronSchedu
     const active = (await tx.query<{ uid: string; assignment_id: string | null }>(sql('cronjobs/active_jobs'), [cron.uid])).rows;
     await withdrawAssignments(tx, active.flatMap((j) => (j.assignment_id ? [j.assignment_id] : [])), overdueSlackMs);
     await tx.query(sql('cronjobs/replace'), [active.map((j) => j.uid), `replaced by the next run of cronjob ${cron.name}`]);
-    return { outcome: 'replacing', cancelled: active.length };
+    if (!guards.replaceWaitBroken) return { outcome: 'replacing', cancelled: active.length };
   }
   const handled = [...decision.fire, ...decision.skip.map((x) => x.at)];
   if (handled.length === 0) return { outcome: 'done', decision, now, fired: [], nameTaken: [] };

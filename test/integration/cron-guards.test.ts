@@ -20,6 +20,7 @@ import { readCronRecords } from '../../src/checker/read.js';
 import { findCronViolations } from '../../src/checker/cron.js';
 import { guardBroken } from '../../src/guards.js';
 import type { CronJobRequest } from '../../src/domain/resources.js';
+import { eventually } from '../helpers/eventually.js';
 
 const leader = { epoch: () => 7 } as unknown as Lease;
 const open: TestDatabase[] = [];
@@ -59,7 +60,12 @@ async function setup(label: string): Promise<TestDatabase> {
 }
 
 function guards(): FireGuards {
-  return { versionBroken: guardBroken('cron-version'), cursorBroken: guardBroken('cron-cursor'), nameBroken: guardBroken('cron-name') };
+  return {
+    versionBroken: guardBroken('cron-version'),
+    cursorBroken: guardBroken('cron-cursor'),
+    nameBroken: guardBroken('cron-name'),
+    replaceWaitBroken: guardBroken('cron-replace-wait'),
+  };
 }
 
 async function fire(t: TestDatabase, read: DueCronJob) {
@@ -142,6 +148,31 @@ describe('an edit of a CronJob with occurrences due', () => {
     expect(rows.length).toBeGreaterThanOrEqual(4);
     expect(rows.every((r) => r.reason === 'Rescheduled')).toBe(true);
     expect((await cronFindings(t)).cronMissed).toEqual([]);
+  });
+});
+
+// Replace: the fire that cancels the CronJob's unfinished Job makes no new one; the occurrence
+// stays due and fires once nothing of the CronJob may still run (a cancelled run's node must have
+// stopped it first: cronjobs/busy.sql). Broken, the new Job comes in the same fire.
+describe.each([{ broken: false }, { broken: true }])('Replace waits for the run it replaces (cron-replace-wait broken: $broken)', ({ broken }) => {
+  it(broken ? 'makes the new Job in the fire that cancels the old one' : 'cancels the old Job first and makes the new one on a later pass', async () => {
+    const t = await freshDatabase(`cron_replace_${broken}`);
+    open.push(t);
+    await t.db.query("UPDATE lease SET holder = 'test', epoch = 7, expires_at = now() + interval '1 hour'");
+    const request = cronJob();
+    await applyCronJob(t.db, { ...request, spec: { ...request.spec, schedule: '* * * * * *', timeZone: 'UTC', concurrencyPolicy: 'Replace' } });
+    await t.db.query("UPDATE cronjobs SET next_fire_at = date_trunc('second', now())");
+    expect((await fire(t, await dueOne(t))).outcome).toBe('done'); // the first Job, unfinished
+    await eventually(async () => (await readDueCronJobs(t.db, 10)).length > 0, { what: 'the next occurrence to come due' });
+    if (broken) process.env.FENCER_BREAK_GUARDS = 'cron-replace-wait';
+    const replacing = await fire(t, await dueOne(t));
+    const phases = async () => (await t.db.query<{ phase: string }>('SELECT phase FROM jobs WHERE cronjob_uid IS NOT NULL ORDER BY created_at')).rows.map((r) => r.phase);
+    expect(replacing.outcome).toBe(broken ? 'done' : 'replacing');
+    expect(await phases()).toEqual(broken ? ['Cancelled', 'Pending'] : ['Cancelled']);
+    if (!broken) {
+      expect((await fire(t, await dueOne(t))).outcome).toBe('done'); // nothing runs any more: now it fires
+      expect(await phases()).toEqual(['Cancelled', 'Pending']);
+    }
   });
 });
 

@@ -45,7 +45,12 @@ export class CronController implements Reconciler {
   ) {}
 
   async reconcile(log: Logger): Promise<ReconcileResult> {
-    const guards: FireGuards = { versionBroken: guardBroken('cron-version'), cursorBroken: guardBroken('cron-cursor'), nameBroken: guardBroken('cron-name') };
+    const guards: FireGuards = {
+      versionBroken: guardBroken('cron-version'),
+      cursorBroken: guardBroken('cron-cursor'),
+      nameBroken: guardBroken('cron-name'),
+      replaceWaitBroken: guardBroken('cron-replace-wait'),
+    };
     const clock = performance.now();
     for (const [uid, until] of this.blockedUntil) if (until <= clock) this.blockedUntil.delete(uid);
     const due = await readDueCronJobs(this.db, CRONJOBS_PER_PASS, [...this.blockedUntil.keys()]);
