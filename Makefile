@@ -7,7 +7,7 @@ FREEZE_SECONDS ?= 5
 
 .DEFAULT_GOAL := help
 # Chaos on the running cluster (chaos/ scripts; each works on both runtimes).
-.PHONY: help build image cluster-up jobs cluster-status kill-leader freeze-leader kill-worker cluster-down test freeze-worker partition-worker restart-postgres terminate-leader-backends campaign check bench-packing bench-placement bench-failover bench-workflows bench-cancel bench-fairness
+.PHONY: help build image cluster-up jobs cluster-status kill-leader freeze-leader kill-worker cluster-down test freeze-worker partition-worker restart-postgres terminate-leader-backends campaign check bench-packing bench-placement bench-failover bench-workflows bench-cancel bench-fairness bench-cron
 
 help: ## list these targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z-]*:.*## / {printf "  \033[1m%-26s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -80,3 +80,6 @@ bench-cancel: build ## cancel workflows of running jobs from a standby: cancel-t
 
 bench-fairness: build ## fair share: a flood of FLOOD (10,000) jobs against two trickles, on and off; weights 3:1 (FLOOD=, NODES=, CASE=flood|weights|all, RUNTIME=docker)
 	@$(FENCER) bench fairness --flood $(or $(FLOOD),10000) --nodes $(or $(NODES),10) --case $(or $(CASE),all) --runtime $(or $(RUNTIME),process)
+
+bench-cron: build ## CronJobs firing every second, steady then through leader kills and freezes: how late each fired and started (CRONJOBS=, FAILOVERS=)
+	@$(FENCER) bench cron --cronjobs $(or $(CRONJOBS),10) --failovers $(or $(FAILOVERS),10)
