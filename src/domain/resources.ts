@@ -285,7 +285,9 @@ export interface CronJobSpec {
   startingDeadlineSeconds?: number;
   successfulJobsHistoryLimit?: number;
   failedJobsHistoryLimit?: number;
-  jobTemplate: { metadata?: { labels?: Record<string, string> }; spec: JobSpec };
+  /** Exactly one of jobTemplate and workflowTemplate. */
+  jobTemplate?: { metadata?: { labels?: Record<string, string> }; spec: JobSpec };
+  workflowTemplate?: { metadata?: { labels?: Record<string, string> }; spec: WorkflowSpec };
 }
 
 export interface ObjectReference {

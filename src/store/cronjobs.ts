@@ -10,7 +10,8 @@ import { TERMINAL_PHASES } from '../domain/resources.js';
 import { decideFire, nextOccurrence, occurrencesBetween, parseSchedule, type CronSchedule, type FireDecision } from '../scheduling/cron.js';
 import { withdrawAssignments } from './assignments.js';
 import { submitInTx } from './jobs.js';
-import { occurrenceJob } from '../api/validation/cronjob.js';
+import { occurrenceJob, occurrenceWorkflow } from '../api/validation/cronjob.js';
+import { insertOccurrenceWorkflow } from './workflows.js';
 import { isDeepStrictEqual } from 'node:util';
 
 export type CronApplyOutcome = 'created' | 'configured' | 'unchanged';
@@ -193,6 +194,7 @@ export async function fireCronJob(tx: Tx, cron: DueCronJob, schedule: CronSchedu
     const active = (await tx.query<{ uid: string; assignment_id: string | null }>(sql('cronjobs/active_jobs'), [cron.uid])).rows;
     await withdrawAssignments(tx, active.flatMap((j) => (j.assignment_id ? [j.assignment_id] : [])), overdueSlackMs);
     await tx.query(sql('cronjobs/replace'), [active.map((j) => j.uid), `replaced by the next run of cronjob ${cron.name}`]);
+    await tx.query(sql('cronjobs/cancel_workflows'), [cron.uid]);
     if (!guards.replaceWaitBroken) return { outcome: 'replacing', cancelled: active.length };
   }
   const handled = [...decision.fire, ...decision.skip.map((x) => x.at)];
@@ -211,18 +213,39 @@ export async function fireCronJob(tx: Tx, cron: DueCronJob, schedule: CronSchedu
   ]);
   if (advanced.rowCount === 0) return { outcome: 'stale' };
 
-  const requests = decision.fire.map((at) => occurrenceJob(cron, schedule, at, guards.nameBroken));
+  const records: OccurrenceRecord[] = cron.spec.workflowTemplate ? await makeWorkflows(tx, cron, decision.fire, guards) : await makeJobs(tx, cron, schedule, decision.fire, guards);
+  records.push(...decision.skip.map((x) => ({ at: x.at, outcome: 'Skipped', reason: x.reason, uid: null, job: null })));
+  await recordOccurrences(tx, cron, schedule, records);
+  const fired = records.filter((r) => r.outcome === 'Fired').map((r) => ({ at: r.at, job: r.job! }));
+  return { outcome: 'done', decision, now, fired, nameTaken: records.filter((r) => r.reason === 'NameTaken').map((r) => r.at) };
+}
+
+/** Each occurrence's Job: a record per occurrence, fired or (its name taken) skipped. */
+async function makeJobs(tx: Tx, cron: DueCronJob, schedule: CronSchedule, fire: Date[], guards: FireGuards): Promise<OccurrenceRecord[]> {
+  const requests = fire.map((at) => occurrenceJob(cron, schedule, at, guards.nameBroken));
   const results = requests.length > 0 ? await submitInTx(tx, requests, null, cron.uid) : [];
-  const records: OccurrenceRecord[] = decision.fire.map((at, i) => {
+  return fire.map((at, i) => {
     const { outcome, job } = results[i]!;
     return outcome === 'created'
       ? { at, outcome: 'Fired', reason: null, uid: job.uid, job: job.name }
       : { at, outcome: 'Skipped', reason: 'NameTaken', uid: null, job: requests[i]!.name };
   });
-  records.push(...decision.skip.map((x) => ({ at: x.at, outcome: 'Skipped', reason: x.reason, uid: null, job: null })));
-  await recordOccurrences(tx, cron, schedule, records);
-  const fired = records.filter((r) => r.outcome === 'Fired').map((r) => ({ at: r.at, job: r.job! }));
-  return { outcome: 'done', decision, now, fired, nameTaken: records.filter((r) => r.reason === 'NameTaken').map((r) => r.at) };
+}
+
+/** Each occurrence's Workflow (and its jobs), as makeJobs. */
+async function makeWorkflows(tx: Tx, cron: DueCronJob, fire: Date[], guards: FireGuards): Promise<OccurrenceRecord[]> {
+  const records: OccurrenceRecord[] = [];
+  for (const at of fire) {
+    const request = occurrenceWorkflow(cron, at, guards.nameBroken);
+    const workflow = await insertOccurrenceWorkflow(tx, request, cron.uid);
+    records.push(
+      workflow
+        ? { at, outcome: 'Fired', reason: null, uid: workflow.uid, job: workflow.name }
+        : { at, outcome: 'Skipped', reason: 'NameTaken', uid: null, job: request.name },
+    );
+  }
+  if (records.some((r) => r.outcome === 'Fired')) await tx.query(sql('jobs/notify_pending'));
+  return records;
 }
 
 interface OccurrenceRecord {
@@ -267,4 +290,13 @@ export async function prunableJobs(db: Db, limit: number): Promise<string[]> {
 
 export async function pruneJobs(tx: Tx, uids: string[]): Promise<void> {
   await tx.query(sql('cronjobs/prune'), [uids]);
+}
+
+/** Closed workflows of CronJobs past their history limits, oldest first (read outside any transaction). */
+export async function prunableWorkflows(db: Db, limit: number): Promise<string[]> {
+  return (await db.query<{ uid: string }>(sql('cronjobs/prunable_workflows'), [limit])).rows.map((r) => r.uid);
+}
+
+export async function pruneWorkflows(tx: Tx, uids: string[]): Promise<void> {
+  await tx.query(sql('cronjobs/prune_workflows'), [uids]);
 }

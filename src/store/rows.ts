@@ -51,6 +51,7 @@ export interface WorkflowRow {
   updated_at: Date;
   finished_at: Date | null;
   resource_version: number;
+  cronjob_uid: string | null;
 }
 
 export interface NodeRow {

@@ -34,7 +34,7 @@ export async function submitWorkflow(db: Db, request: WorkflowRequest, idempoten
       }
       const uid = randomUUID();
       const insert = (name: string) =>
-        tx.query<WorkflowRow>(sql('workflows/insert'), [uid, request.namespace, name, JSON.stringify(request.labels), JSON.stringify(request.spec)]);
+        tx.query<WorkflowRow>(sql('workflows/insert'), [uid, request.namespace, name, JSON.stringify(request.labels), JSON.stringify(request.spec), null]);
       let name = request.name;
       let inserted: WorkflowRow | undefined;
       if (request.generateName) {
@@ -70,6 +70,22 @@ export async function submitWorkflow(db: Db, request: WorkflowRequest, idempoten
 }
 
 class WorkflowConflict extends Error {}
+
+/**
+ * A CronJob occurrence's workflow and its jobs, inside the leader's transaction: undefined when
+ * the name (or one of its jobs' names) is taken. Throws what admitting its jobs throws.
+ */
+export async function insertOccurrenceWorkflow(tx: Tx, request: WorkflowRequest, cronJobUid: string): Promise<WorkflowRow | undefined> {
+  const uid = randomUUID();
+  await tx.query(sql('workflows/occurrence_savepoint'));
+  const inserted = (await tx.query<WorkflowRow>(sql('workflows/insert'), [uid, request.namespace, request.name, JSON.stringify(request.labels), JSON.stringify(request.spec), cronJobUid])).rows[0];
+  const results = inserted ? await submitInTx(tx, request.jobs, uid, cronJobUid) : [];
+  if (!inserted || results.some((r) => r.outcome !== 'created')) {
+    await tx.query(sql('workflows/occurrence_rollback'));
+    return undefined;
+  }
+  return inserted;
+}
 
 async function readWorkflow(db: Db | Tx, namespace: string, name: string): Promise<{ workflow: WorkflowRow; jobs: JobRow[] } | undefined> {
   const workflow = (await db.query<WorkflowRow>(sql('workflows/get'), [namespace, name])).rows[0];

@@ -163,6 +163,42 @@ describe('firing', () => {
   });
 });
 
+describe('a workflowTemplate', () => {
+  it('fires a Workflow per occurrence (its jobs named from it and due then); Forbid counts its unfinished jobs', async () => {
+    const yaml = `apiVersion: fencer.dev/v1
+kind: CronJob
+metadata:
+  name: etl
+spec:
+  schedule: "* * * * * *"
+  concurrencyPolicy: Forbid
+  workflowTemplate:
+    spec:
+      jobs:
+        - name: extract
+          template: { resources: { cpu: 100m, memory: 64Mi }, duration: 1h }
+        - name: load
+          needs: [extract]
+          template: { resources: { cpu: 100m, memory: 64Mi }, duration: 1h }
+`;
+    expect((await call('POST', '/api/v1/cronjobs', yaml)).status).toBe(201);
+    const seen = await eventually(async () => {
+      const o = await occurrences('etl');
+      return o.some((x) => x.reason === 'StillRunning') ? o : undefined;
+    }, { what: 'a fire and a StillRunning skip' });
+    const fired = seen.filter((o) => o.outcome === 'Fired');
+    expect(fired).toHaveLength(1);
+    const name = `etl-${Date.parse(fired[0]!.scheduledTime) / 1000}`;
+    expect(fired[0]!.job).toBe(name);
+    const workflow = (await call('GET', `/api/v1/namespaces/default/workflows/${name}`)).body;
+    expect(workflow.metadata.labels['fencer.dev/cronjob']).toBe('etl');
+    const jobs = (await call('GET', `/api/v1/jobs?namespace=default&labelSelector=fencer.dev/workflow=${name}`)).body.items;
+    expect(jobs.map((j: any) => j.metadata.name).sort()).toEqual([`${name}-extract`, `${name}-load`]);
+    expect((await call('DELETE', '/api/v1/namespaces/default/cronjobs/etl')).status).toBe(200);
+    expect((await call('GET', `/api/v1/namespaces/default/workflows/${name}`)).status).toBe(404); // went with its CronJob
+  });
+});
+
 describe('a namespace over its pending quota', () => {
   it('keeps the occurrence due and says QuotaExceeded until there is room; nothing is half-made', async () => {
     const quota = 'apiVersion: fencer.dev/v1\nkind: ResourceQuota\nmetadata: { name: limits, namespace: capped }\nspec: { hard: { pendingJobs: 1 } }\n';

@@ -3,7 +3,7 @@
 // math that will fire them); the CRD declares the defaults the code fills in and carries the Job
 // CRD's spec schema as its jobTemplate.spec; an occurrence's Job is named and due from its time.
 import { describe, expect, it } from 'vitest';
-import { CRONJOB_LABEL, CRONJOB_SPEC_DEFAULTS, occurrenceJob, readCronJobSubmission, scheduleOf } from '../../src/api/validation/cronjob.js';
+import { CRONJOB_LABEL, CRONJOB_SPEC_DEFAULTS, occurrenceJob, occurrenceWorkflow, readCronJobSubmission, scheduleOf } from '../../src/api/validation/cronjob.js';
 import { readCrdSchema } from '../../src/api/validation/schema.js';
 import { detailsOf } from '../helpers/validation.js';
 
@@ -63,6 +63,49 @@ describe('a CronJob manifest', () => {
   });
 });
 
+describe('a workflowTemplate', () => {
+  const WORKFLOW = `  workflowTemplate:
+    spec:
+      jobs:
+        - name: extract
+          template: { resources: { cpu: 500m, memory: 256Mi }, duration: 30s }
+        - name: load
+          needs: [extract]
+          template: { resources: { cpu: 500m, memory: 256Mi }, duration: 30s }
+`;
+
+  it('is accepted instead of a jobTemplate, and each occurrence makes a Workflow named from its time, every job due then', () => {
+    const request = readCronJobSubmission(cronJob(`  schedule: "*/5 * * * * *"\n${WORKFLOW}`), undefined);
+    const at = new Date('2026-03-08T07:00:05Z');
+    const workflow = occurrenceWorkflow(request, at);
+    expect(workflow).toMatchObject({ namespace: 'team-a', name: `nightly-${at.getTime() / 1000}`, labels: { [CRONJOB_LABEL]: 'nightly' } });
+    expect(workflow.jobs.map((j) => [j.name, j.startAt, j.needs])).toEqual([
+      [`nightly-${at.getTime() / 1000}-extract`, at.toISOString(), []],
+      [`nightly-${at.getTime() / 1000}-load`, at.toISOString(), [`nightly-${at.getTime() / 1000}-extract`]],
+    ]);
+  });
+
+  it('is exactly one of the two templates', () => {
+    expect(detailsOf(() => readCronJobSubmission(cronJob(`  schedule: "@daily"\n${TEMPLATE}${WORKFLOW}`), undefined))).toEqual([
+      expect.objectContaining({ path: 'spec.workflowTemplate', message: 'exactly one of jobTemplate and workflowTemplate' }),
+    ]);
+    expect(detailsOf(() => readCronJobSubmission(cronJob('  schedule: "@daily"\n'), undefined))).toEqual([
+      expect.objectContaining({ path: 'spec.jobTemplate', message: expect.stringMatching(/jobTemplate or workflowTemplate/) }),
+    ]);
+  });
+
+  it('is checked as a Workflow, its problems where the CronJob has them, lines included', () => {
+    const bad = WORKFLOW.replace('cpu: 500m, memory: 256Mi }, duration: 30s }\n        - name: load', 'cpu: lots, memory: 256Mi }, duration: 30s }\n        - name: load');
+    expect(detailsOf(() => readCronJobSubmission(cronJob(`  schedule: "@daily"\n${bad}`), undefined))).toEqual([
+      expect.objectContaining({ path: 'spec.workflowTemplate.spec.jobs[0].template.resources.cpu', line: 12 }),
+    ]);
+    // <cronjob>-<10 digits>-<job> must fit in 63: a long CronJob name leaves its jobs no room.
+    const long = detailsOf(() => readCronJobSubmission(cronJob(`  schedule: "@daily"\n${WORKFLOW}`, 'n'.repeat(48)), undefined));
+    expect(long.length).toBeGreaterThan(0);
+    expect(long.every((d) => d.path === 'metadata.name' || d.path.startsWith('spec.workflowTemplate.spec.jobs'))).toBe(true);
+  });
+});
+
 describe("an occurrence's Job", () => {
   const request = readCronJobSubmission(cronJob(`  schedule: "*/5 * * * * *"\n${TEMPLATE}`), undefined);
   const at = new Date('2026-03-08T07:00:05Z');
@@ -92,8 +135,9 @@ describe('the CronJob CRD', () => {
   const schema = readCrdSchema('crds/cronjob.yaml') as any;
   const spec = schema.properties.spec.properties;
 
-  it("carries the Job CRD's spec schema as its jobTemplate.spec", () => {
+  it("carries the Job CRD's spec schema as its jobTemplate.spec, and the Workflow CRD's as its workflowTemplate.spec", () => {
     expect(spec.jobTemplate.properties.spec).toEqual((readCrdSchema('crds/job.yaml') as any).properties.spec);
+    expect(spec.workflowTemplate.properties.spec).toEqual((readCrdSchema('crds/workflow.yaml') as any).properties.spec);
   });
 
   it('declares the defaults the code fills in', () => {

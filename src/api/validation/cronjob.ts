@@ -2,9 +2,12 @@
 // problem with its path and line. Its jobTemplate.spec is a Job spec and goes through the Job's
 // own checks; the schedule and time zone through the cron math that will fire them, so a
 // schedule accepted here is one the controller can compute (and one that fires at all).
-import type { CronJobRequest, CronJobSpec, JobRequest } from '../../domain/resources.js';
+import type { CronJobRequest, CronJobSpec, JobRequest, WorkflowRequest } from '../../domain/resources.js';
 import { ScheduleError, occurrenceName, parseSchedule, type CronSchedule } from '../../scheduling/cron.js';
-import type { Manifest } from './manifest.js';
+import { formatPath, type Manifest, type ManifestPath } from './manifest.js';
+import { validateWorkflow } from './workflow.js';
+import { ValidationError } from '../../errors/validation-error.js';
+import { workflowMaxJobs } from '../../config.js';
 import { cronJobValidator, schemaProblems, type SchemaProblem } from './schema.js';
 import { fail, identityOf, identityProblems, isFields, labelProblems, objectOf, specProblems, toJobRequest } from './job.js';
 import { namedMetadataProblems, onlyManifest } from './queue.js';
@@ -43,14 +46,21 @@ export function validateCronJob(manifest: Manifest, now = new Date()): CronJobRe
     ...schemaProblems(cronJobValidator(), object),
     ...namedMetadataProblems(object, 'CronJob'),
     ...nameLengthProblems(object),
-    ...labelProblems(['spec', 'jobTemplate', 'metadata', 'labels'], templateMetadata.labels),
-    ...specProblems(template.spec, ['spec', 'jobTemplate', 'spec']),
-    ...(['startAt', 'startAfter'] as const)
-      .filter((field) => templateSpec[field] !== undefined)
-      .map((field) => ({ path: ['spec', 'jobTemplate', 'spec', field], message: 'not allowed in a CronJob: each Job is due at its occurrence' })),
+    ...templateChoiceProblems(spec),
     ...scheduleProblems(spec, now),
   ];
+  if (spec.jobTemplate !== undefined) {
+    problems.push(
+      ...labelProblems(['spec', 'jobTemplate', 'metadata', 'labels'], templateMetadata.labels),
+      ...specProblems(template.spec, ['spec', 'jobTemplate', 'spec']),
+      ...(['startAt', 'startAfter'] as const)
+        .filter((field) => templateSpec[field] !== undefined)
+        .map((field) => ({ path: ['spec', 'jobTemplate', 'spec', field], message: 'not allowed in a CronJob: each Job is due at its occurrence' })),
+    );
+  }
   if (problems.length > 0) fail(manifest, problems);
+  // A workflow template is checked as the Workflow of the occurrence with the longest name.
+  if (spec.workflowTemplate !== undefined) workflowOf(manifest, object, new Date(9_999_999_999_000));
   const written = structuredClone(object.spec) as CronJobSpec;
   return {
     ...identityOf(object),
@@ -64,6 +74,47 @@ export function validateCronJob(manifest: Manifest, now = new Date()): CronJobRe
       failedJobsHistoryLimit: written.failedJobsHistoryLimit ?? CRONJOB_SPEC_DEFAULTS.failedJobsHistoryLimit,
     },
   };
+}
+
+function templateChoiceProblems(spec: Record<string, unknown>): SchemaProblem[] {
+  const both = spec.jobTemplate !== undefined && spec.workflowTemplate !== undefined;
+  const neither = spec.jobTemplate === undefined && spec.workflowTemplate === undefined;
+  if (both) return [{ path: ['spec', 'workflowTemplate'], message: 'exactly one of jobTemplate and workflowTemplate' }];
+  if (neither) return [{ path: ['spec', 'jobTemplate'], message: 'Required value: jobTemplate or workflowTemplate' }];
+  return [];
+}
+
+/**
+ * The Workflow of one occurrence: the template as a Workflow named like an occurrence's Job,
+ * each of its jobs due at the occurrence. Its problems are reported where the CronJob has them
+ * (spec.workflowTemplate.spec...; a name that leaves its jobs no room: metadata.name).
+ */
+function workflowOf(manifest: Manifest, object: Record<string, unknown>, at: Date, nameBroken = false): WorkflowRequest {
+  const spec = object.spec as CronJobSpec;
+  const metadata = object.metadata as { name: string; namespace?: string };
+  const base = occurrenceName(metadata.name, scheduleOf(spec), at);
+  const name = nameBroken ? `${base}-${Math.random().toString(36).slice(2, 7)}` : base;
+  const template = spec.workflowTemplate!;
+  const workflow = {
+    apiVersion: object.apiVersion,
+    kind: 'Workflow',
+    metadata: { name, namespace: metadata.namespace, labels: { ...template.metadata?.labels, [CRONJOB_LABEL]: metadata.name } },
+    spec: template.spec,
+  };
+  const inCronJob = (path: ManifestPath): ManifestPath => (path[0] === 'spec' ? ['spec', 'workflowTemplate', ...path] : ['metadata', 'name']);
+  try {
+    return validateWorkflow({ object: workflow, lineOf: (path) => manifest.lineOf(inCronJob(path)) }, { maxJobs: workflowMaxJobs() });
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    throw new ValidationError(error.details.map((d) => ({ ...d, path: d.path.startsWith('spec') ? `spec.workflowTemplate.${d.path}` : formatPath(['metadata', 'name']) })));
+  }
+}
+
+/** The Workflow of one occurrence of a stored (so already checked) CronJob, each job due at the occurrence. */
+export function occurrenceWorkflow(cronJob: { namespace: string; name: string; spec: CronJobSpec }, at: Date, nameBroken = false): WorkflowRequest {
+  const object = { apiVersion: 'fencer.dev/v1', kind: 'CronJob', metadata: { name: cronJob.name, namespace: cronJob.namespace }, spec: cronJob.spec };
+  const request = workflowOf({ object, lineOf: () => undefined }, object, at, nameBroken);
+  return { ...request, jobs: request.jobs.map((j) => ({ ...j, startAt: at.toISOString(), startAfterMs: null })) };
 }
 
 function nameLengthProblems(object: Record<string, unknown>): SchemaProblem[] {
@@ -95,7 +146,7 @@ export function scheduleOf(spec: CronJobSpec): CronSchedule {
  * is a key conflict, never a second run.
  */
 export function occurrenceJob(cronJob: { namespace: string; name: string; spec: CronJobSpec }, schedule: CronSchedule, at: Date, nameBroken = false): JobRequest {
-  const template = cronJob.spec.jobTemplate;
+  const template = cronJob.spec.jobTemplate!;
   const name = occurrenceName(cronJob.name, schedule, at);
   const job = toJobRequest(
     {

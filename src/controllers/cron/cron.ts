@@ -8,7 +8,7 @@ import type { Lease } from '../../lease/lease.js';
 import { fenced } from '../../lease/fenced.js';
 import { guardBroken } from '../../guards.js';
 import type { CronSchedule } from '../../scheduling/cron.js';
-import { fireCronJob, markBlocked, prunableJobs, pruneJobs, readDueCronJobs, type DueCronJob, type FireGuards } from '../../store/cronjobs.js';
+import { fireCronJob, markBlocked, prunableJobs, prunableWorkflows, pruneJobs, pruneWorkflows, readDueCronJobs, type DueCronJob, type FireGuards } from '../../store/cronjobs.js';
 import { scheduleOf } from '../../api/validation/cronjob.js';
 import { QuotaExceededError } from '../../errors/quota-exceeded-error.js';
 import { ValidationError } from '../../errors/validation-error.js';
@@ -58,11 +58,15 @@ export class CronController implements Reconciler {
     for (const cron of due) more = (await this.fire(cron, guards, log)) || more;
     if (this.passes++ % PRUNE_EVERY !== 0) return more ? 'requeue' : 'done';
     const prunable = await prunableJobs(this.db, PRUNE_PER_PASS);
-    if (prunable.length > 0) {
-      await fenced(this.db, this.lease, (tx) => pruneJobs(tx, prunable));
-      log.debug({ jobs: prunable.length }, 'deleted finished jobs past their history limits');
+    const workflows = await prunableWorkflows(this.db, PRUNE_PER_PASS);
+    if (prunable.length > 0 || workflows.length > 0) {
+      await fenced(this.db, this.lease, async (tx) => {
+        if (prunable.length > 0) await pruneJobs(tx, prunable);
+        if (workflows.length > 0) await pruneWorkflows(tx, workflows);
+      });
+      log.debug({ jobs: prunable.length, workflows: workflows.length }, 'deleted what finished past the history limits');
     }
-    return more || prunable.length === PRUNE_PER_PASS ? 'requeue' : 'done';
+    return more || prunable.length === PRUNE_PER_PASS || workflows.length === PRUNE_PER_PASS ? 'requeue' : 'done';
   }
 
   /** Whether this CronJob has more due occurrences than one fire handled. */

@@ -33,8 +33,10 @@ CREATE TABLE cronjobs (
 );
 CREATE INDEX cronjobs_due ON cronjobs (next_fire_at) WHERE next_fire_at IS NOT NULL;
 
--- The CronJob that made a job (its occurrence's run).
+-- The CronJob that made a job (its occurrence's run), or a workflow (and its jobs).
 ALTER TABLE jobs ADD COLUMN cronjob_uid uuid;
+ALTER TABLE workflows ADD COLUMN cronjob_uid uuid;
+CREATE INDEX workflows_of_cronjob ON workflows (cronjob_uid, created_at) WHERE cronjob_uid IS NOT NULL;
 CREATE INDEX jobs_of_cronjob ON jobs (cronjob_uid, created_at) WHERE cronjob_uid IS NOT NULL;
 
 -- Append-only, like history: one row per occurrence handled, written by the statement that
