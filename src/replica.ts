@@ -9,6 +9,7 @@ import { sql } from './store/sql.js';
 import { Listener } from './store/listener.js';
 import { WorkflowController } from './controllers/workflow/workflow.js';
 import { CronController } from './controllers/cron/cron.js';
+import { WatchEventsPrune } from './controllers/watch-events/watch-events.js';
 import { Lease } from './lease/lease.js';
 import { Controller } from './controllers/controller.js';
 import { Placement } from './controllers/placement/placement.js';
@@ -116,6 +117,7 @@ export class Replica {
       this.jobReconcile,
       this.workflows,
       new Controller(new CronController(this.decisions, this.lease, timings.cronPassMs, overdueSlackMs(timings)), this.lease, logger, thread),
+      new Controller(new WatchEventsPrune(this.decisions, this.lease), this.lease, logger, thread),
     ];
   }
 

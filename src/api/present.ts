@@ -62,7 +62,7 @@ export function presentJob(row: JobRow): Job {
   };
 }
 
-type StoredObject = Pick<JobRow, 'name' | 'namespace' | 'labels' | 'uid' | 'created_at' | 'resource_version'>;
+type StoredObject = Pick<JobRow, 'name' | 'namespace' | 'labels' | 'uid' | 'created_at' | 'resource_version' | 'watch_rv'>;
 
 function metadataOf(row: StoredObject): ObjectMeta {
   return {
@@ -71,7 +71,8 @@ function metadataOf(row: StoredObject): ObjectMeta {
     labels: row.labels,
     uid: row.uid,
     creationTimestamp: row.created_at.toISOString(),
-    resourceVersion: String(row.resource_version),
+    // The latest watch event's id: where a client that saw this object resumes a watch.
+    resourceVersion: String(row.watch_rv ?? row.resource_version),
   };
 }
 
@@ -83,7 +84,7 @@ export function presentNode(row: NodeRow): NodeResource {
   return {
     apiVersion: API_VERSION,
     kind: 'Node',
-    metadata: { name: row.name, labels: row.labels, creationTimestamp: row.registered_at.toISOString() },
+    metadata: { name: row.name, labels: row.labels, creationTimestamp: row.registered_at.toISOString(), resourceVersion: String(row.watch_rv ?? 0) },
     spec: { capacity: { cpu: formatCpu(row.cpu_millis), memory: formatMemory(row.memory_bytes) } },
     status: {
       phase: row.state,

@@ -32,7 +32,7 @@ export async function applyCronJob(
   const schedule = parseSchedule(request.spec.schedule, request.spec.timeZone);
   return transaction(db, async (tx) => {
     let row = (await tx.query<CronJobRow>(sql('cronjobs/lock'), [request.namespace, request.name])).rows[0];
-    if (expectedVersion !== null && row?.resource_version !== expectedVersion) {
+    if (expectedVersion !== null && row?.watch_rv !== expectedVersion) {
       return { outcome: 'stale' as const, cronJob: (await readCronJob(tx, request.namespace, request.name))! };
     }
     if (!row) {

@@ -23,6 +23,8 @@ export interface QueueRow {
   created_at: Date;
   updated_at: Date;
   resource_version: number;
+  /** The id of the object's latest watch event (migration 0013): its resourceVersion. */
+  watch_rv: number | null;
   running: number;
   allocated_cpu_millis: number;
   allocated_memory_bytes: number;
@@ -45,6 +47,8 @@ export interface QuotaRow {
   created_at: Date;
   updated_at: Date;
   resource_version: number;
+  /** The id of the object's latest watch event (migration 0013): its resourceVersion. */
+  watch_rv: number | null;
   pending: number;
   allocated_cpu_millis: number;
   allocated_memory_bytes: number;
@@ -116,8 +120,8 @@ export type ApplyOutcome = 'created' | 'configured' | 'unchanged';
 export async function applyQueue(db: Db, q: QueueRequest, expectedVersion: number | null = null): Promise<{ outcome: ApplyOutcome | 'stale'; queue: QueueRow }> {
   return transaction(db, async (tx) => {
     if (expectedVersion !== null) {
-      const current = (await tx.query<{ resource_version: number }>(sql('queues/version'), [q.namespace, q.name])).rows[0];
-      if (current?.resource_version !== expectedVersion) return { outcome: 'stale' as const, queue: (await tx.query<QueueRow>(sql('queues/list'), [q.namespace, q.name])).rows[0]! };
+      const current = (await tx.query<{ watch_rv: number }>(sql('queues/version'), [q.namespace, q.name])).rows[0];
+      if (current?.watch_rv !== expectedVersion) return { outcome: 'stale' as const, queue: (await tx.query<QueueRow>(sql('queues/list'), [q.namespace, q.name])).rows[0]! };
     }
     const written = (
       await tx.query<{ created: boolean }>(sql('queues/upsert'), [
@@ -161,8 +165,8 @@ export async function applyQuota(db: Db, r: ResourceQuotaRequest, expectedVersio
   return transaction(db, async (tx) => {
     await tx.query(sql('quotas/lock'), [r.namespace]);
     if (expectedVersion !== null) {
-      const current = (await tx.query<{ name: string; resource_version: number }>(sql('quotas/version'), [r.namespace])).rows[0];
-      if (current?.name !== r.name || current.resource_version !== expectedVersion) {
+      const current = (await tx.query<{ name: string; watch_rv: number }>(sql('quotas/version'), [r.namespace])).rows[0];
+      if (current?.name !== r.name || current.watch_rv !== expectedVersion) {
         return { outcome: 'stale' as const, quota: (await tx.query<QuotaRow>(sql('quotas/list'), [r.namespace])).rows[0]! };
       }
     }

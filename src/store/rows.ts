@@ -25,6 +25,8 @@ export interface JobRow {
   started_at: Date | null;
   finished_at: Date | null;
   resource_version: number;
+  /** The id of the object's latest watch event (migration 0013): its resourceVersion. */
+  watch_rv: number | null;
   workflow_uid: string | null;
   cronjob_uid: string | null;
   needs: string[];
@@ -51,6 +53,8 @@ export interface WorkflowRow {
   updated_at: Date;
   finished_at: Date | null;
   resource_version: number;
+  /** The id of the object's latest watch event (migration 0013): its resourceVersion. */
+  watch_rv: number | null;
   cronjob_uid: string | null;
 }
 
@@ -71,6 +75,7 @@ export interface NodeRow {
   dead_at: Date | null;
   dead_reason: string | null;
   jobs?: number;
+  watch_rv?: number | null;
 }
 
 export interface EndedAssignment {
@@ -107,6 +112,8 @@ export interface CronJobRow {
   created_at: Date;
   updated_at: Date;
   resource_version: number;
+  /** The id of the object's latest watch event (migration 0013): its resourceVersion. */
+  watch_rv: number | null;
 }
 
 /** cronjobs/list: a CronJob with its unfinished Jobs. */

@@ -17,6 +17,10 @@ export interface ObjectQuery {
   limit?: string;
   continue?: string;
   includeObject?: string;
+  watch?: string;
+  resourceVersion?: string;
+  allowWatchBookmarks?: string;
+  timeoutSeconds?: string;
 }
 
 export interface KubeObjects {

@@ -15,6 +15,8 @@ import { parseIncludeObject, toTable, type KubeObject } from '../kube/table.js';
 import { kubeObjects, type ObjectQuery } from '../kube/objects.js';
 import { selectObjects } from '../kube/selectors.js';
 import { KubeError, statusOf } from '../kube/status.js';
+import { streamWatch } from '../kube/watch.js';
+import { listVersion } from '../../store/watch.js';
 import { expectedVersionOf, mergePatch, replaceObject } from '../kube/updates.js';
 import YAML from 'yaml';
 import { ValidationError } from '../../errors/validation-error.js';
@@ -83,8 +85,13 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     const list = async (request: FastifyRequest<{ Params: ListParams; Querystring: ObjectQuery }>, reply: FastifyReply) => {
       const kind = kindOf(kinds, request.params);
       const namespace = kind.namespaced ? (request.params.namespace ?? null) : null;
+      if (request.query.watch === 'true' || request.query.watch === '1') {
+        return streamWatch(ctx.db, objects, reply, kind, namespace, request.query, tableVersion(parseAccept(request.headers.accept)));
+      }
+      // Read before the objects: a watch from it misses nothing the list lacks.
+      const resourceVersion = String(await listVersion(ctx.db));
       const found = selectObjects(await objects.list(kind, namespace), request.query);
-      return answer(request, reply, kind, found.items, { continue: found.continue, remainingItemCount: found.remaining });
+      return answer(request, reply, kind, found.items, { resourceVersion, continue: found.continue, remainingItemCount: found.remaining });
     };
     const get = async (request: FastifyRequest<{ Params: GetParams; Querystring: ObjectQuery }>, reply: FastifyReply) => {
       const kind = kindOf(kinds, request.params);
@@ -171,7 +178,7 @@ function answer(
   reply: FastifyReply,
   kind: KubeKind,
   items: KubeObject[],
-  listMeta: { continue?: string; remainingItemCount?: number } | null,
+  listMeta: { resourceVersion: string; continue?: string; remainingItemCount?: number } | null,
 ) {
   const table = tableVersion(parseAccept(request.headers.accept));
   if (table) {
@@ -184,7 +191,7 @@ function answer(
   return {
     apiVersion: groupVersionOf(kind),
     kind: kind.listKind,
-    metadata: { resourceVersion: '', ...(listMeta.continue ? { continue: listMeta.continue, remainingItemCount: listMeta.remainingItemCount } : {}) },
+    metadata: { resourceVersion: listMeta.resourceVersion, ...(listMeta.continue ? { continue: listMeta.continue, remainingItemCount: listMeta.remainingItemCount } : {}) },
     items,
   };
 }

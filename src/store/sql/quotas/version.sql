@@ -1,3 +1,3 @@
--- quotas/version: a namespace's quota's name and resource version, the row locked until the
+-- quotas/version: a namespace's quota's name and resourceVersion (its latest watch event), the row locked until the
 -- transaction ends (after quotas/lock). $1 namespace.
-SELECT name, resource_version FROM resource_quotas WHERE namespace = $1 FOR UPDATE
+SELECT name, watch_rv FROM resource_quotas WHERE namespace = $1 FOR UPDATE
