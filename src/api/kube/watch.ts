@@ -32,6 +32,7 @@ export async function streamWatch(
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache' });
+  res.flushHeaders(); // a client waits for the headers before it reads any event
   let open = true;
   res.on('close', () => (open = false));
   const send = (type: string, object: unknown) => open && res.write(`${JSON.stringify({ type, object })}\n`);
