@@ -62,13 +62,14 @@ export function presentJob(row: JobRow): Job {
   };
 }
 
-type StoredObject = Pick<JobRow, 'name' | 'namespace' | 'labels' | 'uid' | 'created_at' | 'resource_version' | 'watch_rv'>;
+type StoredObject = Pick<JobRow, 'name' | 'namespace' | 'labels' | 'uid' | 'created_at' | 'resource_version' | 'watch_rv'> & { annotations?: Record<string, string> };
 
 function metadataOf(row: StoredObject): ObjectMeta {
   return {
     name: row.name,
     namespace: row.namespace,
     labels: row.labels,
+    ...(row.annotations && Object.keys(row.annotations).length > 0 ? { annotations: row.annotations } : {}),
     uid: row.uid,
     creationTimestamp: row.created_at.toISOString(),
     // The latest watch event's id: where a client that saw this object resumes a watch.

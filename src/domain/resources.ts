@@ -19,6 +19,7 @@ export interface ObjectMeta {
   name: string;
   namespace?: string;
   labels?: Record<string, string>;
+  annotations?: Record<string, string>;
   uid?: string;
   creationTimestamp?: string;
   resourceVersion?: string;
@@ -127,6 +128,8 @@ export interface JobRequest {
   name: string;
   generateName: string | null;
   labels: Record<string, string>;
+  /** metadata.annotations, when there are some. */
+  annotations?: Record<string, string>;
   spec: JobSpec;
   cpuMillis: number;
   memoryBytes: number;
@@ -191,6 +194,8 @@ export interface WorkflowRequest {
   name: string;
   generateName: string | null;
   labels: Record<string, string>;
+  /** metadata.annotations, when there are some. */
+  annotations?: Record<string, string>;
   spec: WorkflowSpec;
   jobs: JobRequest[];
 }
@@ -231,6 +236,8 @@ export interface QueueRequest {
   namespace: string;
   name: string;
   labels: Record<string, string>;
+  /** metadata.annotations, when there are some. */
+  annotations?: Record<string, string>;
   spec: QueueSpec;
   weight: number;
   concurrencyLimit: number | null;
@@ -263,6 +270,8 @@ export interface ResourceQuotaRequest {
   namespace: string;
   name: string;
   labels: Record<string, string>;
+  /** metadata.annotations, when there are some. */
+  annotations?: Record<string, string>;
   spec: ResourceQuotaSpec;
   pendingJobs: number | null;
   cpuLimitMillis: number | null;
@@ -320,6 +329,8 @@ export interface CronJobRequest {
   namespace: string;
   name: string;
   labels: Record<string, string>;
+  /** metadata.annotations, when there are some. */
+  annotations?: Record<string, string>;
   spec: CronJobSpec & Required<Pick<CronJobSpec, 'timeZone' | 'suspend' | 'concurrencyPolicy' | 'catchUp' | 'successfulJobsHistoryLimit' | 'failedJobsHistoryLimit'>>;
 }
 

@@ -37,12 +37,14 @@ export async function applyCronJob(
     }
     if (!row) {
       const now = await clock(tx);
-      const created = (await tx.query<CronJobRow>(sql('cronjobs/insert'), [request.namespace, request.name, ...columns(request), nextOccurrence(schedule, now)])).rows[0];
+      const created = (
+        await tx.query<CronJobRow>(sql('cronjobs/insert'), [request.namespace, request.name, ...columns(request), nextOccurrence(schedule, now), JSON.stringify(request.annotations ?? {})])
+      ).rows[0];
       if (created) return { outcome: 'created' as const, cronJob: (await readCronJob(tx, request.namespace, request.name))! };
       // Created by another request since the lock found nothing: edit that one.
       row = (await tx.query<CronJobRow>(sql('cronjobs/lock'), [request.namespace, request.name])).rows[0]!;
     }
-    if (isDeepStrictEqual(row.spec, request.spec) && isDeepStrictEqual(row.labels, request.labels)) {
+    if (isDeepStrictEqual(row.spec, request.spec) && isDeepStrictEqual(row.labels, request.labels) && isDeepStrictEqual(row.annotations, request.annotations ?? {})) {
       return { outcome: 'unchanged' as const, cronJob: (await readCronJob(tx, request.namespace, request.name))! };
     }
     const now = await clock(tx);
@@ -58,7 +60,7 @@ export async function applyCronJob(
       const records = passed.map((at) => ({ at, outcome: 'Skipped', reason: 'Rescheduled', uid: null, job: null }));
       await recordOccurrences(tx, row, old, records);
     }
-    await tx.query(sql('cronjobs/update'), [row.uid, ...columns(request), cursor]);
+    await tx.query(sql('cronjobs/update'), [row.uid, ...columns(request), cursor, JSON.stringify(request.annotations ?? {})]);
     return { outcome: 'configured' as const, cronJob: (await readCronJob(tx, request.namespace, request.name))! };
   });
 }

@@ -148,6 +148,7 @@ export async function submitInTx(tx: Tx, jobs: readonly JobRequest[], workflowUi
       jobs.map((j) => j.queue),
       jobs.map((j) => j.priority),
       jobs.map(() => cronJobUid),
+      jobs.map((j) => JSON.stringify(j.annotations ?? {})),
     ])
   ).rows;
   const key = (j: { namespace: string; name: string }) => `${j.namespace}/${j.name}`;
@@ -164,7 +165,7 @@ export async function submitInTx(tx: Tx, jobs: readonly JobRequest[], workflowUi
     if (row) return { outcome: 'created', job: row };
     const other = existing.get(key(job))!;
     // jsonb reorders keys, so compare values, not text.
-    const same = isDeepStrictEqual(other.spec, job.spec) && isDeepStrictEqual(other.labels, job.labels);
+    const same = isDeepStrictEqual(other.spec, job.spec) && isDeepStrictEqual(other.labels, job.labels) && isDeepStrictEqual(other.annotations, job.annotations ?? {});
     return { outcome: same ? 'unchanged' : 'conflict', job: other };
   });
 }

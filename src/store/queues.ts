@@ -25,6 +25,7 @@ export interface QueueRow {
   resource_version: number;
   /** The id of the object's latest watch event (migration 0013): its resourceVersion. */
   watch_rv: number | null;
+  annotations: Record<string, string>;
   running: number;
   allocated_cpu_millis: number;
   allocated_memory_bytes: number;
@@ -49,6 +50,7 @@ export interface QuotaRow {
   resource_version: number;
   /** The id of the object's latest watch event (migration 0013): its resourceVersion. */
   watch_rv: number | null;
+  annotations: Record<string, string>;
   pending: number;
   allocated_cpu_millis: number;
   allocated_memory_bytes: number;
@@ -134,6 +136,7 @@ export async function applyQueue(db: Db, q: QueueRequest, expectedVersion: numbe
         q.cpuLimitMillis,
         q.memoryLimitBytes,
         q.strictLanes,
+        JSON.stringify(q.annotations ?? {}),
       ])
     ).rows[0];
     const queue = (await tx.query<QueueRow>(sql('queues/list'), [q.namespace, q.name])).rows[0]!;
@@ -181,6 +184,7 @@ export async function applyQuota(db: Db, r: ResourceQuotaRequest, expectedVersio
         r.memoryLimitBytes,
         r.ratePerSecond,
         r.rateBurst,
+        JSON.stringify(r.annotations ?? {}),
       ])
     ).rows[0];
     const quota = (await tx.query<QuotaRow>(sql('quotas/list'), [r.namespace])).rows[0]!;

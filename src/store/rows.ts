@@ -27,6 +27,7 @@ export interface JobRow {
   resource_version: number;
   /** The id of the object's latest watch event (migration 0013): its resourceVersion. */
   watch_rv: number | null;
+  annotations: Record<string, string>;
   workflow_uid: string | null;
   cronjob_uid: string | null;
   needs: string[];
@@ -55,6 +56,7 @@ export interface WorkflowRow {
   resource_version: number;
   /** The id of the object's latest watch event (migration 0013): its resourceVersion. */
   watch_rv: number | null;
+  annotations: Record<string, string>;
   cronjob_uid: string | null;
 }
 
@@ -114,6 +116,7 @@ export interface CronJobRow {
   resource_version: number;
   /** The id of the object's latest watch event (migration 0013): its resourceVersion. */
   watch_rv: number | null;
+  annotations: Record<string, string>;
 }
 
 /** cronjobs/list: a CronJob with its unfinished Jobs. */

@@ -34,7 +34,7 @@ export async function submitWorkflow(db: Db, request: WorkflowRequest, idempoten
       }
       const uid = randomUUID();
       const insert = (name: string) =>
-        tx.query<WorkflowRow>(sql('workflows/insert'), [uid, request.namespace, name, JSON.stringify(request.labels), JSON.stringify(request.spec), null]);
+        tx.query<WorkflowRow>(sql('workflows/insert'), [uid, request.namespace, name, JSON.stringify(request.labels), JSON.stringify(request.spec), null, JSON.stringify(request.annotations ?? {})]);
       let name = request.name;
       let inserted: WorkflowRow | undefined;
       if (request.generateName) {
@@ -52,7 +52,10 @@ export async function submitWorkflow(db: Db, request: WorkflowRequest, idempoten
       }
       if (!inserted) {
         const existing = (await readWorkflow(tx, request.namespace, name))!;
-        const same = isDeepStrictEqual(existing.workflow.spec, request.spec) && isDeepStrictEqual(existing.workflow.labels, request.labels);
+        const same =
+          isDeepStrictEqual(existing.workflow.spec, request.spec) &&
+          isDeepStrictEqual(existing.workflow.labels, request.labels) &&
+          isDeepStrictEqual(existing.workflow.annotations, request.annotations ?? {});
         if (same) return { outcome: 'unchanged' as const, ...existing };
         return { outcome: 'conflict' as const, what: `workflow ${request.namespace}/${name} already exists with a different spec (workflows are immutable; delete it first)` };
       }
@@ -78,7 +81,7 @@ class WorkflowConflict extends Error {}
 export async function insertOccurrenceWorkflow(tx: Tx, request: WorkflowRequest, cronJobUid: string): Promise<WorkflowRow | undefined> {
   const uid = randomUUID();
   await tx.query(sql('workflows/occurrence_savepoint'));
-  const inserted = (await tx.query<WorkflowRow>(sql('workflows/insert'), [uid, request.namespace, request.name, JSON.stringify(request.labels), JSON.stringify(request.spec), cronJobUid])).rows[0];
+  const inserted = (await tx.query<WorkflowRow>(sql('workflows/insert'), [uid, request.namespace, request.name, JSON.stringify(request.labels), JSON.stringify(request.spec), cronJobUid, JSON.stringify(request.annotations ?? {})])).rows[0];
   const results = inserted ? await submitInTx(tx, request.jobs, uid, cronJobUid) : [];
   if (!inserted || results.some((r) => r.outcome !== 'created')) {
     await tx.query(sql('workflows/occurrence_rollback'));

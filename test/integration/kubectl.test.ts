@@ -124,6 +124,15 @@ describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => 
     expect(second.stdout).toContain('queue.fencer.dev/batch configured');
     const weight = async () => JSON.parse((await kubectl('get', 'fq', 'batch', '-n', 'team-a', '-o', 'json')).stdout).spec.weight;
     expect(await weight()).toBe(3);
+    // Its last-applied configuration is kept (an annotation), so a field removed from the file is
+    // removed from the object.
+    const applied = JSON.parse((await kubectl('get', 'fq', 'batch', '-n', 'team-a', '-o', 'json')).stdout);
+    expect(applied.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']).toContain('"weight":3');
+    writeFileSync(file, queue(3).replace('  concurrencyLimit: 2\n', ''));
+    expect((await kubectl('apply', '-f', file)).code).toBe(0);
+    expect(JSON.parse((await kubectl('get', 'fq', 'batch', '-n', 'team-a', '-o', 'json')).stdout).spec.concurrencyLimit).toBeUndefined();
+    writeFileSync(file, queue(3));
+    expect((await kubectl('apply', '-f', file)).code).toBe(0);
 
     writeFileSync(file, queue(5));
     const ssa = await kubectl('apply', '--server-side', '-f', file);

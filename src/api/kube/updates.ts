@@ -29,13 +29,18 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   return result;
 }
 
-/** What a client may write of an object: apiVersion, kind, metadata's name, namespace and labels, spec. */
+/** What a client may write of an object: apiVersion, kind, metadata's name, namespace, labels and annotations, spec. */
 function writable(object: Fields): Fields {
   const metadata = (object.metadata ?? {}) as Fields;
   return {
     apiVersion: object.apiVersion,
     kind: object.kind,
-    metadata: { name: metadata.name, ...(metadata.namespace !== undefined ? { namespace: metadata.namespace } : {}), ...(metadata.labels ? { labels: metadata.labels } : {}) },
+    metadata: {
+      name: metadata.name,
+      ...(metadata.namespace !== undefined ? { namespace: metadata.namespace } : {}),
+      ...(metadata.labels ? { labels: metadata.labels } : {}),
+      ...(metadata.annotations ? { annotations: metadata.annotations } : {}),
+    },
     spec: object.spec,
   };
 }

@@ -42,6 +42,8 @@ export interface Identity {
   name: string;
   generateName: string | null;
   labels: Record<string, string>;
+  /** Only when there are some. */
+  annotations?: Record<string, string>;
 }
 
 export function validateJob(manifest: Manifest): JobRequest {
@@ -92,6 +94,7 @@ export function metadataProblems(object: Fields): SchemaProblem[] {
     problems.push(...nameProblems(['metadata', 'namespace'], metadata.namespace, 'namespace'));
   }
   problems.push(...labelProblems(['metadata', 'labels'], metadata.labels));
+  problems.push(...annotationProblems(metadata.annotations));
   return problems;
 }
 
@@ -200,9 +203,29 @@ export function labelProblems(path: ManifestPath, labels: unknown): SchemaProble
   ]);
 }
 
+/** As Kubernetes: a map of strings, keys like label keys, at most 256 KiB in all. */
+function annotationProblems(annotations: unknown): SchemaProblem[] {
+  const path = ['metadata', 'annotations'];
+  if (annotations === undefined) return [];
+  if (!isFields(annotations)) return [{ path, message: `must be a map of strings, not ${describe(annotations)}` }];
+  const problems: SchemaProblem[] = [];
+  for (const [key, value] of Object.entries(annotations)) {
+    problems.push(...labelKeyErrors(key).map((why) => ({ path: [...path, key], message: `${describe(key)} is not a valid annotation key: ${why}` })));
+    if (typeof value !== 'string') problems.push({ path: [...path, key], message: `must be a string, not ${describe(value)}` });
+  }
+  if (JSON.stringify(annotations).length > 256 * 1024) problems.push({ path, message: 'must be at most 256 KiB in all' });
+  return problems;
+}
+
 /** Only called once the object passed every check, so the casts hold. */
 export function identityOf(object: Fields): Identity {
-  const metadata = (object.metadata ?? {}) as { name?: string; generateName?: string; namespace?: string; labels?: Record<string, string> };
+  const metadata = (object.metadata ?? {}) as {
+    name?: string;
+    generateName?: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   // As in Kubernetes, a name wins over a generateName written beside it.
   const generateName = metadata.name === undefined && metadata.generateName ? metadata.generateName : null;
   return {
@@ -210,6 +233,7 @@ export function identityOf(object: Fields): Identity {
     name: metadata.name ?? '',
     generateName,
     labels: { ...metadata.labels },
+    ...(metadata.annotations && Object.keys(metadata.annotations).length > 0 ? { annotations: { ...metadata.annotations } } : {}),
   };
 }
 
@@ -226,6 +250,7 @@ export function toJobRequest(identity: Identity, written: JobSpec): JobRequest {
     name: identity.name,
     generateName: identity.generateName,
     labels: identity.labels,
+    ...(identity.annotations ? { annotations: identity.annotations } : {}),
     spec,
     cpuMillis: parseCpu(spec.resources.cpu) as number,
     memoryBytes: parseMemory(spec.resources.memory) as number,

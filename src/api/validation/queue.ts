@@ -98,7 +98,7 @@ function limitProblems(path: ManifestPath, value: unknown, parse: (value: string
 
 /** Only called once the object passed every check, so the casts hold. */
 function toQueueRequest(object: Fields): QueueRequest {
-  const { namespace, name, labels } = identityOf(object);
+  const { namespace, name, labels, annotations } = identityOf(object);
   const written = (object.spec ?? {}) as QueueSpec;
   const spec: QueueSpec = {
     ...structuredClone(written),
@@ -110,6 +110,7 @@ function toQueueRequest(object: Fields): QueueRequest {
     namespace,
     name,
     labels,
+    ...(annotations ? { annotations } : {}),
     spec,
     weight: spec.weight!,
     concurrencyLimit: spec.concurrencyLimit ?? null,
@@ -125,7 +126,7 @@ function toQueueRequest(object: Fields): QueueRequest {
  * spec, so what is stored and shown is what placement uses.
  */
 function toResourceQuotaRequest(object: Fields): ResourceQuotaRequest {
-  const { namespace, name, labels } = identityOf(object);
+  const { namespace, name, labels, annotations } = identityOf(object);
   const spec = structuredClone(object.spec) as ResourceQuotaSpec;
   if (spec.placementRate && spec.placementRate.burst === undefined) {
     spec.placementRate = { ...spec.placementRate, burst: defaultBurst(spec.placementRate.perSecond) };
@@ -135,6 +136,7 @@ function toResourceQuotaRequest(object: Fields): ResourceQuotaRequest {
     namespace,
     name,
     labels,
+    ...(annotations ? { annotations } : {}),
     spec,
     pendingJobs: hard.pendingJobs ?? null,
     cpuLimitMillis: hard.cpu === undefined ? null : parseCpu(hard.cpu),
