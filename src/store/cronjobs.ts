@@ -111,12 +111,17 @@ export async function recentOccurrences(db: Db, cronJobUid: string, limit: numbe
   return (await db.query<OccurrenceRow>(sql('cronjobs/occurrences'), [cronJobUid, limit])).rows;
 }
 
-/** Deletes a CronJob and its Jobs, stopping those that run; their history and its occurrences stay. */
-export async function deleteCronJob(db: Db, namespace: string, name: string, overdueSlackMs: number): Promise<CronJobListRow | undefined> {
+/**
+ * Deletes a CronJob and its Jobs and workflows, stopping those that run; their history and its
+ * occurrences stay. With `orphan` (propagationPolicy Orphan) its Jobs and workflows run on, owned
+ * by nothing.
+ */
+export async function deleteCronJob(db: Db, namespace: string, name: string, overdueSlackMs: number, orphan = false): Promise<CronJobListRow | undefined> {
   return transaction(db, async (tx) => {
     const row = (await tx.query<CronJobRow>(sql('cronjobs/lock'), [namespace, name])).rows[0];
     if (!row) return undefined;
     const before = (await readCronJob(tx, namespace, name))!;
+    if (orphan) await tx.query(sql('cronjobs/orphan'), [row.uid]);
     const jobs = (await tx.query<{ uid: string; phase: string; assignment_id: string | null }>(sql('cronjobs/lock_jobs'), [row.uid])).rows;
     const open = jobs.filter((j) => !TERMINAL_PHASES.includes(j.phase as never));
     await withdrawAssignments(tx, open.flatMap((j) => (j.assignment_id ? [j.assignment_id] : [])), overdueSlackMs);

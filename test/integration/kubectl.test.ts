@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { startReplica } from '../helpers/replica.js';
 import type { Replica } from '../../src/replica.js';
+import { eventually } from '../helpers/eventually.js';
 
 const KUBECTL = ['/usr/bin/kubectl', '/usr/local/bin/kubectl'].find((p) => existsSync(p));
 let t: TestDatabase;
@@ -161,6 +162,22 @@ describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => 
     const job = await kubectl('patch', 'fj', 'train', '--type', 'merge', '-p', '{"spec":{"duration":"2h"}}');
     expect(job.code).not.toBe(0);
     expect(job.stderr).toMatch(/immutable/);
+  });
+
+  it('deletes a CronJob with --cascade=orphan, leaving its Jobs; by default its Jobs go with it', async () => {
+    const cron = (name: string) =>
+      `apiVersion: fencer.dev/v1\nkind: CronJob\nmetadata:\n  name: ${name}\nspec:\n  schedule: "* * * * * *"\n` +
+      '  jobTemplate:\n    spec:\n      resources: { cpu: 100m, memory: 64Mi }\n      duration: 1h\n';
+    for (const name of ['keepers', 'goners']) {
+      writeFileSync(join(home, `${name}.yaml`), cron(name));
+      expect((await kubectl('create', '-f', join(home, `${name}.yaml`))).code).toBe(0);
+    }
+    const jobsOf = async (name: string) => (await kubectl('get', 'fj', '-l', `fencer.dev/cronjob=${name}`, '-o', 'name')).stdout.trim().split('\n').filter(Boolean);
+    await eventually(async () => (await jobsOf('keepers')).length > 0 && (await jobsOf('goners')).length > 0, { what: 'both to fire' });
+    expect((await kubectl('delete', 'fcj', 'keepers', '--cascade=orphan')).code).toBe(0);
+    expect((await kubectl('delete', 'fcj', 'goners')).code).toBe(0);
+    expect((await jobsOf('keepers')).length).toBeGreaterThan(0);
+    expect(await jobsOf('goners')).toEqual([]);
   });
 });
 

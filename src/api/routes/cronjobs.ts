@@ -59,9 +59,10 @@ export function cronJobRoutes(app: FastifyInstance, ctx: ApiContext): void {
     };
   });
 
-  app.delete<{ Params: CronJobParams }>('/api/v1/namespaces/:namespace/cronjobs/:name', async (request) => {
+  // propagationPolicy Orphan leaves its Jobs and workflows running; otherwise they go with it.
+  app.delete<{ Params: CronJobParams; Querystring: { propagationPolicy?: string } }>('/api/v1/namespaces/:namespace/cronjobs/:name', async (request) => {
     const { namespace, name } = request.params;
-    const row = await deleteCronJob(ctx.db, namespace, name, overdueSlackMs(ctx.timings));
+    const row = await deleteCronJob(ctx.db, namespace, name, overdueSlackMs(ctx.timings), propagationOf(request.query.propagationPolicy) === 'Orphan');
     if (!row) throw notFound(namespace, name);
     return presentCronJob(row);
   });
@@ -70,3 +71,11 @@ export function cronJobRoutes(app: FastifyInstance, ctx: ApiContext): void {
 function notFound(namespace: string, name: string): HttpError {
   return new HttpError(404, `cronjob ${namespace}/${name} not found`);
 }
+
+/** DeleteOptions.propagationPolicy (Kubernetes): Orphan, Background (the default) or Foreground. */
+export function propagationOf(value: string | undefined): 'Orphan' | 'Background' | 'Foreground' {
+  if (value === undefined || value === '' || value === 'Background' || value === 'Foreground') return (value || 'Background') as 'Background' | 'Foreground';
+  if (value === 'Orphan') return 'Orphan';
+  throw new HttpError(400, `propagationPolicy: "${value}" is not Orphan, Background or Foreground`);
+}
+

@@ -18,6 +18,7 @@ import { KubeError, statusOf } from '../kube/status.js';
 import { streamWatch } from '../kube/watch.js';
 import { listVersion } from '../../store/watch.js';
 import { expectedVersionOf, mergePatch, replaceObject } from '../kube/updates.js';
+import { propagationOf } from './cronjobs.js';
 import YAML from 'yaml';
 import { ValidationError } from '../../errors/validation-error.js';
 import { QuotaExceededError } from '../../errors/quota-exceeded-error.js';
@@ -113,10 +114,16 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
       void reply.code(201);
       return body;
     });
-    kube.delete<{ Params: GetParams }>('/apis/:group/:version/namespaces/:namespace/:plural/:name', async (request) => {
+    // propagationPolicy (query or DeleteOptions body): Orphan leaves a CronJob's Jobs and
+    // workflows running; a workflow's jobs need their workflow, so it cannot orphan them.
+    kube.delete<{ Params: GetParams; Querystring: { propagationPolicy?: string } }>('/apis/:group/:version/namespaces/:namespace/:plural/:name', async (request) => {
       const kind = kindOf(kinds, request.params);
       const { namespace, name } = request.params;
-      const answered = await app.inject({ method: 'DELETE', url: `/api/v1/namespaces/${encodeURIComponent(namespace!)}/${kind.plural}/${encodeURIComponent(name)}` });
+      const options = String(request.body ?? '').trim();
+      const policy = propagationOf(request.query.propagationPolicy ?? (options ? deleteOptions(options).propagationPolicy : undefined));
+      if (policy === 'Orphan' && kind.kind === 'Workflow') throw new KubeError(422, 'Invalid', 'propagationPolicy Orphan: a workflow\'s jobs wait on each other through it and cannot be left without it');
+      const query = policy === 'Orphan' ? '?propagationPolicy=Orphan' : '';
+      const answered = await app.inject({ method: 'DELETE', url: `/api/v1/namespaces/${encodeURIComponent(namespace!)}/${kind.plural}/${encodeURIComponent(name)}${query}` });
       const body = answered.json() as Record<string, unknown>;
       if (answered.statusCode >= 300) throw fromFencer(answered.statusCode, body, undefined);
       return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, group: kind.group, kind: kind.plural } };
@@ -220,3 +227,12 @@ function fromFencer(code: number, body: Record<string, unknown>, retryAfter: str
   if (code === 429) return new QuotaExceededError(error.message ?? 'too many requests', Number(retryAfter ?? 5));
   return new HttpError(code, error.message ?? `refused (${code})`);
 }
+
+function deleteOptions(text: string): { propagationPolicy?: string } {
+  try {
+    return JSON.parse(text) as { propagationPolicy?: string };
+  } catch (error) {
+    throw new HttpError(400, `the body of a delete must be DeleteOptions in JSON: ${(error as Error).message}`);
+  }
+}
+
