@@ -84,6 +84,21 @@ export class ApiClient {
  * Which replicas to talk to: `--server URL[,URL]`, else $FENCER_SERVER, else the replicas of
  * the simulated cluster started from this directory, else the default port on localhost.
  */
+/**
+ * The replicas a command talks to: --server, else FENCER_SERVER, else the kubeconfig kubectl would
+ * read when its current context is fencer's (`fencer kubeconfig`), else the local cluster's, else
+ * the default.
+ */
+export async function serversFor(opt?: string, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+  if (splitServers(opt).length === 0 && splitServers(env.FENCER_SERVER).length === 0) {
+    const { kubeconfigFile, serversFromKubeconfig } = await import('./kubeconfig.js');
+    const file = kubeconfigFile(env);
+    const servers = file ? serversFromKubeconfig(file).map(normalizeServer) : [];
+    if (servers.length > 0) return servers;
+  }
+  return resolveServers(opt, env);
+}
+
 export function resolveServers(
   opt?: string,
   env: NodeJS.ProcessEnv = process.env,

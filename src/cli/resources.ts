@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import YAML from 'yaml';
 import type { CronJob, Job, List, NodeResource, Queue, ResourceQuota, Workflow } from '../domain/resources.js';
 import type { NamespaceResource } from '../domain/namespace.js';
-import { ApiClient, resolveServers } from './client.js';
+import { ApiClient, serversFor } from './client.js';
 import { ApiError, formatDetail } from './errors/api-error.js';
 import { describeJob, parseOutputFormat, renderJobs, renderNodes, type OutputFormat, type RenderOptions } from './output.js';
 import { describeWorkflow, renderWorkflows } from './workflow-output.js';
@@ -42,12 +42,28 @@ interface GetOptions extends NamespaceOption {
 
 export function registerResourceCommands(program: Command): void {
   program
+    .command('kubeconfig')
+    .description('write a kubeconfig for this cluster (a context per replica, current: fencer), so kubectl and client libraries need no --server')
+    .option('--server <urls>', 'replica URLs, comma-separated')
+    .option('-o, --output <file>', 'write it here (default: print it)')
+    .action(async (opts: ServerOption & { output?: string }) => {
+      const { kubeconfigFor, writeKubeconfig } = await import('./kubeconfig.js');
+      const servers = await serversFor(opts.server);
+      if (opts.output) {
+        writeKubeconfig(opts.output, servers);
+        process.stdout.write(`wrote ${opts.output}: context fencer on ${servers[0]} (${servers.length} replicas); try KUBECONFIG=${opts.output} kubectl get fj\n`);
+      } else {
+        process.stdout.write(`${kubeconfigFor(servers)}\n`);
+      }
+    });
+
+  program
     .command('apply')
     .description('submit the resources in a YAML file (several documents separated by ---)')
     .requiredOption('-f, --filename <file>', 'manifest file, or - for stdin')
     .option('--server <urls>', 'replica URLs, comma-separated')
     .action(async (opts: ServerOption & { filename: string }) => {
-      await apply(clientFor(opts), opts.filename);
+      await apply(await clientFor(opts), opts.filename);
     });
 
   program
@@ -63,7 +79,7 @@ export function registerResourceCommands(program: Command): void {
     .option('--dead', 'only dead letters (jobs out of attempts), as --field-selector status.phase=Dead')
     .option('--server <urls>', 'replica URLs, comma-separated')
     .action(async (type: string, name: string | undefined, opts: GetOptions) => {
-      process.stdout.write(await get(clientFor(opts), type, name, opts));
+      process.stdout.write(await get(await clientFor(opts), type, name, opts));
     });
 
   program
@@ -78,7 +94,7 @@ export function registerResourceCommands(program: Command): void {
     .option('-n, --namespace <ns>', 'namespace', DEFAULT_NAMESPACE)
     .option('--server <urls>', 'replica URLs, comma-separated')
     .action(async (type: string, name: string, opts: NamespaceOption) => {
-      process.stdout.write(await describe(clientFor(opts), type, name, opts.namespace));
+      process.stdout.write(await describe(await clientFor(opts), type, name, opts.namespace));
     });
 
   program
@@ -92,7 +108,7 @@ export function registerResourceCommands(program: Command): void {
     .option('--server <urls>', 'replica URLs, comma-separated')
     .action(async (type: string, name: string, opts: NamespaceOption) => {
       const kind = kindOf(type, ['job', 'workflow', 'cronjob', 'queue', 'resourcequota'], 'delete');
-      await clientFor(opts).request('DELETE', objectPath(kind, opts.namespace, name));
+      await (await clientFor(opts)).request('DELETE', objectPath(kind, opts.namespace, name));
       process.stdout.write(`${kind}.fencer.dev "${name}" deleted\n`);
     });
 
@@ -105,7 +121,7 @@ export function registerResourceCommands(program: Command): void {
     .option('--server <urls>', 'replica URLs, comma-separated')
     .action(async (type: string, name: string, opts: NamespaceOption) => {
       const kind = kindOf(type, ['job', 'workflow'], 'cancel');
-      await clientFor(opts).request('POST', `${objectPath(kind, opts.namespace, name)}/cancel`);
+      await (await clientFor(opts)).request('POST', `${objectPath(kind, opts.namespace, name)}/cancel`);
       process.stdout.write(`${kind}.fencer.dev "${name}" cancelled\n`);
     });
 
@@ -122,7 +138,7 @@ export function registerResourceCommands(program: Command): void {
     .action(async (type: string, name: string | undefined, opts: NamespaceOption & { allDead?: boolean; selector?: string; allNamespaces?: boolean }) => {
       if (resourceType(type) !== 'job') throw new Error(`only jobs are replayed, not "${type}" (a workflow is retried: fencer retry workflow NAME)`);
       if ((name === undefined) === !opts.allDead) throw new Error('name one dead job, or use --all-dead (not both)');
-      const client = clientFor(opts);
+      const client = await clientFor(opts);
       if (name !== undefined) {
         await client.request<Job>('POST', `${objectPath('job', opts.namespace, name)}/replay`);
         process.stdout.write(`job.fencer.dev "${name}" replayed\n`);
@@ -145,13 +161,13 @@ export function registerResourceCommands(program: Command): void {
     .option('--server <urls>', 'replica URLs, comma-separated')
     .action(async (type: string, name: string, opts: NamespaceOption) => {
       if (resourceType(type) !== 'workflow') throw new Error(`only workflows are retried, not "${type}" (a dead job is replayed: fencer replay job NAME)`);
-      await clientFor(opts).request('POST', `${objectPath('workflow', opts.namespace, name)}/retry`);
+      await (await clientFor(opts)).request('POST', `${objectPath('workflow', opts.namespace, name)}/retry`);
       process.stdout.write(`workflow.fencer.dev "${name}" retried\n`);
     });
 }
 
-function clientFor(opts: ServerOption): ApiClient {
-  return new ApiClient(resolveServers(opts.server));
+async function clientFor(opts: ServerOption): Promise<ApiClient> {
+  return new ApiClient(await serversFor(opts.server));
 }
 
 /** The kinds that live in a namespace, by the singular of their API path. */

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { projectRoot } from '../../src/paths.js';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { startReplica } from '../helpers/replica.js';
 import type { Replica } from '../../src/replica.js';
@@ -178,6 +179,16 @@ describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => 
     expect((await kubectl('delete', 'fcj', 'goners')).code).toBe(0);
     expect((await jobsOf('keepers')).length).toBeGreaterThan(0);
     expect(await jobsOf('goners')).toEqual([]);
+  });
+
+  it('fencer kubeconfig writes a kubeconfig (through @kubernetes/client-node) that kubectl and the fencer CLI use with no --server', async () => {
+    const file = join(home, 'kubeconfig');
+    const fencer = async (...args: string[]) =>
+      (await promisify(execFile)(process.execPath, [join(projectRoot(), 'dist/cli/main.js'), ...args], { env: { ...process.env, KUBECONFIG: file, FENCER_SERVER: '' } })).stdout;
+    expect(await fencer('kubeconfig', '--server', replica.url, '-o', file)).toContain('context fencer');
+    const { stdout } = await promisify(execFile)(KUBECTL!, ['--cache-dir', join(home, 'cache2'), 'get', 'fj', '-o', 'name'], { env: { ...process.env, KUBECONFIG: file } });
+    expect(stdout).toContain('job.fencer.dev/train');
+    expect(await fencer('get', 'jobs')).toMatch(/^train\s/m);
   });
 });
 

@@ -1,0 +1,45 @@
+// fencer in a kubeconfig, through @kubernetes/client-node's KubeConfig: `fencer kubeconfig` writes
+// one (a cluster per replica, the current context "fencer" on the first), so kubectl and client
+// libraries need no --server; and the CLI finds its replicas there when told none. Loaded only
+// when needed: the library takes most of a second to load.
+import { existsSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+
+export const FENCER_CONTEXT = 'fencer';
+const CLUSTER_PREFIX = 'fencer-replica-';
+
+/** A kubeconfig (JSON, which kubectl reads as YAML) whose current context is fencer's first replica. */
+export function kubeconfigFor(servers: readonly string[]): string {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: servers.map((server, i) => ({ name: `${CLUSTER_PREFIX}${i + 1}`, server, skipTLSVerify: false })),
+    users: [{ name: 'fencer' }],
+    contexts: servers.map((_, i) => ({ name: i === 0 ? FENCER_CONTEXT : `${FENCER_CONTEXT}-${i + 1}`, cluster: `${CLUSTER_PREFIX}${i + 1}`, user: 'fencer' })),
+    currentContext: FENCER_CONTEXT,
+  });
+  return kc.exportConfig();
+}
+
+export function writeKubeconfig(file: string, servers: readonly string[]): void {
+  writeFileSync(file, `${kubeconfigFor(servers)}\n`, { mode: 0o600 });
+}
+
+/** The kubeconfig file kubectl would read ($KUBECONFIG's first entry, else ~/.kube/config), if it exists. */
+export function kubeconfigFile(env: NodeJS.ProcessEnv = process.env): string | null {
+  const file = env.KUBECONFIG ? env.KUBECONFIG.split(':')[0]! : join(homedir(), '.kube', 'config');
+  return file && existsSync(file) ? file : null;
+}
+
+/** fencer's replicas from a kubeconfig whose current context is fencer's; none otherwise. */
+export function serversFromKubeconfig(file: string): string[] {
+  const kc = new KubeConfig();
+  kc.loadFromFile(file);
+  if (kc.getCurrentContext() !== FENCER_CONTEXT) return [];
+  return kc
+    .getClusters()
+    .filter((c) => c.name.startsWith(CLUSTER_PREFIX))
+    .sort((a, b) => Number(a.name.slice(CLUSTER_PREFIX.length)) - Number(b.name.slice(CLUSTER_PREFIX.length)))
+    .map((c) => c.server);
+}
