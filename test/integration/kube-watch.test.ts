@@ -65,7 +65,12 @@ describe('watch', () => {
     informer.on('error', () => setTimeout(() => void informer.start(), 500)); // a closed watch is restarted, as controllers do
     await informer.start();
 
-    for (let i = 0; i < 6; i++) expect(await submit(cluster.replicaUrls, jobYaml(`inf-${i}`, { duration: '1s' }))).toBe(201);
+    // Half through the library's CustomObjectsApi (a create on the Kubernetes path), half through fencer's own API.
+    for (let i = 0; i < 6; i++) {
+      const body = { apiVersion: 'fencer.dev/v1', kind: 'Job', metadata: { name: `inf-${i}` }, spec: { resources: { cpu: '1', memory: '1Gi' }, duration: '1s' } };
+      const created = (await api.createNamespacedCustomObject({ group: 'fencer.dev', version: 'v1', namespace: 'default', plural: 'jobs', body })) as KubernetesObject;
+      expect(created.metadata?.name).toBe(`inf-${i}`);
+    }
     const first = (await cluster.leader())!;
     await cluster.kill(first.name);
     await leaderAfter(cluster, first.epoch);
