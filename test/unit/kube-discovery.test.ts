@@ -61,7 +61,7 @@ describe('legacy discovery', () => {
         singularName: '',
         namespaced: expected.namespaced,
         kind: expected.kind,
-        verbs: expected.kind === 'Node' ? ['get'] : ['get', 'patch', 'update'],
+        verbs: ['get'],
       });
     });
   });
@@ -94,7 +94,7 @@ describe.each(['v2', 'v2beta1'] as const)('aggregated discovery %s', (version) =
       verbs: expected.kind === 'Node' ? ['get', 'list', 'watch'] : ALL_VERBS,
       shortNames: expected.shortNames,
       categories: ['fencer'],
-      subresources: [{ subresource: 'status', responseKind, verbs: expected.kind === 'Node' ? ['get'] : ['get', 'patch', 'update'] }],
+      subresources: [{ subresource: 'status', responseKind, verbs: ['get'] }],
     });
   });
 

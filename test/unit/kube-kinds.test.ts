@@ -33,8 +33,8 @@ describe('fencerKinds', () => {
   });
 
   it.each([
-    { kind: 'Job', verbs: ALL_VERBS, statusVerbs: ['get', 'patch', 'update'] },
-    { kind: 'Workflow', verbs: ALL_VERBS, statusVerbs: ['get', 'patch', 'update'] },
+    { kind: 'Job', verbs: ALL_VERBS, statusVerbs: ['get'] },
+    { kind: 'Workflow', verbs: ALL_VERBS, statusVerbs: ['get'] },
     { kind: 'Node', verbs: ['get', 'list', 'watch'], statusVerbs: ['get'] },
   ])('$kind serves $verbs, its status $statusVerbs', ({ kind, verbs, statusVerbs }) => {
     expect(kinds.find((k) => k.kind === kind)).toMatchObject({ verbs, statusVerbs });

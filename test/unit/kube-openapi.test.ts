@@ -69,9 +69,9 @@ describe.each([
   it('lays out the paths of a namespaced kind and of a cluster-scoped one', () => {
     const methods = (path: string) => Object.keys(document.paths[path] ?? {}).sort();
     expect(methods('/apis/fencer.dev/v1/jobs')).toEqual(['get']);
-    expect(methods('/apis/fencer.dev/v1/namespaces/{namespace}/jobs')).toEqual(['delete', 'get', 'post']);
+    expect(methods('/apis/fencer.dev/v1/namespaces/{namespace}/jobs')).toEqual(['get', 'post']);
     expect(methods('/apis/fencer.dev/v1/namespaces/{namespace}/jobs/{name}')).toEqual(['delete', 'get', 'patch', 'put']);
-    expect(methods('/apis/fencer.dev/v1/namespaces/{namespace}/jobs/{name}/status')).toEqual(['get', 'patch', 'put']);
+    expect(methods('/apis/fencer.dev/v1/namespaces/{namespace}/jobs/{name}/status')).toEqual(['get']);
     expect(methods('/apis/fencer.dev/v1/nodes')).toEqual(['get']);
     expect(methods('/apis/fencer.dev/v1/nodes/{name}')).toEqual(['get']);
     expect(methods('/apis/fencer.dev/v1/nodes/{name}/status')).toEqual(['get']);

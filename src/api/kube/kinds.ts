@@ -10,8 +10,8 @@ import type { JsonSchema } from '../validation/schema.js';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
-/** The order kube-apiserver lists a custom resource's verbs in. */
-export const ALL_VERBS: readonly Verb[] = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
+/** What fencer serves of a custom resource's verbs, in the order kube-apiserver lists them (no deletecollection yet). */
+export const ALL_VERBS: readonly Verb[] = ['delete', 'get', 'list', 'patch', 'create', 'update', 'watch'];
 
 export type ColumnType = 'string' | 'integer' | 'number' | 'boolean' | 'date';
 
@@ -49,7 +49,8 @@ export interface KubeKind {
 // Users do not write nodes: agents register them and fencer writes their status.
 const VERBS_BY_KIND: Readonly<Record<string, readonly Verb[]>> = { 'fencer.dev/Node': ['get', 'list', 'watch'] };
 
-const STATUS_VERBS: readonly Verb[] = ['get', 'patch', 'update'];
+// fencer writes every status: clients read it.
+const STATUS_VERBS: readonly Verb[] = ['get'];
 
 /** A kind without printer columns shows its age, as the apiserver defaults a CRD to. */
 const AGE_COLUMN: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
