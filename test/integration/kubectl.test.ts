@@ -141,7 +141,7 @@ describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => 
     expect(ssa.code, ssa.stderr).toBe(0);
     expect(await weight()).toBe(5);
 
-    const patched = await kubectl('patch', 'fq', 'batch', '-n', 'team-a', '--type', 'merge', '-p', '{"spec":{"concurrencyLimit":4}}');
+    const patched = await kubectl('patch', 'fq', 'batch', '-n', 'team-a', '-p', '{"spec":{"concurrencyLimit":4}}'); // kubectl's default: strategic
     expect(patched.code, patched.stderr).toBe(0);
     const now = JSON.parse((await kubectl('get', 'fq', 'batch', '-n', 'team-a', '-o', 'json')).stdout);
     expect(now.spec).toMatchObject({ weight: 5, concurrencyLimit: 4 });

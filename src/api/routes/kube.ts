@@ -142,8 +142,14 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const kind = kindOf(kinds, request.params);
       const { namespace, name } = request.params;
       const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim();
-      if (type !== 'application/merge-patch+json' && type !== 'application/apply-patch+yaml') {
-        throw new HttpError(415, `${type || 'no content type'}: patches of ${kind.plural} are application/merge-patch+json or application/apply-patch+yaml (server-side apply)`);
+      // A strategic merge patch (kubectl patch's default) is taken as a merge patch: these kinds
+      // have no list whose items merge by key, so the two agree on them but for a list, which a
+      // merge patch replaces whole.
+      if (type !== 'application/merge-patch+json' && type !== 'application/strategic-merge-patch+json' && type !== 'application/apply-patch+yaml') {
+        throw new HttpError(
+          415,
+          `${type || 'no content type'}: patches of ${kind.plural} are application/merge-patch+json, application/strategic-merge-patch+json or application/apply-patch+yaml (server-side apply)`,
+        );
       }
       const patch = objectIn(String(request.body ?? ''), namespace!);
       for (let attempt = 0; ; attempt++) {
