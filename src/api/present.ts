@@ -235,7 +235,7 @@ export function presentNamespace(name: string, usage: NamespaceUsage, quota: Quo
         : {}),
     };
   }
-  return { apiVersion: API_VERSION, kind: 'Namespace', metadata: { name }, status };
+  return { apiVersion: 'v1', kind: 'Namespace', metadata: { name }, status: { phase: 'Active', ...status } };
 }
 
 function limits(cpuMillis: number | null, memoryBytes: number | null): { cpu?: string; memory?: string } {

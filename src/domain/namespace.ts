@@ -1,6 +1,5 @@
 // A namespace as GET /api/v1/namespaces/NS shows it: not a stored object (a namespace is a name
 // its jobs, queues and quota share) but what it uses against its limits, read in one go.
-import type { API_VERSION } from './resources.js';
 
 export interface NamespaceQueueUse {
   name: string;
@@ -23,6 +22,8 @@ export interface NamespaceQuotaUse {
 }
 
 export interface NamespaceStatus {
+  /** Always Active: a fencer namespace is a name, never being deleted. */
+  phase?: 'Active';
   /** Jobs of the namespace not placed yet. */
   pendingJobs: number;
   /** Jobs of the namespace placed now (Assigned or Running), and what they hold. */
@@ -34,8 +35,9 @@ export interface NamespaceStatus {
   queues: NamespaceQueueUse[];
 }
 
+/** A core Namespace (it lives at /api/v1/namespaces/NAME, where Kubernetes clients look), with fencer's use in its status. */
 export interface NamespaceResource {
-  apiVersion: typeof API_VERSION;
+  apiVersion: 'v1';
   kind: 'Namespace';
   metadata: { name: string };
   status: NamespaceStatus;

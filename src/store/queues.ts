@@ -201,6 +201,11 @@ export async function deleteQuota(db: Db, namespace: string, name: string): Prom
   return ((await db.query(sql('quotas/delete'), [namespace, name])).rowCount ?? 0) > 0;
 }
 
+/** Every namespace something lives in, and "default". */
+export async function listNamespaces(db: Db): Promise<string[]> {
+  return (await db.query<{ namespace: string }>(sql('namespaces/list'))).rows.map((r) => r.namespace);
+}
+
 export async function namespaceUsage(db: Db, namespace: string): Promise<NamespaceUsage> {
   return (await db.query<NamespaceUsage>(sql('namespaces/usage'), [namespace])).rows[0]!;
 }

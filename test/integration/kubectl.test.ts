@@ -190,5 +190,14 @@ describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => 
     expect(stdout).toContain('job.fencer.dev/train');
     expect(await fencer('get', 'jobs')).toMatch(/^train\s/m);
   });
+
+  it('lists namespaces (core v1) with what each holds', async () => {
+    const { stdout, code, stderr } = await kubectl('get', 'namespaces');
+    expect(code, stderr).toBe(0);
+    expect(stdout.split('\n')[0]).toMatch(/^NAME\s+PENDING\s+RUNNING/);
+    expect(stdout).toMatch(/^default\s+\d+\s+\d+/m);
+    const one = JSON.parse((await kubectl('get', 'ns', 'default', '-o', 'json')).stdout);
+    expect(one).toMatchObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' }, status: { phase: 'Active' } });
+  });
 });
 

@@ -235,7 +235,7 @@ describe('a namespace on a node', () => {
     const namespace = await call('GET', '/api/v1/namespaces/team-c');
     expect(namespace.status).toBe(200);
     expect(namespace.body).toMatchObject({
-      apiVersion: 'fencer.dev/v1',
+      apiVersion: 'v1',
       kind: 'Namespace',
       metadata: { name: 'team-c' },
       status: {

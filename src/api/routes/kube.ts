@@ -15,6 +15,8 @@ import { parseIncludeObject, toTable, type KubeObject } from '../kube/table.js';
 import { kubeObjects, type ObjectQuery } from '../kube/objects.js';
 import { selectObjects } from '../kube/selectors.js';
 import { KubeError, statusOf } from '../kube/status.js';
+import { listNamespaces } from '../../store/queues.js';
+import { readNamespace } from './queues.js';
 import { streamWatch } from '../kube/watch.js';
 import { listVersion } from '../../store/watch.js';
 import { expectedVersionOf, mergePatch, replaceObject } from '../kube/updates.js';
@@ -58,6 +60,14 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     kube.get('/api', async (request, reply) => discovery(request, reply, () => apiVersions(ctx.url), true));
     kube.get('/apis', async (request, reply) => discovery(request, reply, () => apiGroupList(kinds), false));
     kube.get('/api/v1', async () => apiResourceList(CORE_KINDS, 'v1'));
+    // The core namespaces: every namespace something lives in, with fencer's use in each status.
+    kube.get<{ Querystring: ObjectQuery }>('/api/v1/namespaces', async (request, reply) => {
+      const resourceVersion = String(await listVersion(ctx.db));
+      const names = await listNamespaces(ctx.db);
+      const items = (await Promise.all(names.map((name) => readNamespace(ctx.db, name)))).filter((n) => n !== undefined) as unknown as KubeObject[];
+      const found = selectObjects(items, request.query);
+      return answer(request, reply, CORE_KINDS[0]!, found.items, { resourceVersion, continue: found.continue, remainingItemCount: found.remaining });
+    });
     kube.get<{ Params: { group: string } }>('/apis/:group', async (request) => {
       const found = apiGroup(kinds, request.params.group);
       if (!found) throw new HttpError(404, `the server could not find the requested resource (group ${request.params.group})`);

@@ -7,6 +7,7 @@ import { readQueueSubmission, readResourceQuotaSubmission } from '../validation/
 import { applyQueue, applyQuota, deleteQueue, deleteQuota, getQueue, listQueues, listQuotas, namespaceUsage } from '../../store/queues.js';
 import { presentNamespace, presentQueue, presentResourceQuota } from '../present.js';
 import { API_VERSION } from '../../domain/resources.js';
+import type { NamespaceResource } from '../../domain/namespace.js';
 
 /** The namespace every object without one is in, and which always exists. */
 const DEFAULT_NAMESPACE = 'default';
@@ -87,20 +88,23 @@ export function queueRoutes(app: FastifyInstance, ctx: ApiContext): void {
     return deleted('resourcequotas', namespace, name);
   });
 
-  // Three reads, each its own snapshot: a use that changes between them is shown as each saw it.
   app.get<{ Params: { namespace: string } }>('/api/v1/namespaces/:namespace', async (request) => {
     const { namespace } = request.params;
-    const [usage, quotas, queues] = await Promise.all([
-      namespaceUsage(ctx.db, namespace),
-      listQuotas(ctx.db, namespace),
-      listQueues(ctx.db, namespace),
-    ]);
-    // A namespace is only a name: it "exists" once something lives in it ("default" always does).
-    if (namespace !== DEFAULT_NAMESPACE && queues.length === 0 && quotas.length === 0) {
-      throw new HttpError(404, `namespace ${namespace} not found (no jobs, queues or quota in it)`);
-    }
-    return presentNamespace(namespace, usage, quotas[0], queues);
+    const found = await readNamespace(ctx.db, namespace);
+    if (!found) throw new HttpError(404, `namespace ${namespace} not found (no jobs, queues or quota in it)`);
+    return found;
   });
+}
+
+/**
+ * A namespace with its use, or undefined when nothing lives in it ("default" always does: a
+ * namespace is only a name). Three reads, each its own snapshot: a use that changes between
+ * them is shown as each saw it.
+ */
+export async function readNamespace(db: ApiContext['db'], namespace: string): Promise<NamespaceResource | undefined> {
+  const [usage, quotas, queues] = await Promise.all([namespaceUsage(db, namespace), listQuotas(db, namespace), listQueues(db, namespace)]);
+  if (namespace !== DEFAULT_NAMESPACE && queues.length === 0 && quotas.length === 0) return undefined;
+  return presentNamespace(namespace, usage, quotas[0], queues);
 }
 
 function notFound(kind: string, namespace: string, name: string): HttpError {
