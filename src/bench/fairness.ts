@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { Cluster } from '../simulator/cluster.js';
-import { dockerUnavailable } from '../simulator/docker-runtime.js';
+import { benchRuntime } from '../simulator/docker-runtime.js';
 import { DEFAULT_TIMINGS } from '../config.js';
 import { createPool, type Db } from '../store/db.js';
 import { applyQueue } from '../store/queues.js';
@@ -140,16 +140,7 @@ interface Run {
 }
 
 async function withCluster<F extends { samples: UseSample[] }>(opts: FairnessOptions, fairShare: boolean, body: (run: Run) => Promise<F>): Promise<F & RunFacts> {
-  let runtime = opts.runtime;
-  let runtimeNote: string | undefined;
-  if (runtime === 'docker') {
-    const problem = await dockerUnavailable();
-    if (problem) {
-      runtime = 'process';
-      runtimeNote = `asked for docker, ran on processes: ${problem}`;
-      opts.log(runtimeNote);
-    }
-  }
+  const { runtime, runtimeNote } = await benchRuntime(opts.runtime, opts.log);
   const startedAt = Date.now();
   const home = mkdtempSync(join(tmpdir(), 'fencer-fairness-'));
   const database = await runDatabase(opts.databaseUrl ?? process.env.DATABASE_URL, fairShare);

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import { Cluster } from '../simulator/cluster.js';
-import { dockerUnavailable } from '../simulator/docker-runtime.js';
+import { benchRuntime } from '../simulator/docker-runtime.js';
 import { createPool } from '../store/db.js';
 import { check, verdictOf, type Verdict } from '../checker/check.js';
 import { readCheckInput } from '../checker/read.js';
@@ -83,16 +83,7 @@ export async function runPackingBench(opts: PackingOptions): Promise<PackingResu
     opts.log(`simulated ${policyName(policy)}: finish ${(result.finishMs / result.lowerBoundMs).toFixed(3)} × lower bound`);
     return result;
   });
-  let runtime = opts.runtime;
-  let runtimeNote: string | undefined;
-  if (runtime === 'docker') {
-    const problem = await dockerUnavailable();
-    if (problem) {
-      runtime = 'process';
-      runtimeNote = `asked for docker, ran on processes: ${problem}`;
-      opts.log(runtimeNote);
-    }
-  }
+  const { runtime, runtimeNote } = await benchRuntime(opts.runtime, opts.log);
   const home = mkdtempSync(join(tmpdir(), 'fencer-packing-'));
   opts.log(`starting ${opts.replicas} replicas and ${opts.nodes} nodes (${runtime}; home ${home})`);
   const cluster = await Cluster.start({

@@ -45,12 +45,12 @@ export function lineChart(title: string, xLabel: string, series: Series[]): stri
   return `${parts.join('\n')}\n`;
 }
 
-function niceStep(max: number): number {
+export function niceStep(max: number): number {
   const raw = max / 8;
   const magnitude = 10 ** Math.floor(Math.log10(raw));
   return [1, 2, 5, 10].map((m) => m * magnitude).find((s) => s >= raw) ?? raw;
 }
 
-function escape(text: string): string {
+export function escape(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }

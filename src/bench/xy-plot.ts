@@ -1,5 +1,6 @@
 // A line chart as SVG text with a y axis of any range, linear or logarithmic, and shaded bands
 // (a target): for results whose y is not a share of 0–1 (plot.ts draws those).
+import { escape, niceStep } from './plot.js';
 
 export interface XySeries {
   label: string;
@@ -83,14 +84,4 @@ function defaultTicks(axis: YAxis): number[] {
     return ticks;
   }
   return Array.from({ length: 9 }, (_, i) => axis.min + ((axis.max - axis.min) * i) / 8);
-}
-
-function niceStep(max: number): number {
-  const raw = max / 8;
-  const magnitude = 10 ** Math.floor(Math.log10(raw));
-  return [1, 2, 5, 10].map((m) => m * magnitude).find((s) => s >= raw) ?? raw;
-}
-
-function escape(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }

@@ -231,3 +231,17 @@ async function removeQuietly(container: Docker.Container): Promise<void> {
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
+
+/**
+ * The runtime a benchmark runs on: docker when asked and able, else processes, with a note that
+ * says why (the result must not pass off processes for containers).
+ */
+export async function benchRuntime(asked: 'docker' | 'process', log: (line: string) => void): Promise<{ runtime: 'docker' | 'process'; runtimeNote?: string }> {
+  if (asked !== 'docker') return { runtime: asked };
+  const problem = await dockerUnavailable();
+  if (!problem) return { runtime: 'docker' };
+  const runtimeNote = `asked for docker, ran on processes: ${problem}`;
+  log(runtimeNote);
+  return { runtime: 'process', runtimeNote };
+}
+
