@@ -13,6 +13,7 @@ WITH lanes AS (
   CROSS JOIN LATERAL (SELECT 1 FROM jobs j
                       WHERE j.namespace = l.namespace AND j.queue = l.queue AND j.lane = l.lane
                         AND j.phase = 'Pending' AND NOT j.waiting AND j.due_at <= now()
+                      ORDER BY j.created_at, j.uid
                       LIMIT 1) any_ready
 )
 SELECT j.uid, j.namespace, j.queue, j.lane, j.cpu_millis, j.memory_bytes, j.duration_ms, coalesce(j.path_ms, j.duration_ms) AS path_ms,
