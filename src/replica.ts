@@ -40,6 +40,8 @@ export interface ReplicaOptions {
   name: string;
   host: string;
   port: number;
+  /** The URL others reach this replica by (status, discovery); default: the listening address. */
+  advertiseUrl?: string;
   databaseUrl: string;
   timings: Timings;
   logger: Logger;
@@ -50,7 +52,10 @@ export interface ReplicaOptions {
 }
 
 export class Replica {
+  /** Where it listens: a URL for this machine. */
   readonly url: string;
+  /** Where others reach it (`fencer cluster status`, discovery's serverAddress). */
+  readonly advertisedUrl: string;
   private readonly api: Db;
   private readonly liveness: Db;
   private readonly decisions: Db;
@@ -69,6 +74,7 @@ export class Replica {
   constructor(private readonly opts: ReplicaOptions) {
     const { name, databaseUrl, timings, logger } = opts;
     this.url = `http://${opts.host}:${opts.port}`;
+    this.advertisedUrl = opts.advertiseUrl ?? this.url;
     // Every session dies when idle inside a transaction: a replica frozen mid-transaction must
     // not hold the lease row (FOR SHARE) or a job's or node's row lock for long, or it would
     // stall the leader's decisions and any takeover.
@@ -154,7 +160,7 @@ export class Replica {
     this.listener.start();
     this.server = buildServer({
       replica: name,
-      url: this.url,
+      url: this.advertisedUrl,
       db: this.api,
       liveness: this.liveness,
       timings: this.opts.timings,
@@ -168,11 +174,11 @@ export class Replica {
     this.stopPoolFaults = exhaustPoolOnFault(this.api, name); // test-only: nothing unless FENCER_TEST_FAULTS
     this.lease.start();
     for (const controller of this.controllers) controller.start();
-    logger.info({ url: this.url }, 'replica serving');
+    logger.info({ url: this.url, advertised: this.advertisedUrl }, 'replica serving');
   }
 
   private async markSeen(): Promise<void> {
-    await this.api.query(sql('replicas/seen'), [this.opts.name, this.url]).catch(() => {});
+    await this.api.query(sql('replicas/seen'), [this.opts.name, this.advertisedUrl]).catch(() => {});
   }
 
   /** Graceful: finish the decision in flight, hand the lease over, then close connections. */

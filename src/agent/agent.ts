@@ -523,11 +523,13 @@ function completedByPredecessor(logFile: string): string[] {
 }
 
 /**
- * Counts this node's agent processes, in a file beside its run log: each start takes the next
+ * Numbers this node's agent processes, in a file beside its run log: each start takes a larger
  * number, so a registration from an older process that reaches a replica late is told apart
- * (and refused) by the control plane.
+ * (and refused) by the control plane. The number is at least the wall clock in milliseconds, so
+ * a node whose file was lost (re-imaged under the same name) still outnumbers its old processes;
+ * the file keeps it growing when the clock steps back.
  */
-function nextGeneration(logFile: string): number {
+export function nextGeneration(logFile: string, now: number = Date.now()): number {
   const file = `${logFile}.generation`;
   let previous = 0;
   try {
@@ -535,7 +537,7 @@ function nextGeneration(logFile: string): number {
   } catch {
     // first start of this node here
   }
-  const next = previous + 1;
+  const next = Math.max(previous + 1, now);
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(`${file}.tmp`, String(next));
   renameSync(`${file}.tmp`, file);

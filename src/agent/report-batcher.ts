@@ -1,8 +1,10 @@
 // A node's reports (job started, finished, abandoned), sent to the control plane together:
-// everything queued within a few milliseconds goes in one request, answered per report. A node
-// handed thirty jobs in one snapshot makes one request, not thirty; a hundred such nodes made
-// three thousand at once and left no replica free to answer heartbeats (as Nomad's clients
-// batch their allocation updates, for the same reason).
+// everything queued in one turn of the event loop goes in one request, and whatever is queued
+// while a request is out goes in the next, answered per report. A node handed thirty jobs in one
+// snapshot makes one request, not thirty; a hundred such nodes made three thousand at once and
+// left no replica free to answer heartbeats (as Nomad's clients batch their allocation updates,
+// for the same reason). No fixed wait: every run waits for its start report's answer and holds
+// its resources until its end report's, so a wait would be paid twice by every job.
 import type { Logger } from 'pino';
 import type { ReplicaClient } from './replica-client.js';
 import { delay } from '../lifecycle.js';
@@ -22,7 +24,6 @@ interface Queued {
   resolve: (outcome: ReportOutcome | undefined) => void;
 }
 
-const GATHER_MS = 20;
 const MAX_BATCH = 500;
 
 export class ReportBatcher {
@@ -49,7 +50,7 @@ export class ReportBatcher {
   }
 
   private async flush(): Promise<void> {
-    await delay(GATHER_MS, this.signal);
+    await new Promise<void>((resolve) => setImmediate(resolve));
     const path = `/api/v1/nodes/${encodeURIComponent(this.node)}/reports`;
     for (let failures = 0; this.queue.length > 0; ) {
       const batch = this.take();

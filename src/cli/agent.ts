@@ -21,7 +21,7 @@ export function registerAgentCommand(program: Command): void {
     .description('run a worker agent: a simulated node that holds CPU and memory for each job it is given')
     .requiredOption(
       '--name <names>',
-      'node name (a DNS-1123 label); several, comma-separated, run that many nodes in this one process (benchmarks)',
+      'node name (a DNS-1123 subdomain, as Kubernetes names nodes); several, comma-separated, run that many nodes in this one process (benchmarks)',
       parseNames,
     )
     .requiredOption('--cpu <quantity>', 'CPU capacity, e.g. 4 or 3500m')

@@ -14,6 +14,14 @@ export function isDns1123Label(value: string): boolean {
   return value.length <= DNS1123_LABEL_MAX && DNS1123_LABEL.test(value);
 }
 
+/**
+ * Lowercase labels joined by dots, at most 253: a Kubernetes Node's name (`ip-10-0-1-2.ec2.internal`),
+ * which is what an agent of the DaemonSet in deploy/ calls its node.
+ */
+export function isDns1123Subdomain(value: string): boolean {
+  return value.length <= DNS1123_SUBDOMAIN_MAX && DNS1123_SUBDOMAIN.test(value);
+}
+
 /** Why `value` is not a DNS-1123 label; empty when it is one. */
 export function dns1123LabelErrors(value: string): string[] {
   const errors: string[] = [];

@@ -241,3 +241,21 @@ export async function unfinishedCount(db: Db): Promise<number> {
   const row = (await db.query<{ jobs: number; workflows: number }>(sql('jobs/unfinished_count'))).rows[0]!;
   return row.jobs + row.workflows;
 }
+
+/**
+ * A Job's or Workflow's labels and annotations, the metadata that may change after create (as a
+ * pod's may), at `expectedVersion` (its watch resourceVersion) when given. False: the object is
+ * gone or changed since.
+ */
+export async function setMetadata(
+  db: Db,
+  kind: 'Job' | 'Workflow',
+  namespace: string,
+  name: string,
+  metadata: { labels: Record<string, string>; annotations: Record<string, string> },
+  expectedVersion: number | null,
+): Promise<boolean> {
+  const statement = kind === 'Job' ? 'jobs/set_metadata' : 'workflows/set_metadata';
+  const result = await db.query(sql(statement), [namespace, name, JSON.stringify(metadata.labels), JSON.stringify(metadata.annotations), expectedVersion]);
+  return (result.rowCount ?? 0) > 0;
+}

@@ -210,6 +210,20 @@ describe('while no replica leads', () => {
     expect(await open(3)).toBe(200);
   });
 
+  it('takes a Kubernetes node name with dots (a DaemonSet agent is named after its node) and refuses one that is no DNS-1123 subdomain, naming the field', async () => {
+    const name = 'ip-10-0-1-2.ec2.internal';
+    expect((await post('/api/v1/nodes/register', JSON.stringify({ name, capacity: { cpu: '2', memory: '4Gi' } }), 'application/json')).status).toBe(200);
+    expect((await post(`/api/v1/nodes/${name}/heartbeat`, '{}', 'application/json')).status).toBe(200);
+    const node = await fetch(`${replica.url}/apis/fencer.dev/v1/nodes/${name}`);
+    expect(node.status).toBe(200);
+    expect(((await node.json()) as any).metadata.name).toBe(name);
+    for (const bad of ['Node_1', 'a..b', '.a', 'x'.repeat(254)]) {
+      const res = await post('/api/v1/nodes/register', JSON.stringify({ name: bad, capacity: { cpu: '2', memory: '4Gi' } }), 'application/json');
+      expect(res.status).toBe(400);
+      expect(res.body.error.details).toContainEqual(expect.objectContaining({ path: 'name', message: expect.stringMatching(/is not a valid node name: .*DNS-1123 subdomain/) }));
+    }
+  });
+
   it('serves status with the leader and its epoch', async () => {
     const status = await (await fetch(`${replica.url}/api/v1/status`)).json();
     expect(status.leader).toBe('replica-t');

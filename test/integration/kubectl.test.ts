@@ -165,6 +165,35 @@ describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => 
     expect(job.stderr).toMatch(/immutable/);
   });
 
+  it('labels and annotates a Job (its spec stays fixed): selectors see the new label, a stale resourceVersion is a Conflict, a bad key is refused by field', async () => {
+    const labelled = await kubectl('label', 'fj', 'report', 'tier=nightly');
+    expect(labelled.code, labelled.stderr).toBe(0);
+    expect(labelled.stdout).toContain('job.fencer.dev/report labeled');
+    expect((await kubectl('get', 'fj', '-l', 'tier=nightly', '-o', 'name')).stdout.trim()).toBe('job.fencer.dev/report');
+    const annotated = await kubectl('annotate', 'fj', 'report', 'owner=finance-oncall');
+    expect(annotated.code, annotated.stderr).toBe(0);
+    const job = JSON.parse((await kubectl('get', 'fj', 'report', '-o', 'json')).stdout);
+    expect(job.metadata.labels).toEqual({ team: 'finance', tier: 'nightly' });
+    expect(job.metadata.annotations).toEqual({ owner: 'finance-oncall' });
+    expect(job.spec.duration).toBe('1h');
+    // Through the watch feed as well: the label change is the object's latest event.
+    const removed = await kubectl('label', 'fj', 'report', 'tier-');
+    expect(removed.code, removed.stderr).toBe(0);
+    const after = JSON.parse((await kubectl('get', 'fj', 'report', '-o', 'json')).stdout);
+    expect(after.metadata.labels).toEqual({ team: 'finance' });
+    expect(Number(after.metadata.resourceVersion)).toBeGreaterThan(Number(job.metadata.resourceVersion));
+
+    const stale = await kubectl('label', 'fj', 'report', 'tier=weekly', '--resource-version', job.metadata.resourceVersion);
+    expect(stale.code).not.toBe(0);
+    expect(stale.stderr).toMatch(/Conflict|the object has been modified/);
+    const bad = await kubectl('label', 'fj', 'report', 'bad key!=x');
+    expect(bad.code).not.toBe(0);
+    const badKey = await kubectl('patch', 'fj', 'report', '--type', 'merge', '-p', '{"metadata":{"annotations":{"Bad.Example/x":"y"}}}');
+    expect(badKey.code).not.toBe(0);
+    expect(badKey.stderr).toMatch(/metadata\.annotations/);
+    expect(JSON.parse((await kubectl('get', 'fj', 'report', '-o', 'json')).stdout).metadata.labels).toEqual({ team: 'finance' });
+  });
+
   it('deletes a CronJob with --cascade=orphan, leaving its Jobs; by default its Jobs go with it', async () => {
     const cron = (name: string) =>
       `apiVersion: fencer.dev/v1\nkind: CronJob\nmetadata:\n  name: ${name}\nspec:\n  schedule: "* * * * * *"\n` +

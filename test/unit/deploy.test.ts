@@ -207,6 +207,7 @@ describe.skipIf(!kubectl).each(Object.keys(RENDERS))('the render of %s', (name) 
     expect(container.args[0]).toBe('replica');
     expect(opts.name).toBe('fencer-control-plane-0'); // the pod's name: unique, and stable in a StatefulSet
     expect(['0.0.0.0', '::']).toContain(opts.host);
+    expect(opts.advertiseUrl).toBe('http://fencer-control-plane-0.fencer-replicas:8080'); // what status lists, not 0.0.0.0
     const http = container.ports.find((p: any) => p.name === 'http');
     expect(Number(opts.port)).toBe(http.containerPort);
     expect(opts.databaseUrl).toBeUndefined(); // DATABASE_URL, from the Secret: not on the command line

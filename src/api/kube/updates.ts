@@ -1,8 +1,8 @@
 // Changes to an object that exists, as Kubernetes clients make them: a whole new object (PUT,
 // optimistic on metadata.resourceVersion), a JSON merge patch (RFC 7386; what kubectl's
 // client-side apply, edit and patch send for custom resources) or server-side apply (the
-// applied object's fields win). Queues, ResourceQuotas and CronJobs change; a Job's or a
-// Workflow's spec does not (the same again is fine, labels included); nodes are fencer's.
+// applied object's fields win). Queues, ResourceQuotas and CronJobs change; of a Job or a
+// Workflow only the labels and annotations do (the same spec again is fine); nodes are fencer's.
 import type { ApiContext } from '../context.js';
 import type { KubeKind } from './kinds.js';
 import { HttpError } from '../../errors/http-error.js';
@@ -12,6 +12,8 @@ import { validateQueue, validateResourceQuota } from '../validation/queue.js';
 import { validateCronJob } from '../validation/cronjob.js';
 import { applyQueue, applyQuota } from '../../store/queues.js';
 import { applyCronJob } from '../../store/cronjobs.js';
+import { setMetadata } from '../../store/jobs.js';
+import { fail, metadataProblems } from '../validation/job.js';
 import { presentCronJob, presentQueue, presentResourceQuota } from '../present.js';
 import type { KubeObject } from './table.js';
 import { isDeepStrictEqual } from 'node:util';
@@ -49,7 +51,14 @@ function writable(object: Fields): Fields {
  * Writes `desired` over `current` (both whole objects): with `expectedVersion`, only if the object
  * is still at that version (else Conflict). Returns the object as stored.
  */
-export async function replaceObject(ctx: ApiContext, kind: KubeKind, current: KubeObject, desired: Fields, expectedVersion: number | null): Promise<KubeObject> {
+export async function replaceObject(
+  ctx: ApiContext,
+  kind: KubeKind,
+  current: KubeObject,
+  desired: Fields,
+  expectedVersion: number | null,
+  reread: () => Promise<KubeObject | undefined>,
+): Promise<KubeObject> {
   const name = String((current.metadata ?? {}).name);
   const wanted = writable(desired);
   const given = (wanted.metadata as Fields).name;
@@ -77,15 +86,31 @@ export async function replaceObject(ctx: ApiContext, kind: KubeKind, current: Ku
     }
     case 'Job':
     case 'Workflow': {
-      // Immutable: the same spec and labels again is no change; anything else is refused.
-      const same = isDeepStrictEqual(writable(current).spec, wanted.spec) && isDeepStrictEqual(((current.metadata ?? {}) as Fields).labels ?? {}, (wanted.metadata as Fields).labels ?? {});
-      if (!same) throw new KubeError(422, 'Invalid', `${kind.kind} ${name} is immutable: spec and labels cannot change (delete it and create it again)`);
-      if (expectedVersion !== null && String(expectedVersion) !== String(((current.metadata ?? {}) as Fields).resourceVersion)) throw conflict();
-      return current;
+      // The spec is fixed at create; labels and annotations change, as a pod's do.
+      if (!isDeepStrictEqual(writable(current).spec, wanted.spec)) {
+        throw new KubeError(422, 'Invalid', `${kind.kind} ${name} is immutable but for its labels and annotations: spec cannot change (delete it and create it again)`);
+      }
+      const problems = metadataProblems(wanted);
+      if (problems.length > 0) fail(manifest, problems);
+      const metadata = { labels: stringsAt(wanted, 'labels'), annotations: stringsAt(wanted, 'annotations') };
+      const unchanged = isDeepStrictEqual(stringsAt(current, 'labels'), metadata.labels) && isDeepStrictEqual(stringsAt(current, 'annotations'), metadata.annotations);
+      if (unchanged) {
+        if (expectedVersion !== null && String(expectedVersion) !== String(((current.metadata ?? {}) as Fields).resourceVersion)) throw conflict();
+        return current;
+      }
+      if (!(await setMetadata(ctx.db, kind.kind, String((wanted.metadata as Fields).namespace), name, metadata, expectedVersion))) throw conflict();
+      const stored = await reread();
+      if (!stored) throw new KubeError(404, 'NotFound', `${kind.plural}.${kind.group} "${name}" not found`);
+      return stored;
     }
     default:
       throw new KubeError(405, 'MethodNotAllowed', `${kind.plural}.${kind.group} are written by fencer, not by clients`);
   }
+}
+
+/** metadata.labels or metadata.annotations of an object, {} when absent. */
+function stringsAt(object: Fields, field: 'labels' | 'annotations'): Record<string, string> {
+  return ((((object.metadata ?? {}) as Fields)[field] ?? {}) as Record<string, string>);
 }
 
 /** The resourceVersion an update names, or null when it names none (an unconditional update). */

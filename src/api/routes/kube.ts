@@ -144,7 +144,7 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const current = await objects.get(kind, request.params.namespace!, request.params.name);
       if (!current) throw new HttpError(404, `${kind.plural}.${kind.group} "${request.params.name}" not found`);
       const desired = objectIn(String(request.body ?? ''), request.params.namespace!);
-      return replaceObject(ctx, kind, current, desired, expectedVersionOf(desired));
+      return replaceObject(ctx, kind, current, desired, expectedVersionOf(desired), () => objects.get(kind, request.params.namespace!, request.params.name));
     });
     // A JSON merge patch, or server-side apply (which also creates). Each applies to the object
     // as read and writes at its version, read again if another change came first.
@@ -171,11 +171,14 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
           void reply.code(201);
           return answered.json();
         }
-        const version = expectedVersionOf(current as Record<string, unknown>);
+        // A patch that names a resourceVersion (kubectl label --resource-version) is a
+        // precondition: a Conflict if the object has moved on, never read again and retried.
+        const named = expectedVersionOf(patch);
+        const version = named ?? expectedVersionOf(current as Record<string, unknown>);
         try {
-          return await replaceObject(ctx, kind, current, mergePatch(current, patch) as Record<string, unknown>, version);
+          return await replaceObject(ctx, kind, current, mergePatch(current, patch) as Record<string, unknown>, version, () => objects.get(kind, namespace!, name));
         } catch (error) {
-          if (!(error instanceof KubeError && error.reason === 'Conflict') || attempt >= 3) throw error;
+          if (!(error instanceof KubeError && error.reason === 'Conflict') || named !== null || attempt >= 3) throw error;
         }
       }
     });

@@ -12,7 +12,7 @@ import { injectFault } from '../faults.js';
 import { StaleIncarnationError } from '../../errors/stale-incarnation-error.js';
 import { API_VERSION } from '../../domain/resources.js';
 import { parseCpu, parseMemory } from '../../domain/quantity.js';
-import { isDns1123Label } from '../../domain/names.js';
+import { isDns1123Subdomain } from '../../domain/names.js';
 import type { RegisterResponse } from '../../domain/assignment.js';
 
 export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
@@ -64,7 +64,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function validateRegistration(body: Record<string, unknown>) {
   const problems: Array<{ path: string; message: string }> = [];
   const name = body.name;
-  if (typeof name !== 'string' || !isDns1123Label(name)) problems.push({ path: 'name', message: `${JSON.stringify(name)} is not a valid node name` });
+  if (typeof name !== 'string' || !isDns1123Subdomain(name)) {
+    problems.push({ path: 'name', message: `${JSON.stringify(name)} is not a valid node name: lowercase letters, digits, '-' and '.' (a DNS-1123 subdomain, as Kubernetes names nodes), at most 253 characters` });
+  }
   const capacity = (body.capacity ?? {}) as Record<string, unknown>;
   const cpuMillis = typeof capacity.cpu === 'string' || typeof capacity.cpu === 'number' ? parseCpu(capacity.cpu) : null;
   const memoryBytes = typeof capacity.memory === 'string' || typeof capacity.memory === 'number' ? parseMemory(capacity.memory) : null;
