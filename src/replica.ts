@@ -13,6 +13,7 @@ import { WatchEventsPrune } from './controllers/watch-events/watch-events.js';
 import { Lease } from './lease/lease.js';
 import { Controller } from './controllers/controller.js';
 import { Placement } from './controllers/placement/placement.js';
+import { PendingSet } from './controllers/placement/pending-set.js';
 import { NodeHealth, deathRule } from './controllers/node-health/node-health.js';
 import { JobReconcile } from './controllers/job-reconcile/job-reconcile.js';
 import { WatchHub } from './api/watch-hub.js';
@@ -61,6 +62,7 @@ export class Replica {
   private readonly decisions: Db;
   private readonly lease: Lease;
   private readonly listener: Listener;
+  private readonly pendingSet: PendingSet;
   private readonly watches: WatchHub;
   private readonly controllers: Controller[];
   private readonly placement: Controller;
@@ -93,11 +95,12 @@ export class Replica {
       logger: logger.child({ part: 'lease' }),
     });
     this.listener = new Listener(databaseUrl, name, logger.child({ part: 'listener' }));
+    this.pendingSet = new PendingSet(() => this.listener.listening);
     // Snapshots come in bursts (a placement round touches every node): they read through the
     // API pool, so that the liveness pool stays free for heartbeats and watch opens.
     this.watches = new WatchHub(this.api, logger.child({ part: 'watch' }));
     this.placement = new Controller(
-      new Placement(this.decisions, this.lease, timings.placementPassMs, timings.confirmTimeoutMs, FRESH_HEARTBEATS * timings.heartbeatMs, opts.placementPolicy, opts.fairShare ?? true),
+      new Placement(this.decisions, this.lease, timings.placementPassMs, timings.confirmTimeoutMs, FRESH_HEARTBEATS * timings.heartbeatMs, opts.placementPolicy, opts.fairShare ?? true, this.pendingSet),
       this.lease,
       logger,
       thread,
@@ -140,6 +143,10 @@ export class Replica {
       client.release();
     }
     this.listener.on('jobs', () => this.placement.nudge());
+    this.listener.on('pending', (uid) => {
+      this.pendingSet.named(uid);
+      this.placement.nudge();
+    });
     // An assignment that ends may be a failure to retry or a need that a workflow waits on.
     this.listener.on('assignments', (node) => {
       this.watches.changed(node);

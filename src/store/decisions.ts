@@ -68,17 +68,58 @@ export interface PlacementInput {
   full: boolean;
 }
 
+/** What a round places on: the nodes, the queues' and quotas' limits and use, and which jobs could fit. */
+export interface RoundState {
+  nodes: NodeCapacity[];
+  queues: QueueState[];
+  quotas: NamespaceQuotaState[];
+  /** placement/pending.sql's room test: the most free CPU and memory on a node, the largest node. */
+  room: { freeCpu: number; freeMemory: number; capacityCpu: number; capacityMemory: number };
+}
+
 /** Each ready queue lane gets at least this many of a round's jobs, however many lanes there are. */
-const LEAST_SLICE = 500;
+export const LEAST_SLICE = 500;
 
 /**
- * A round's input: the nodes, then the oldest pending jobs of each queue lane that could fit on
- * one of them now (no larger than the most free CPU and the most free memory on any node) or on
- * none ever (to be marked Unschedulable), then the queues' and quotas' limits and use. On a full
- * cluster with a long backlog that is a handful of rows, not ten thousand read, sent and parsed
- * for nothing on every pass.
+ * A round's input: the nodes, then the queues' and quotas' limits and use, then the oldest
+ * pending jobs of each queue lane that could fit on one of them now (no larger than the most free
+ * CPU and the most free memory on any node) or on none ever (to be marked Unschedulable). On a
+ * full cluster with a long backlog that is a handful of rows, not ten thousand read, sent and
+ * parsed for nothing on every pass. The leader's pending set (pending-set.ts) answers the last
+ * part from memory; this reads it from the database.
  */
 export async function readPlacementInput(db: Db, limit: number, freshHeartbeatMs: number): Promise<PlacementInput> {
+  const state = await readRoundState(db, freshHeartbeatMs);
+  const { room } = state;
+  const rows = (await db.query<PendingRow>(sql('placement/pending'), [limit, room.freeCpu, room.freeMemory, room.capacityCpu, room.capacityMemory, LEAST_SLICE])).rows;
+  const perLane = new Map<string, number>();
+  for (const r of rows) perLane.set(`${r.namespace}/${r.queue}/${r.lane}`, (perLane.get(`${r.namespace}/${r.queue}/${r.lane}`) ?? 0) + 1);
+  const slice = Math.max(LEAST_SLICE, Math.floor(limit / Math.max(1, perLane.size)));
+  return {
+    ...state,
+    jobs: rows.map((r) => ({
+      uid: r.uid,
+      cpuMillis: r.cpu_millis,
+      memoryBytes: r.memory_bytes,
+      durationMs: r.duration_ms,
+      pathMs: r.path_ms,
+      nodeSelector: r.node_selector,
+      image: r.image,
+      pool: r.pool,
+      namespace: r.namespace,
+      queue: `${r.namespace}/${r.queue}`,
+      lane: r.lane,
+    })),
+    full: [...perLane.values()].some((n) => n >= slice),
+  };
+}
+
+/**
+ * The nodes, then the queues' and quotas' limits and use. Limits and use before the jobs: a job
+ * placed in between ends no earlier than it started, so the round can only think a queue fuller
+ * than it is, never emptier.
+ */
+export async function readRoundState(db: Db, freshHeartbeatMs: number): Promise<RoundState> {
   const nodes = (await db.query<CapacityRow>(sql('placement/nodes'), [freshHeartbeatMs])).rows.map((r) => ({
     name: r.name,
     cpuMillis: r.cpu_millis,
@@ -88,18 +129,13 @@ export async function readPlacementInput(db: Db, limit: number, freshHeartbeatMs
     labels: r.labels,
     images: r.images,
   }));
-  let freeCpu = 0;
-  let freeMemory = 0;
-  let capacityCpu = 0;
-  let capacityMemory = 0;
+  const room = { freeCpu: 0, freeMemory: 0, capacityCpu: 0, capacityMemory: 0 };
   for (const n of nodes) {
-    freeCpu = Math.max(freeCpu, n.cpuMillis - n.allocatedCpuMillis);
-    freeMemory = Math.max(freeMemory, n.memoryBytes - n.allocatedMemoryBytes);
-    capacityCpu = Math.max(capacityCpu, n.cpuMillis);
-    capacityMemory = Math.max(capacityMemory, n.memoryBytes);
+    room.freeCpu = Math.max(room.freeCpu, n.cpuMillis - n.allocatedCpuMillis);
+    room.freeMemory = Math.max(room.freeMemory, n.memoryBytes - n.allocatedMemoryBytes);
+    room.capacityCpu = Math.max(room.capacityCpu, n.cpuMillis);
+    room.capacityMemory = Math.max(room.capacityMemory, n.memoryBytes);
   }
-  // Limits and use before the jobs: a job placed in between ends no earlier than it started, so
-  // the round can only think a queue fuller than it is, never emptier.
   const queues = (await db.query<QueueUseRow>(sql('placement/queues'))).rows.map(
     (r): QueueState => ({
       key: `${r.namespace}/${r.name}`,
@@ -126,29 +162,7 @@ export async function readPlacementInput(db: Db, limit: number, freshHeartbeatMs
       burst: r.rate_burst,
     }),
   );
-  const rows = (await db.query<PendingRow>(sql('placement/pending'), [limit, freeCpu, freeMemory, capacityCpu, capacityMemory, LEAST_SLICE])).rows;
-  const perLane = new Map<string, number>();
-  for (const r of rows) perLane.set(`${r.namespace}/${r.queue}/${r.lane}`, (perLane.get(`${r.namespace}/${r.queue}/${r.lane}`) ?? 0) + 1);
-  const slice = Math.max(LEAST_SLICE, Math.floor(limit / Math.max(1, perLane.size)));
-  return {
-    jobs: rows.map((r) => ({
-      uid: r.uid,
-      cpuMillis: r.cpu_millis,
-      memoryBytes: r.memory_bytes,
-      durationMs: r.duration_ms,
-      pathMs: r.path_ms,
-      nodeSelector: r.node_selector,
-      image: r.image,
-      pool: r.pool,
-      namespace: r.namespace,
-      queue: `${r.namespace}/${r.queue}`,
-      lane: r.lane,
-    })),
-    nodes,
-    queues,
-    quotas,
-    full: [...perLane.values()].some((n) => n >= slice),
-  };
+  return { nodes, queues, quotas, room };
 }
 
 export class NodeGoneError extends Error {

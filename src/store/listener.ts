@@ -1,6 +1,7 @@
 // One LISTEN connection per replica. NOTIFY on submit wakes placement; NOTIFY on an
-// assignment change wakes the watch streams of that node. After a reconnect it says so, since
-// notifications sent meanwhile are lost and everything must be looked at again.
+// assignment change wakes the watch streams of that node; NOTIFY fencer_pending names a job
+// whose place among the pending ones changed. After a reconnect it says so, since notifications
+// sent meanwhile are lost and everything must be looked at again.
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { Logger } from 'pino';
@@ -9,6 +10,7 @@ import { delay } from '../lifecycle.js';
 
 export interface ListenerEvents {
   jobs: [];
+  pending: [uid: string];
   assignments: [node: string];
   reconnected: [];
 }
@@ -18,6 +20,7 @@ export class Listener extends EventEmitter<ListenerEvents> {
   private running: Promise<void> | undefined;
   private stopped = false;
   private lost: (() => void) | undefined;
+  private connections = 0;
 
   constructor(
     private readonly databaseUrl: string,
@@ -25,6 +28,15 @@ export class Listener extends EventEmitter<ListenerEvents> {
     private readonly logger: Logger,
   ) {
     super();
+  }
+
+  /**
+   * Which LISTEN connection is open (1, 2, …), or null while none is: every notification sent
+   * since that connection's LISTEN has reached this process or will. A change of number means
+   * some may have been lost in between.
+   */
+  get listening(): number | null {
+    return this.client ? this.connections : null;
   }
 
   start(): void {
@@ -49,12 +61,15 @@ export class Listener extends EventEmitter<ListenerEvents> {
           client.on('end', () => resolve());
         });
         client.on('notification', (n) => {
-          if (n.channel === 'fencer_jobs') this.emit('jobs');
+          if (n.channel === 'fencer_pending' && n.payload) this.emit('pending', n.payload);
+          else if (n.channel === 'fencer_jobs') this.emit('jobs');
           else if (n.channel === 'fencer_assignments' && n.payload) this.emit('assignments', n.payload);
         });
         await client.connect();
         await client.query('LISTEN fencer_jobs');
         await client.query('LISTEN fencer_assignments');
+        await client.query('LISTEN fencer_pending');
+        this.connections++;
         this.client = client;
         if (!first) this.emit('reconnected');
         first = false;

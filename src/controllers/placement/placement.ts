@@ -8,7 +8,8 @@ import { fenced } from '../../lease/fenced.js';
 import { bestFit, type PendingJob, type Placement as JobPlacement } from '../../scheduling/best-fit.js';
 import { guardBroken } from '../../guards.js';
 import { DEFAULT_POLICY, type Policy } from '../../scheduling/policies.js';
-import { commitPlacements, markWaiting, readPlacementInput } from '../../store/decisions.js';
+import { commitPlacements, LEAST_SLICE, markWaiting, readPlacementInput, readRoundState, type PlacementInput } from '../../store/decisions.js';
+import type { PendingSet } from './pending-set.js';
 import { newShareMemory, type Shares } from '../../scheduling/fair-share.js';
 import { jobsPlaced, placementDecideSeconds, placementRoundSeconds } from '../../metrics/registry.js';
 import type { ReconcileResult, Reconciler } from '../controller.js';
@@ -44,11 +45,20 @@ export class Placement implements Reconciler {
     private readonly policy: Policy = DEFAULT_POLICY,
     /** Queues share the cluster by weight (DRR); off: one backlog in arrival order. */
     private readonly fairShare = true,
+    /** The pending jobs kept between rounds; without it (or while it cannot be trusted) each round reads them. */
+    private readonly pending?: PendingSet,
   ) {}
+
+  private async readInput(): Promise<PlacementInput> {
+    if (!this.pending) return readPlacementInput(this.db, ROUND_LIMIT, this.freshHeartbeatMs);
+    const state = await readRoundState(this.db, this.freshHeartbeatMs);
+    if (!(await this.pending.sync(this.db))) return readPlacementInput(this.db, ROUND_LIMIT, this.freshHeartbeatMs);
+    return { ...state, ...this.pending.select(ROUND_LIMIT, LEAST_SLICE, state.room) };
+  }
 
   async reconcile(log: Logger): Promise<ReconcileResult> {
     const startedAt = performance.now();
-    const input = await readPlacementInput(this.db, ROUND_LIMIT, this.freshHeartbeatMs);
+    const input = await this.readInput();
     const { jobs, nodes } = input;
     if (jobs.length === 0) return 'done';
     const decideAt = performance.now();
@@ -71,6 +81,8 @@ export class Placement implements Reconciler {
     if (round.placements.length > 0) {
       const tokens = tokensTaken(round.placements, jobs, input.quotas.filter((q) => q.tokens !== null).map((q) => q.namespace));
       placed = await fenced(this.db, this.lease, (tx, epoch) => commitPlacements(tx, epoch, round.placements, this.confirmTimeoutMs, tokens));
+      // Placed, or found no longer pending by the claim: either way not pending now.
+      this.pending?.removed(round.placements.map((p) => p.jobUid));
       jobsPlaced.inc(placed);
     }
     if (reasons.length > 0) {

@@ -1,0 +1,236 @@
+// The leader's pending jobs, kept between placement rounds. A round used to read the oldest
+// thousands of every queue lane again (most of its time with a long backlog); now it reads the
+// jobs a NOTIFY fencer_pending named since the last round (migration 0015: a trigger names every
+// job whose place among the pending ones may have changed) and picks from memory what
+// placement/pending.sql would have returned.
+//
+// Trust rests on the LISTEN connection: notifications sent while it was down are lost, so the
+// set is read whole again whenever the connection is not the one it was read under (and every
+// RELOAD_MS as a safety net). A job named while the set was being read is read again next
+// round, which is harmless: each read takes the job's row as it is then. The set being behind
+// never costs safety, only a round's room: the commit claims only jobs still Pending and due.
+import type { Db } from '../../store/db.js';
+import { sql } from '../../store/sql.js';
+import type { PendingJob } from '../../scheduling/best-fit.js';
+import type { Lane } from '../../domain/resources.js';
+import { guardBroken } from '../../guards.js';
+
+/** Read whole again this often even when no notification was lost. */
+const RELOAD_MS = 60_000;
+/** More named jobs than this waiting to be read: read everything instead (and bound memory on standbys). */
+const MOST_CHANGED = 50_000;
+
+interface PendingRow {
+  uid: string;
+  namespace: string;
+  queue: string;
+  lane: Lane;
+  cpu_millis: number;
+  memory_bytes: number;
+  duration_ms: number;
+  path_ms: number;
+  node_selector: Record<string, string>;
+  image: string | null;
+  pool: string | null;
+  waiting: boolean;
+  due_ms: number;
+  created_ms: number;
+  db_now_ms: number;
+}
+
+interface Entry {
+  job: PendingJob;
+  lane: string;
+  waiting: boolean;
+  dueMs: number;
+  createdMs: number;
+}
+
+/** A queue lane's jobs in arrival order (created_at, uid), as pending.sql orders them. */
+interface LaneJobs {
+  entries: Entry[];
+  sorted: boolean;
+  /** Entries no longer in the set but still in `entries`. */
+  stale: number;
+}
+
+/** Which jobs could be placed now (placement/pending.sql's room test). */
+export interface RoomTest {
+  freeCpu: number;
+  freeMemory: number;
+  capacityCpu: number;
+  capacityMemory: number;
+}
+
+export interface Selection {
+  jobs: PendingJob[];
+  /** Some lane filled its slice: more jobs wait behind it. */
+  full: boolean;
+}
+
+export class PendingSet {
+  private readonly entries = new Map<string, Entry>();
+  private readonly lanes = new Map<string, LaneJobs>();
+  private changed = new Set<string>();
+  private readUnder: number | null = null;
+  private readAt = -Infinity;
+  private dbNowMs = 0;
+
+  /** `listening`: the LISTEN connection's number, null while there is none (the listener's). */
+  constructor(private readonly listening: () => number | null) {}
+
+  /** A NOTIFY fencer_pending named this job. */
+  named(uid: string): void {
+    if (this.changed.size >= MOST_CHANGED) {
+      this.readUnder = null;
+      this.changed.clear();
+      return;
+    }
+    this.changed.add(uid);
+  }
+
+  /**
+   * Brings the set up to date. False when it cannot be trusted (no LISTEN connection): the
+   * round reads from the database instead.
+   */
+  async sync(db: Db): Promise<boolean> {
+    const connection = this.listening();
+    if (connection === null) return false;
+    const stale = connection !== this.readUnder && !guardBroken('pending-set-reread');
+    if (stale || this.readUnder === null || performance.now() - this.readAt > RELOAD_MS) {
+      this.changed.clear(); // before the read: a job named from here on is read again next round
+      const rows = (await db.query<PendingRow>(sql('placement/pending_all'))).rows;
+      this.entries.clear();
+      this.lanes.clear();
+      for (const row of rows) this.put(row);
+      this.dbNowMs = rows[0]?.db_now_ms ?? (await this.clock(db));
+      this.readUnder = connection;
+      this.readAt = performance.now();
+      return true;
+    }
+    const uids = [...this.changed];
+    this.changed = new Set();
+    const rows = (await db.query<PendingRow>(sql('placement/pending_changed'), [uids])).rows;
+    this.dbNowMs = rows[0]!.db_now_ms;
+    for (const uid of uids) this.drop(uid);
+    for (const row of rows) if (row.uid !== null) this.put(row);
+    return true;
+  }
+
+  /** Jobs the round placed (or found no longer pending): out of the set before their notification comes. */
+  removed(uids: Iterable<string>): void {
+    for (const uid of uids) this.drop(uid);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /**
+   * What placement/pending.sql returns: of each queue lane with a job due and not waiting, the
+   * oldest such jobs that could fit now (or nowhere ever), `limit` split over those lanes but at
+   * least `leastSlice` each; all in arrival order.
+   */
+  select(limit: number, leastSlice: number, room: RoomTest): Selection {
+    const ready: LaneJobs[] = [];
+    for (const lane of this.lanes.values()) {
+      if (lane.entries.length - lane.stale === 0) continue;
+      this.tidy(lane);
+      if (lane.entries.some((e) => this.isDue(e))) ready.push(lane);
+    }
+    const slice = Math.max(leastSlice, Math.floor(limit / Math.max(1, ready.length)));
+    const taken: Entry[][] = [];
+    for (const lane of ready) {
+      const picked: Entry[] = [];
+      for (const e of lane.entries) {
+        if (picked.length >= slice) break;
+        if (this.isDue(e) && fits(e.job, room)) picked.push(e);
+      }
+      if (picked.length > 0) taken.push(picked);
+    }
+    // As readPlacementInput judges it: the slice the lanes that gave jobs would each have had.
+    const given = Math.max(leastSlice, Math.floor(limit / Math.max(1, taken.length)));
+    return { jobs: mergeByArrival(taken).map((e) => e.job), full: taken.some((t) => t.length >= given) };
+  }
+
+  private isDue(e: Entry): boolean {
+    return !e.waiting && e.dueMs <= this.dbNowMs && this.entries.get(e.job.uid) === e;
+  }
+
+  private put(row: PendingRow): void {
+    const entry: Entry = {
+      job: {
+        uid: row.uid,
+        cpuMillis: row.cpu_millis,
+        memoryBytes: row.memory_bytes,
+        durationMs: row.duration_ms,
+        pathMs: row.path_ms,
+        nodeSelector: row.node_selector,
+        image: row.image,
+        pool: row.pool,
+        namespace: row.namespace,
+        queue: `${row.namespace}/${row.queue}`,
+        lane: row.lane,
+      },
+      lane: `${row.namespace}/${row.queue}/${row.lane}`,
+      waiting: row.waiting,
+      dueMs: row.due_ms,
+      createdMs: row.created_ms,
+    };
+    this.drop(row.uid);
+    this.entries.set(row.uid, entry);
+    let lane = this.lanes.get(entry.lane);
+    if (!lane) this.lanes.set(entry.lane, (lane = { entries: [], sorted: true, stale: 0 }));
+    const last = lane.entries.at(-1);
+    if (last && compareArrival(last, entry) > 0) lane.sorted = false;
+    lane.entries.push(entry);
+  }
+
+  private drop(uid: string): void {
+    const entry = this.entries.get(uid);
+    if (!entry) return;
+    this.entries.delete(uid);
+    this.lanes.get(entry.lane)!.stale++;
+  }
+
+  /** Sorts a lane that took a job out of order, and forgets its dropped entries once they are many. */
+  private tidy(lane: LaneJobs): void {
+    if (lane.stale >= 512 && lane.stale * 4 >= lane.entries.length) {
+      lane.entries = lane.entries.filter((e) => this.entries.get(e.job.uid) === e);
+      lane.stale = 0;
+    }
+    if (!lane.sorted) {
+      lane.entries.sort(compareArrival);
+      lane.sorted = true;
+    }
+  }
+
+  private async clock(db: Db): Promise<number> {
+    return (await db.query<PendingRow>(sql('placement/pending_changed'), [[]])).rows[0]!.db_now_ms;
+  }
+}
+
+function compareArrival(a: Entry, b: Entry): number {
+  return a.createdMs - b.createdMs || (a.job.uid < b.job.uid ? -1 : a.job.uid > b.job.uid ? 1 : 0);
+}
+
+/** pending.sql's room test: fits the node with the most free CPU and the most free memory, or no node ever. */
+function fits(job: PendingJob, room: RoomTest): boolean {
+  return (job.cpuMillis <= room.freeCpu && job.memoryBytes <= room.freeMemory) || job.cpuMillis > room.capacityCpu || job.memoryBytes > room.capacityMemory;
+}
+
+/** The lanes' slices (each in arrival order) as one list in arrival order. */
+function mergeByArrival(lists: Entry[][]): Entry[] {
+  if (lists.length <= 1) return lists[0] ?? [];
+  const heads = lists.map(() => 0);
+  const merged: Entry[] = [];
+  for (;;) {
+    let best = -1;
+    for (let i = 0; i < lists.length; i++) {
+      const e = lists[i]![heads[i]!];
+      if (e && (best < 0 || compareArrival(e, lists[best]![heads[best]!]!) < 0)) best = i;
+    }
+    if (best < 0) return merged;
+    merged.push(lists[best]![heads[best]!++]!);
+  }
+}
