@@ -19,6 +19,8 @@ import { JobReconcile } from './controllers/job-reconcile/job-reconcile.js';
 import { WatchHub } from './api/watch-hub.js';
 import { buildServer } from './api/server.js';
 import { epochGauge, leaderGauge } from './metrics/registry.js';
+import { exportClusterState } from './metrics/cluster.js';
+import { openKubeWatches } from './api/kube/watch.js';
 import { guardBroken } from './guards.js';
 import { exhaustPoolOnFault } from './faults.js';
 import { DecisionThread } from './lifecycle.js';
@@ -165,6 +167,12 @@ export class Replica {
     });
     this.lease.on('deposed', () => leaderGauge.set(0));
     this.listener.start();
+    exportClusterState({
+      db: this.api,
+      leading: () => this.lease.epoch() !== null,
+      pools: { api: this.api, liveness: this.liveness, decisions: this.decisions },
+      watchStreams: () => ({ node: this.watches.count(), kube: openKubeWatches() }),
+    });
     this.server = buildServer({
       replica: name,
       url: this.advertisedUrl,

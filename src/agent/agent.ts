@@ -24,7 +24,8 @@ import { FENCE_CHECK_MS, selfFenceRule, type SelfFenceRule, type Timings } from 
 import { guardBroken } from '../guards.js';
 import { newAcceptanceMemory, planSnapshot, type AcceptanceOptions } from './acceptance.js';
 import { ReplicaClient, ReplicaUnreachableError, WatchSilentError, type WatchStream } from './replica-client.js';
-import { RunLog, readRunLog, type RunLogLine, type StopReason } from './run-log.js';
+import { RunLog, readRunLog, type RejectReason, type RunLogLine, type StopReason } from './run-log.js';
+import { agentJobsRunning, agentRejected, agentRuns, agentSelfFences } from './metrics.js';
 import { ReportBatcher, type Report } from './report-batcher.js';
 import { delay } from '../lifecycle.js';
 import { parseCpu, parseMemory } from '../domain/quantity.js';
@@ -312,7 +313,7 @@ export class Agent {
       this.stopJob(id, 'withdrawn');
     }
     for (const assignment of plan.reject) {
-      this.runLog?.reject(assignment, 'stale-epoch');
+      this.reject(assignment, 'stale-epoch');
       this.log.warn({ assignment: assignment.id, epoch: assignment.epoch, newestEpoch: this.memory.newestEpoch }, 'rejected an assignment from an older epoch');
     }
     for (const assignment of plan.start) this.claim(assignment);
@@ -347,7 +348,7 @@ export class Agent {
     const claim = this.claims.get(id);
     if (!claim) return;
     this.claims.delete(id);
-    this.runLog?.reject(claim.assignment, 'unclaimed');
+    this.reject(claim.assignment, 'unclaimed');
   }
 
   private async claimThenRun(claim: Claim): Promise<void> {
@@ -359,7 +360,7 @@ export class Agent {
     if (this.claims.get(id) === claim) this.claims.delete(id);
     if (outcome === 'not-active') {
       // Taken back before the claim got in (or never ours): someone else's now, or no one's.
-      this.runLog?.reject(claim.assignment, 'claim-refused');
+      this.reject(claim.assignment, 'claim-refused');
       this.log.warn({ assignment: id }, 'claim refused: the assignment is no longer active');
       return;
     }
@@ -367,7 +368,7 @@ export class Agent {
     const late = performance.now() - claim.sentAt > this.options.timings.confirmTimeoutMs;
     if (!stillWanted || late || this.checkFence()) {
       // Committed, but the node may no longer run it: give it back at once.
-      if (late) this.runLog?.reject(claim.assignment, 'claim-late');
+      if (late) this.reject(claim.assignment, 'claim-late');
       this.log.warn({ assignment: id, late }, 'claimed an assignment the node will not run; giving it back');
       await this.reportEnd({ kind: 'abandoned', id, reason: late ? 'claim-late' : 'not-running' });
       return;
@@ -388,6 +389,7 @@ export class Agent {
   private startJob(assignment: AssignmentMessage): void {
     if (!this.runLog) return;
     this.runLog.start(assignment);
+    agentJobsRunning.inc({ node: this.options.name });
     const job: RunningJob = {
       assignment,
       startedAt: performance.now(),
@@ -415,12 +417,20 @@ export class Agent {
     this.track(this.reportEnd({ kind: 'finished', id: job.assignment.id, outcome: 'Succeeded' }));
   }
 
+  /** An assignment this node will not run, in its run log and its metrics. */
+  private reject(assignment: AssignmentMessage, reason: RejectReason): void {
+    this.runLog?.reject(assignment, reason);
+    agentRejected.inc({ node: this.options.name, reason });
+  }
+
   private stopJob(id: string, reason: StopReason): void {
     const job = this.jobs.get(id);
     if (!job) return;
     this.jobs.delete(id);
     clearTimeout(job.timer);
     this.runLog?.stop(job.assignment, reason);
+    agentJobsRunning.dec({ node: this.options.name });
+    agentRuns.inc({ node: this.options.name, reason });
     this.log.info({ assignment: id, job: job.assignment.job, reason }, 'job stopped');
     // A job the node stopped on its own is still active for the control plane until told:
     // say so as soon as a replica answers, so the job is retried rather than left Running. One
@@ -465,6 +475,7 @@ export class Agent {
     this.stopAll('self-fence'); // first: every millisecond counts against the dead timeout
     if (!this.fenced) {
       this.fenced = true;
+      agentSelfFences.inc({ node: this.options.name });
       this.log.warn({ cause, stopped: running }, 'cut off from the control plane: fencing this node');
       // A fresh stream, opened after this moment, is the only one whose snapshots count.
       this.watch?.close();

@@ -8,6 +8,7 @@
 import type { Logger } from 'pino';
 import type { ReplicaClient } from './replica-client.js';
 import { delay } from '../lifecycle.js';
+import { agentReportRetries } from './metrics.js';
 
 export type Report =
   | { kind: 'started'; id: string }
@@ -72,6 +73,7 @@ export class ReportBatcher {
           return;
         }
         this.log.debug({ err: (err as Error).message, reports: batch.length }, 'reports reached no replica; retrying');
+        agentReportRetries.inc({ node: this.node });
         this.queue.unshift(...batch);
         await delay(this.backoffMs(failures++), this.signal);
       }

@@ -15,6 +15,7 @@ import { assignmentRoutes } from './routes/assignments.js';
 import { statusRoutes } from './routes/status.js';
 import { kubeRoutes } from './routes/kube.js';
 import type { ErrorBody } from '../domain/resources.js';
+import { httpRequestSeconds, httpRequests, httpShed } from '../metrics/registry.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -43,6 +44,7 @@ export function buildServer(ctx: ApiContext): FastifyInstance {
     } else if (err.message === POOL_WAIT_EXCEEDED) {
       // The replica is too busy to reach the database in time: the caller should try another.
       status = 503;
+      httpShed.inc();
       body.error.message = 'replica busy: no database connection free in time; try another replica';
     } else if (typeof (err as { statusCode?: number }).statusCode === 'number') {
       status = (err as unknown as { statusCode: number }).statusCode;
@@ -52,6 +54,13 @@ export function buildServer(ctx: ApiContext): FastifyInstance {
     }
     if (status >= 500) ctx.logger.error({ err: err.message, url: request.url }, 'request failed');
     reply.code(status).send(body);
+  });
+
+  // By route pattern, so a job's name does not make a series of its own.
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    httpRequests.inc({ method: request.method, route, code: String(reply.statusCode) });
+    httpRequestSeconds.observe({ method: request.method, route }, reply.elapsedTime / 1000);
   });
 
   app.setNotFoundHandler((request, reply) => {

@@ -150,7 +150,7 @@ function diagnosticRows(runs: ReadonlyArray<[string, RunFacts | undefined]>): st
   const cell = (f: (r: RunFacts) => string) => runs.map(([, r]) => (r ? f(r) : 'n/a')).join(' | ');
   const round = (t: RoundTimings) => `${t.count}: ${ms2(t.p50Ms)} / ${ms2(t.p99Ms)}`;
   return [
-    `| placement rounds that had pending jobs: count: p50 / p99 of the whole round (read, decide, fenced commit) | ${cell((r) => round(r.rounds.round))} |`,
+    `| placement rounds that had pending jobs: count: p50 / p99 of the whole round (read, decide, fenced commit; from the /metrics histograms, estimated within a bucket) | ${cell((r) => round(r.rounds.round))} |`,
     `| of which the decision alone, p50 / p99 | ${cell((r) => `${ms2(r.rounds.decide.p50Ms)} / ${ms2(r.rounds.decide.p99Ms)}`)} |`,
     `| placement committed → start report applied, p50 / p99 | ${cell((r) => `${ms(r.hold.toStartP50Ms)} / ${ms(r.hold.toStartP99Ms)}`)} |`,
     `| CPU held beyond the job's run (placement to finish report), p50 / p99; share of all held CPU time | ${cell((r) => `${ms(r.hold.beyondRunP50Ms)} / ${ms(r.hold.beyondRunP99Ms)}; ${pct(r.hold.shareOfHeld)}`)} |`,

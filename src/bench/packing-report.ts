@@ -49,7 +49,7 @@ export function packingReport(result: PackingResult, command: string, date: Date
     `| resources held beyond the job's run (placement to finish report), p50 / p99 | ${seconds(result.overhead.beyondRunP50Ms)} / ${seconds(result.overhead.beyondRunP99Ms)} |`,
     `| share of allocated node-time beyond the runs (the simulation has none) | ${pct(result.overhead.shareOfHeld)} |`,
     '',
-    'Placement rounds (from the leader\'s /metrics; a round is one pass that found pending jobs):',
+    'Placement rounds (from the replicas\' /metrics histograms; a round is one pass that found pending jobs; p50 and p99 estimated within a bucket, as histogram_quantile does):',
     '',
     '| | rounds | mean | p50 | p99 |',
     '|---|---|---|---|---|',

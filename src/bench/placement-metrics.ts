@@ -1,5 +1,7 @@
-// Placement round timings read from the replicas' /metrics (prom-client summaries): the leader
-// observed every round; a replica that never led has none.
+// Placement round timings read from the replicas' /metrics (prom-client histograms): every
+// replica that led observed rounds; their buckets add up, and p50 and p99 are read off the sum
+// as Prometheus' histogram_quantile does (linear within a bucket: an estimate, within the
+// bucket's width, src/metrics/registry.ts LATENCY_BUCKETS).
 
 export interface RoundTimings {
   count: number;
@@ -12,29 +14,60 @@ export interface RoundTimings {
 
 export async function readPlacementTimings(replicaUrls: string[]): Promise<{ decide: RoundTimings; round: RoundTimings }> {
   const texts = await Promise.all(replicaUrls.map((url) => fetch(`${url}/metrics`).then((r) => r.text(), () => '')));
-  return { decide: summaryOf(texts, 'fencer_placement_decide_seconds'), round: summaryOf(texts, 'fencer_placement_round_seconds') };
+  return { decide: histogramOf(texts, 'fencer_placement_decide_seconds'), round: histogramOf(texts, 'fencer_placement_round_seconds') };
 }
 
-export function summaryOf(texts: string[], metric: string): RoundTimings {
-  const parsed = texts.map((text) => parseSummary(text, metric)).filter((s) => s.count > 0);
+interface Histogram {
+  count: number;
+  sum: number;
+  /** Cumulative counts by upper bound, ascending (the last is +Inf). */
+  buckets: Array<[number, number]>;
+}
+
+export function histogramOf(texts: string[], metric: string): RoundTimings {
+  const parsed = texts.map((text) => parseHistogram(text, metric)).filter((h) => h.count > 0);
   if (parsed.length === 0) return { count: 0, meanMs: null, p50Ms: null, p99Ms: null, replicas: 0 };
-  // Quantiles cannot be merged: take the replica that saw the most rounds (the leader).
-  const main = parsed.reduce((a, b) => (b.count > a.count ? b : a));
-  const count = parsed.reduce((n, s) => n + s.count, 0);
-  const sum = parsed.reduce((n, s) => n + s.sum, 0);
-  return { count, meanMs: (sum / count) * 1000, p50Ms: main.p50 * 1000, p99Ms: main.p99 * 1000, replicas: parsed.length };
+  const bounds = parsed[0]!.buckets.map(([le]) => le);
+  const total: Histogram = {
+    count: parsed.reduce((n, h) => n + h.count, 0),
+    sum: parsed.reduce((n, h) => n + h.sum, 0),
+    buckets: bounds.map((le) => [le, parsed.reduce((n, h) => n + (h.buckets.find(([b]) => b === le)?.[1] ?? 0), 0)]),
+  };
+  return {
+    count: total.count,
+    meanMs: (total.sum / total.count) * 1000,
+    p50Ms: quantile(total, 0.5) * 1000,
+    p99Ms: quantile(total, 0.99) * 1000,
+    replicas: parsed.length,
+  };
 }
 
-function parseSummary(text: string, metric: string): { count: number; sum: number; p50: number; p99: number } {
-  const value = (pattern: string) => {
-    const line = text.split('\n').find((l) => l.startsWith(pattern));
-    return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : NaN;
-  };
-  const count = value(`${metric}_count `);
-  return {
-    count: Number.isFinite(count) ? count : 0,
-    sum: value(`${metric}_sum `),
-    p50: value(`${metric}{quantile="0.5"}`),
-    p99: value(`${metric}{quantile="0.99"}`),
-  };
+/** histogram_quantile: the bucket the rank falls in, linear inside it; the largest finite bound past the last. */
+export function quantile(h: Histogram, q: number): number {
+  const rank = q * h.count;
+  let lower = 0;
+  let below = 0;
+  for (const [le, cumulative] of h.buckets) {
+    if (cumulative >= rank) {
+      if (!Number.isFinite(le)) return lower;
+      return lower + (le - lower) * ((rank - below) / Math.max(1, cumulative - below));
+    }
+    lower = le;
+    below = cumulative;
+  }
+  return lower;
+}
+
+function parseHistogram(text: string, metric: string): Histogram {
+  const buckets: Array<[number, number]> = [];
+  let count = 0;
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith(`${metric}_bucket{le="`)) {
+      const le = line.slice(`${metric}_bucket{le="`.length, line.indexOf('"}'));
+      buckets.push([le === '+Inf' ? Infinity : Number(le), Number(line.slice(line.lastIndexOf(' ') + 1))]);
+    } else if (line.startsWith(`${metric}_count `)) count = Number(line.slice(line.lastIndexOf(' ') + 1));
+    else if (line.startsWith(`${metric}_sum `)) sum = Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return { count, sum, buckets };
 }

@@ -13,6 +13,8 @@ interface AgentFlags {
   image?: string[];
   replicas: string[];
   logFile: string;
+  metricsPort?: number;
+  metricsHost: string;
 }
 
 export function registerAgentCommand(program: Command): void {
@@ -31,6 +33,8 @@ export function registerAgentCommand(program: Command): void {
     .option('--image <name>', 'an image this node holds, repeatable (a job with spec.image runs only where it is)', collectImage)
     .requiredOption('--replicas <urls>', 'control-plane replica base URLs, comma-separated', parseReplicas)
     .requiredOption('--log-file <path>', 'where the run log (NDJSON, see docs/agent-log.md) is appended; {name} is the node name (required with several)')
+    .option('--metrics-port <port>', 'serve /metrics (Prometheus) and /healthz on this port (default: none)', parsePort)
+    .option('--metrics-host <host>', 'address the metrics port listens on', '127.0.0.1')
     .action(async (flags: AgentFlags) => {
       await runAgent(flags);
     });
@@ -84,7 +88,35 @@ async function runAgent(flags: AgentFlags): Promise<void> {
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
 
+  if (flags.metricsPort !== undefined) await serveMetrics(flags.metricsHost, flags.metricsPort, logger);
   await agent.start(); // then the agent's loops keep the process alive until a signal
+}
+
+/**
+ * /metrics for Prometheus, /healthz for a liveness probe: answered by the event loop that runs
+ * the node's timers and streams, so an answer says that loop is turning.
+ */
+async function serveMetrics(host: string, port: number, logger: { info: (o: object, m: string) => void }): Promise<void> {
+  const { createServer } = await import('node:http');
+  const { agentRegistry } = await import('../agent/metrics.js');
+  const server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/metrics') {
+      agentRegistry.metrics().then(
+        (text) => res.writeHead(200, { 'content-type': agentRegistry.contentType }).end(text),
+        (err: Error) => res.writeHead(500).end(err.message),
+      );
+    } else if (req.method === 'GET' && req.url === '/healthz') res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
+    else res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+  });
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, resolve));
+  server.unref(); // the agent's own loops keep the process alive, and a signal ends it
+  logger.info({ url: `http://${host}:${port}/metrics` }, 'serving metrics');
+}
+
+function parsePort(raw: string): number {
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError(`"${raw}" is not a TCP port`);
+  return port;
 }
 
 function parseLabel(raw: string): [string, string] {

@@ -79,7 +79,7 @@ export class Controller {
     const { name } = this.reconciler;
     if (err instanceof LeaseLostError || isSessionKilled(err)) {
       // Someone else leads now (or our session died with our share lock): nothing was written.
-      fencedRejections.inc();
+      fencedRejections.inc({ cause: err instanceof LeaseLostError ? 'epoch' : 'session' });
       reconciles.inc({ controller: name, result: 'lease_lost' });
       log.warn({ err: (err as Error).message }, 'fenced transaction rejected');
       this.lease.nudge();

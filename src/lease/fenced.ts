@@ -6,6 +6,7 @@ import { transaction } from '../store/db.js';
 import { sql } from '../store/sql.js';
 import { LeaseLostError } from '../errors/lease-lost-error.js';
 import { guardBroken } from '../guards.js';
+import { fencedCommitSeconds } from '../metrics/registry.js';
 
 const DECISION_LOCK_TIMEOUT_MS = 300;
 
@@ -17,7 +18,8 @@ export async function fenced<T>(db: Db, lease: EpochSource, fn: (tx: Tx, epoch: 
   const epoch = lease.epoch();
   if (epoch === null) throw new LeaseLostError(null, null);
   const breakFence = guardBroken('fence');
-  return transaction(db, async (tx) => {
+  const committing = fencedCommitSeconds.startTimer();
+  const result = await transaction(db, async (tx) => {
     // A decision must not wait long on a row another session holds (say a frozen replica's
     // report): while it waits it holds the lease row FOR SHARE, and the renewal waits behind it.
     await tx.query(`SET LOCAL lock_timeout = ${DECISION_LOCK_TIMEOUT_MS}`);
@@ -27,6 +29,8 @@ export async function fenced<T>(db: Db, lease: EpochSource, fn: (tx: Tx, epoch: 
     await testHoldInsideFencedTx();
     return fn(tx, epoch);
   });
+  committing();
+  return result;
 }
 
 /**

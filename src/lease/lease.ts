@@ -33,6 +33,7 @@ import type { Logger } from 'pino';
 import { createClient } from '../store/db.js';
 import { sql } from '../store/sql.js';
 import { Wakeup, delay } from '../lifecycle.js';
+import { leaderChanges, leaseRenewals, takeoverSeconds } from '../metrics/registry.js';
 
 const LIVENESS_LOCK_NAMESPACE = 7_310_002;
 
@@ -153,7 +154,11 @@ export class Lease extends EventEmitter<LeaseEvents> {
   private async renew(client: pg.Client): Promise<void> {
     const leading = this.leading!;
     const sentAt = performance.now();
-    const result = await client.query(sql('lease/renew'), [this.opts.replica, leading.epoch, this.opts.leaseMs]);
+    const result = await client.query(sql('lease/renew'), [this.opts.replica, leading.epoch, this.opts.leaseMs]).catch((err: unknown) => {
+      leaseRenewals.inc({ result: 'failed' });
+      throw err;
+    });
+    leaseRenewals.inc({ result: result.rowCount === 0 ? 'lost' : 'renewed' });
     if (result.rowCount === 0) {
       this.depose('the lease is no longer ours');
       await this.unlockLiveness(client, leading.epoch);
@@ -213,9 +218,12 @@ export class Lease extends EventEmitter<LeaseEvents> {
         return;
       }
       const sentAt = performance.now();
-      const taken = await client.query<{ epoch: number }>(sql('lease/take'), [this.opts.replica, this.opts.leaseMs]);
+      const taken = await client.query<{ epoch: number; since_alive_seconds: number | null }>(sql('lease/take'), [this.opts.replica, this.opts.leaseMs]);
       await client.query('COMMIT');
-      const epoch = taken.rows[0]!.epoch;
+      const { epoch, since_alive_seconds: sinceAlive } = taken.rows[0]!;
+      leaderChanges.inc();
+      // A lease that had a holder before: how long the cluster went without a live leader.
+      if (sinceAlive !== null && row.epoch > 0) takeoverSeconds.observe(sinceAlive);
       this.leading = { epoch, trustedUntil: sentAt + this.trustMs() };
       this.opts.logger.info({ epoch, previousEpoch: row.epoch, previousHolder: row.holder, leaderGone }, 'elected leader');
       this.emit('elected', epoch);

@@ -1,8 +1,15 @@
-// One prom-client registry per replica process, served at /metrics.
-import { Counter, Gauge, Histogram, Registry, Summary, collectDefaultMetrics } from 'prom-client';
+// One prom-client registry per replica process, served at /metrics. docs/metrics.md lists every
+// metric; names and units follow Prometheus' conventions (promtool check metrics passes).
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'fencer_process_' });
+// prom-client's default gauges that end in _total (a counter's suffix) fail promtool; the same
+// counts are there without the suffix.
+for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(`fencer_process_${name}`);
+
+/** Latencies from a fraction of a millisecond (a decision) to a minute (a wait behind a backlog). */
+export const LATENCY_BUCKETS = [0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 30, 60, 120, 300];
 
 export const reconciles = new Counter({
   name: 'fencer_reconcile_total',
@@ -15,7 +22,7 @@ export const reconcileSeconds = new Histogram({
   name: 'fencer_reconcile_duration_seconds',
   help: 'How long one controller pass took.',
   labelNames: ['controller'] as const,
-  buckets: [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+  buckets: LATENCY_BUCKETS,
   registers: [registry],
 });
 
@@ -25,19 +32,93 @@ export const jobsPlaced = new Counter({
   registers: [registry],
 });
 
-// Summaries, not histograms: the packing benchmark reads exact p50 and p99 of these from the
-// leader, and sub-millisecond rounds would all fall in one histogram bucket.
-export const placementDecideSeconds = new Summary({
+export const placementDecideSeconds = new Histogram({
   name: 'fencer_placement_decide_seconds',
-  help: 'One placement round\'s decision alone: pending jobs and nodes in, placements out (no I/O).',
-  percentiles: [0.5, 0.99],
+  help: "One placement round's decision alone: pending jobs and nodes in, placements out (no I/O).",
+  buckets: LATENCY_BUCKETS,
   registers: [registry],
 });
 
-export const placementRoundSeconds = new Summary({
+export const placementRoundSeconds = new Histogram({
   name: 'fencer_placement_round_seconds',
   help: 'One placement round that had pending jobs: read, decide and the fenced commit.',
-  percentiles: [0.5, 0.99],
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
+export const fencedCommitSeconds = new Histogram({
+  name: 'fencer_fenced_commit_seconds',
+  help: "A leader's fenced transaction that committed, from BEGIN to COMMIT (the epoch check and a decision's writes).",
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
+export const jobPlacementWaitSeconds = new Histogram({
+  name: 'fencer_job_placement_wait_seconds',
+  help: "A job's wait from its submit (or its due time, if later) to its placement, by the database's clock; each attempt.",
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
+export const jobStartSeconds = new Histogram({
+  name: 'fencer_job_start_seconds',
+  help: "From a job's placement to its node's start report applied, by the database's clock.",
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
+export const jobLatenessSeconds = new Histogram({
+  name: 'fencer_job_lateness_seconds',
+  help: 'From the time a job was due to its start report applied, by the database\'s clock (an attempt after a retry: from its backoff\'s end).',
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
+export const reportApplySeconds = new Histogram({
+  name: 'fencer_report_apply_seconds',
+  help: "Applying one batch of a node's reports (started, finished, given back) in the database.",
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
+export const leaderChanges = new Counter({
+  name: 'fencer_leader_changes_total',
+  help: 'Times this replica became the leader (a new epoch); summed over the replicas, the changes of leader.',
+  registers: [registry],
+});
+
+export const takeoverSeconds = new Histogram({
+  name: 'fencer_leader_takeover_seconds',
+  help: "As the new leader saw it: from the old leader's last sign of life (its last lease renewal, or its step-down) to the new epoch, by the database's clock.",
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
+export const leaseRenewals = new Counter({
+  name: 'fencer_lease_renewals_total',
+  help: 'Lease renewals by this replica while it led, by result: renewed, lost (the lease was no longer ours) or failed (no answer in time, or an error).',
+  labelNames: ['result'] as const,
+  registers: [registry],
+});
+
+export const httpRequests = new Counter({
+  name: 'fencer_http_requests_total',
+  help: 'HTTP requests answered, by method, route (the pattern, not the path) and status code.',
+  labelNames: ['method', 'route', 'code'] as const,
+  registers: [registry],
+});
+
+export const httpRequestSeconds = new Histogram({
+  name: 'fencer_http_request_duration_seconds',
+  help: 'How long an HTTP request took to answer, by method and route (streams: until their headers).',
+  labelNames: ['method', 'route'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
+export const httpShed = new Counter({
+  name: 'fencer_http_shed_total',
+  help: 'Requests answered 503 because no database connection came free in time (the replica is overloaded; the client tries another).',
   registers: [registry],
 });
 
@@ -49,7 +130,8 @@ export const nodesDeclaredDead = new Counter({
 
 export const fencedRejections = new Counter({
   name: 'fencer_fenced_rejections_total',
-  help: 'Fenced transactions that found the lease epoch was no longer ours, or died with our session.',
+  help: 'Fenced transactions rejected, by cause: epoch (the lease had moved to a newer epoch) or session (our session died, e.g. ended while frozen).',
+  labelNames: ['cause'] as const,
   registers: [registry],
 });
 

@@ -89,6 +89,8 @@ interface Member {
   kind: 'replica' | 'node' | 'proxy';
   /** The nodes an agent process hosts, when more than the one it is named after. */
   hosts?: string[];
+  /** An agent's /metrics and /healthz port. */
+  metricsPort?: number;
   spec: ProcessSpec;
   pid: number;
   /** False once stopNode() was asked: an exit is then expected, not a death. */
@@ -160,6 +162,11 @@ export class Cluster {
   }
 
   /** The replicas' own URLs (clients and tests; nodes go through their proxies). */
+  /** Each agent process's /metrics (one per process, however many nodes it hosts). */
+  get agentMetricsUrls(): string[] {
+    return this.ofKind('node').map((m) => `http://127.0.0.1:${m.metricsPort}/metrics`);
+  }
+
   get replicaUrls(): string[] {
     return this.replicaNames.map((name) => this.replicaUrl(name));
   }
@@ -368,6 +375,8 @@ export class Cluster {
       '--replicas', replicaUrls.join(','),
       '--log-file', this.nodeLogFile(single ? first : '{name}'),
     ];
+    const metricsPort = await this.allocatePort();
+    args.push('--metrics-port', String(metricsPort));
     if (Object.keys(labels).length > 0) {
       args.push('--labels', Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(','));
     }
@@ -381,6 +390,7 @@ export class Cluster {
       memoryBytes: memoryBytes === null ? undefined : Math.max(names.length * memoryBytes, MIN_AGENT_MEMORY_BYTES),
     });
     if (!single) member.hosts = names;
+    member.metricsPort = metricsPort;
     await this.launch(member);
   }
 
@@ -458,6 +468,7 @@ export class Cluster {
           name,
           pid: m.pid,
           logFile: this.nodeLogFile(name),
+          metricsUrl: `http://127.0.0.1:${m.metricsPort}/metrics`,
           proxyPid: this.members.get(proxyName(m.name))?.pid,
         })),
       ),

@@ -15,7 +15,7 @@ export interface ClusterState {
   supervisorPid: number;
   startedAt: string;
   replicas: Array<ProcessEntry & { url: string }>;
-  nodes: Array<ProcessEntry & { logFile: string; proxyPid?: number }>;
+  nodes: Array<ProcessEntry & { logFile: string; metricsUrl?: string; proxyPid?: number }>;
 }
 
 export function fencerHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -34,7 +34,25 @@ export function readClusterState(home = fencerHome()): ClusterState | null {
 
 export function writeClusterState(state: ClusterState, home = fencerHome()): void {
   mkdirSync(home, { recursive: true });
-  const path = statePath(home);
-  writeFileSync(`${path}.tmp`, JSON.stringify(state, null, 2));
-  renameSync(`${path}.tmp`, path); // readers never see half a file
+  writeAtomically(statePath(home), JSON.stringify(state, null, 2));
+  writeAtomically(join(home, 'prometheus-targets.json'), JSON.stringify(prometheusTargets(state), null, 2));
+}
+
+/** Readers never see half a file. */
+function writeAtomically(path: string, text: string): void {
+  writeFileSync(`${path}.tmp`, text);
+  renameSync(`${path}.tmp`, path);
+}
+
+/**
+ * Every replica's and agent's /metrics as Prometheus' file-based discovery reads them
+ * (deploy/prometheus/prometheus.yml): one group per process, labelled with what it is.
+ */
+export function prometheusTargets(state: ClusterState): Array<{ targets: string[]; labels: Record<string, string> }> {
+  const agents = new Map<string, string[]>();
+  for (const n of state.nodes) if (n.metricsUrl) agents.set(new URL(n.metricsUrl).host, [...(agents.get(new URL(n.metricsUrl).host) ?? []), n.name]);
+  return [
+    ...state.replicas.map((r) => ({ targets: [new URL(r.url).host], labels: { component: 'replica', replica: r.name } })),
+    ...[...agents].map(([host, nodes]) => ({ targets: [host], labels: { component: 'agent', agent: nodes[0]! } })),
+  ];
 }

@@ -8,6 +8,7 @@ import type { EndedAssignment } from './rows.js';
 import type { AssignmentMessage } from '../domain/assignment.js';
 import { parseDuration } from '../domain/duration.js';
 import { guardBroken } from '../guards.js';
+import { jobLatenessSeconds, jobStartSeconds, reportApplySeconds } from '../metrics/registry.js';
 
 export type EndState = 'Succeeded' | 'Failed' | 'Lost' | 'Unconfirmed' | 'Cancelled';
 
@@ -87,13 +88,21 @@ function only(outcomes: ReportOutcome[]): ReportOutcome {
  */
 export async function applyReports(db: Db, node: string, reports: readonly NodeReport[]): Promise<ReportOutcome[]> {
   if (reports.length === 0) return [];
-  const started = new Set<string>();
   const ended = new Set<string>();
-  await transaction(db, async (tx) => {
+  const applying = reportApplySeconds.startTimer();
+  const starts = await transaction(db, async (tx) => {
     await tx.query(sql('assignments/lock_jobs'), [reports.map((r) => r.id)]);
-    for (const id of await startAll(tx, node, reports)) started.add(id);
+    const startedNow = await startAll(tx, node, reports);
+    ended.clear(); // a transaction tried again starts afresh
     for (const id of await endAll(tx, node, reports)) ended.add(id);
+    return startedNow;
   });
+  applying();
+  const started = new Set(starts.map((s) => s.id));
+  for (const s of starts) {
+    if (s.since_placed !== null) jobStartSeconds.observe(Math.max(0, s.since_placed));
+    if (s.since_due !== null) jobLatenessSeconds.observe(Math.max(0, s.since_due));
+  }
   const endedOnce = new Set<string>();
   return reports.map((r) => {
     if (r.kind === 'started') return started.has(r.id) ? 'ok' : 'not-active';
@@ -104,12 +113,19 @@ export async function applyReports(db: Db, node: string, reports: readonly NodeR
   });
 }
 
-async function startAll(tx: Tx, node: string, reports: readonly NodeReport[]): Promise<string[]> {
+interface Started {
+  id: string;
+  /** Seconds since its placement and since its job was due, at its first start (else null). */
+  since_placed: number | null;
+  since_due: number | null;
+}
+
+async function startAll(tx: Tx, node: string, reports: readonly NodeReport[]): Promise<Started[]> {
   const ids = reports.filter((r) => r.kind === 'started').map((r) => r.id);
   if (ids.length === 0) return [];
-  const rows = (await tx.query<{ id: string; job_uid: string }>(sql('assignments/start'), [ids, node])).rows;
+  const rows = (await tx.query<Started & { job_uid: string }>(sql('assignments/start'), [ids, node])).rows;
   await setPhases(tx, rows.map((a) => ({ jobUid: a.job_uid, assignmentId: a.id, phase: 'Running', reason: null, message: null })));
-  return rows.map((a) => a.id);
+  return rows;
 }
 
 async function endAll(tx: Tx, node: string, reports: readonly NodeReport[]): Promise<string[]> {

@@ -178,17 +178,26 @@ export class NodeGoneError extends Error {
  * longer Ready. Queue limits and quotas are checked by the database in the same statement
  * (migration 0009); `tokens` are what the round took from namespaces' placement-rate buckets.
  */
-export async function commitPlacements(tx: Tx, epoch: number, placements: Placement[], confirmTimeoutMs: number, tokens: ReadonlyMap<string, number> = new Map()): Promise<number> {
+export async function commitPlacements(
+  tx: Tx,
+  epoch: number,
+  placements: Placement[],
+  confirmTimeoutMs: number,
+  tokens: ReadonlyMap<string, number> = new Map(),
+  /** Filled with each placed job's wait in seconds (for /metrics, once the transaction commits). */
+  waits?: number[],
+): Promise<number> {
   if (placements.length === 0) return 0;
   if (guardBroken('queue-limit-commit')) await tx.query(sql('placement/skip_limit_check'));
   if (tokens.size > 0) await tx.query(sql('placement/take_tokens'), [[...tokens.keys()], [...tokens.values()]]);
-  const result = await tx.query<{ placed: number; nodes_ready: number; nodes_wanted: number; nodes: string[] }>(
+  const result = await tx.query<{ placed: number; nodes_ready: number; nodes_wanted: number; nodes: string[]; waits: number[] }>(
     sql('placement/place'),
     [placements.map((p) => p.jobUid), placements.map((p) => p.node), placements.map(() => randomUUID()), epoch, confirmTimeoutMs],
   );
   const row = result.rows[0]!;
   if (row.nodes_ready !== row.nodes_wanted) throw new NodeGoneError();
   await tx.query(sql('nodes/notify'), [row.nodes]);
+  waits?.splice(0, waits.length, ...row.waits);
   return row.placed;
 }
 

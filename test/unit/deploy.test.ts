@@ -265,6 +265,10 @@ describe.skipIf(!kubectl).each(Object.keys(RENDERS))('the render of %s', (name) 
     expect(parseCpu(opts.cpu)).toBeGreaterThan(0);
     expect(parseMemory(opts.memory)).toBeGreaterThan(0);
     expect(opts.labels).toMatchObject({ pool: 'default' });
+    // Its metrics and health on a port it declares, on every address (Prometheus and the kubelet come from outside the pod).
+    expect(container.ports.find((p: any) => p.name === 'metrics').containerPort).toBe(opts.metricsPort);
+    expect(opts.metricsHost).toBe('0.0.0.0');
+    expect(container.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'metrics' });
     // Each replica once, by the headless Service: an agent moves on down its list when one fails.
     const sts = find(objects, 'StatefulSet', 'fencer-control-plane');
     const headless = find(objects, 'Service', sts.spec.serviceName);
@@ -303,6 +307,22 @@ describe.skipIf(!kubectl).each(Object.keys(RENDERS))('the render of %s', (name) 
       expect(endpoint.path).toBe('/metrics');
       expect(services[0].spec.ports.map((p: any) => p.name)).toContain(endpoint.port);
     }
+  });
+
+  it("exports the agents' metrics: pod annotations, or a PodMonitor instead", () => {
+    const objects = render(name);
+    const ds = find(objects, 'DaemonSet', 'fencer-agent');
+    const annotations = ds.spec.template.metadata.annotations ?? {};
+    const port = ds.spec.template.spec.containers[0].ports.find((p: any) => p.name === 'metrics');
+    const monitor = objects.find((o) => o.kind === 'PodMonitor');
+    if (!monitor) {
+      expect(annotations).toEqual({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(port.containerPort), 'prometheus.io/path': '/metrics' });
+      return;
+    }
+    expect(Object.keys(annotations).filter((k) => k.startsWith('prometheus.io/'))).toEqual([]); // not scraped twice
+    expect(monitor.metadata.namespace).toBe('fencer');
+    expect(podsSelectedBy(objects, monitor.spec.selector.matchLabels).map((w) => w.metadata.name)).toEqual(['fencer-agent']);
+    expect(monitor.spec.podMetricsEndpoints).toEqual([expect.objectContaining({ port: 'metrics', path: '/metrics' })]);
   });
 
   it('has a PostgreSQL whose URL the replicas read, or expects the Secret fencer-database', () => {

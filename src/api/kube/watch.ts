@@ -34,6 +34,7 @@ export async function streamWatch(
   res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache' });
   res.flushHeaders(); // a client waits for the headers before it reads any event
   let open = true;
+  openWatches++;
   res.on('close', () => (open = false));
   const send = (type: string, object: unknown) => open && res.write(`${JSON.stringify({ type, object })}\n`);
   const shown = (object: KubeObject) => (table ? toTable(kind, [object], { now: new Date(), version: table }) : object);
@@ -84,6 +85,14 @@ export async function streamWatch(
       if (events.length < BATCH) await delay(POLL_MS);
     }
   } finally {
+    openWatches--;
     if (open) res.end();
   }
+}
+
+let openWatches = 0;
+
+/** Kubernetes API watches this process is serving now (for /metrics). */
+export function openKubeWatches(): number {
+  return openWatches;
 }

@@ -11,7 +11,7 @@ import { DEFAULT_POLICY, type Policy } from '../../scheduling/policies.js';
 import { commitPlacements, LEAST_SLICE, markWaiting, readPlacementInput, readRoundState, type PlacementInput } from '../../store/decisions.js';
 import type { PendingSet } from './pending-set.js';
 import { newShareMemory, type Shares } from '../../scheduling/fair-share.js';
-import { jobsPlaced, placementDecideSeconds, placementRoundSeconds } from '../../metrics/registry.js';
+import { jobPlacementWaitSeconds, jobsPlaced, placementDecideSeconds, placementRoundSeconds } from '../../metrics/registry.js';
 import type { ReconcileResult, Reconciler } from '../controller.js';
 
 /** Pending jobs one round reads, oldest first. */
@@ -80,7 +80,9 @@ export class Placement implements Reconciler {
     let placed = 0;
     if (round.placements.length > 0) {
       const tokens = tokensTaken(round.placements, jobs, input.quotas.filter((q) => q.tokens !== null).map((q) => q.namespace));
-      placed = await fenced(this.db, this.lease, (tx, epoch) => commitPlacements(tx, epoch, round.placements, this.confirmTimeoutMs, tokens));
+      const waits: number[] = [];
+      placed = await fenced(this.db, this.lease, (tx, epoch) => commitPlacements(tx, epoch, round.placements, this.confirmTimeoutMs, tokens, waits));
+      for (const wait of waits) jobPlacementWaitSeconds.observe(wait);
       // Placed, or found no longer pending by the claim: either way not pending now.
       this.pending?.removed(round.placements.map((p) => p.jobUid));
       jobsPlaced.inc(placed);

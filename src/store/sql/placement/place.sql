@@ -4,6 +4,7 @@
 -- trigger (migration 0006) adds what they hold to their nodes, where the CHECK constraint
 -- refuses any overcommit, and the limits trigger (migration 0009) any queue or quota past its limits.
 -- $1 uuid[] job uids, $2 text[] nodes, $3 uuid[] assignment ids, $4 epoch, $5 confirm timeout ms.
+-- Also each placed job's wait in seconds, from its submit or its due time (if later) to now.
 WITH decision AS (
   SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[]) AS d(job_uid, node, assignment_id)
 ), claimed AS (
@@ -12,7 +13,8 @@ WITH decision AS (
       reason = NULL, message = NULL, updated_at = now(), resource_version = j.resource_version + 1
   FROM decision d
   WHERE j.uid = d.job_uid AND j.phase = 'Pending' AND j.due_at <= now() AND NOT j.waiting
-  RETURNING j.uid, j.attempt, j.cpu_millis, j.memory_bytes, j.duration_ms, j.namespace, j.queue, d.node, d.assignment_id
+  RETURNING j.uid, j.attempt, j.cpu_millis, j.memory_bytes, j.duration_ms, j.namespace, j.queue, d.node, d.assignment_id,
+            greatest(j.created_at, j.due_at) AS ready_at
 ), assigned AS (
   INSERT INTO assignments (id, job_uid, node, epoch, attempt, state, cpu_millis, memory_bytes, duration_ms, confirm_by, namespace, queue)
   SELECT assignment_id, uid, node, $4, attempt, 'Assigned', cpu_millis, memory_bytes, duration_ms,
@@ -27,4 +29,5 @@ WITH decision AS (
 SELECT (SELECT count(*) FROM assigned)::int AS placed,
        (SELECT count(*) FROM ready)::int AS nodes_ready,
        (SELECT count(DISTINCT node) FROM claimed)::int AS nodes_wanted,
-       coalesce((SELECT array_agg(DISTINCT node) FROM claimed), '{}') AS nodes
+       coalesce((SELECT array_agg(DISTINCT node) FROM claimed), '{}') AS nodes,
+       coalesce((SELECT array_agg(greatest(0, extract(epoch FROM now() - ready_at))::float8) FROM claimed), '{}') AS waits
