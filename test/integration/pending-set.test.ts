@@ -56,7 +56,7 @@ function followedSet(): PendingSet {
 async function both(set: PendingSet): Promise<{ fromSet: { uids: string[]; full: boolean }; fromSql: { uids: string[]; full: boolean } }> {
   const state = await readRoundState(t.db, FRESH_MS);
   expect(await set.sync(t.db)).toBe(true);
-  const picked = set.select(LIMIT, LEAST_SLICE, state.room);
+  const picked = set.select(LIMIT, LEAST_SLICE, state.room, new Set(state.queues.map((q) => q.key)));
   const truth = await readPlacementInput(t.db, LIMIT, FRESH_MS);
   return { fromSet: { uids: picked.jobs.map((j) => j.uid), full: picked.full }, fromSql: { uids: truth.jobs.map((j) => j.uid), full: truth.full } };
 }
@@ -113,6 +113,23 @@ describe('pending set', () => {
     await agrees(set, 'after a retry');
     expect((await both(set)).fromSet.uids).toContain(theirs);
     expect((await both(set)).fromSet.full).toBe(true);
+
+    // A job whose queue no longer exists (replayed after its queue was deleted) waits, as pending.sql has it.
+    await t.db.query("UPDATE jobs SET queue = 'deleted' WHERE uid = $1", [theirs]);
+    await agrees(set, 'with a job of a queue that does not exist');
+    expect((await both(set)).fromSet.uids).not.toContain(theirs);
+  });
+
+  it('reads everything again when more jobs were named during a full read than it keeps names for', async () => {
+    // Not fed by the listener: it learns of a job only by reading everything, or by its name.
+    const set = new PendingSet(() => listener.listening, 3);
+    const reading = set.sync(t.db); // its first read: everything
+    for (const uid of ['a', 'b', 'c', 'd']) set.named(`00000000-0000-4000-8000-00000000000${uid}`); // one too many: dropped
+    await reading;
+    const unseen = (await submitJob(t.db, job(`unseen-${randomUUID().slice(0, 6)}`, { namespace: 'tenant-e' }))).job.uid;
+    const state = await readRoundState(t.db, FRESH_MS);
+    expect(await set.sync(t.db)).toBe(true);
+    expect(set.select(LIMIT, LEAST_SLICE, state.room, new Set(state.queues.map((q) => q.key))).jobs.map((j) => j.uid)).toContain(unseen);
   });
 
   it.each([false, true])('reads everything again under a new LISTEN connection: nothing sent while it was down is missed (check broken: %s)', async (broken) => {

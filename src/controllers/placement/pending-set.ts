@@ -48,6 +48,8 @@ interface Entry {
 
 /** A queue lane's jobs in arrival order (created_at, uid), as pending.sql orders them. */
 interface LaneJobs {
+  /** Its queue, `namespace/name`. */
+  queue: string;
   entries: Entry[];
   sorted: boolean;
   /** Entries no longer in the set but still in `entries`. */
@@ -72,17 +74,23 @@ export class PendingSet {
   private readonly entries = new Map<string, Entry>();
   private readonly lanes = new Map<string, LaneJobs>();
   private changed = new Set<string>();
+  /** Times `changed` overflowed: one during a full read means that read missed what was dropped. */
+  private overflows = 0;
   private readUnder: number | null = null;
   private readAt = -Infinity;
   private dbNowMs = 0;
 
   /** `listening`: the LISTEN connection's number, null while there is none (the listener's). */
-  constructor(private readonly listening: () => number | null) {}
+  constructor(
+    private readonly listening: () => number | null,
+    private readonly mostChanged = MOST_CHANGED,
+  ) {}
 
   /** A NOTIFY fencer_pending named this job. */
   named(uid: string): void {
-    if (this.changed.size >= MOST_CHANGED) {
+    if (this.changed.size >= this.mostChanged) {
       this.readUnder = null;
+      this.overflows++;
       this.changed.clear();
       return;
     }
@@ -99,12 +107,14 @@ export class PendingSet {
     const stale = connection !== this.readUnder && !guardBroken('pending-set-reread');
     if (stale || this.readUnder === null || performance.now() - this.readAt > RELOAD_MS) {
       this.changed.clear(); // before the read: a job named from here on is read again next round
+      const overflows = this.overflows;
       const rows = (await db.query<PendingRow>(sql('placement/pending_all'))).rows;
       this.entries.clear();
       this.lanes.clear();
       for (const row of rows) this.put(row);
       this.dbNowMs = rows[0]?.db_now_ms ?? (await this.clock(db));
-      this.readUnder = connection;
+      // Names dropped while the read ran may be of jobs it did not see: read everything again next round.
+      this.readUnder = this.overflows === overflows ? connection : null;
       this.readAt = performance.now();
       return true;
     }
@@ -127,14 +137,20 @@ export class PendingSet {
   }
 
   /**
-   * What placement/pending.sql returns: of each queue lane with a job due and not waiting, the
+   * What placement/pending.sql returns: of each lane of a queue in `queues` (`namespace/name`)
+   * with a job due and not waiting, the
    * oldest such jobs that could fit now (or nowhere ever), `limit` split over those lanes but at
    * least `leastSlice` each; all in arrival order.
    */
-  select(limit: number, leastSlice: number, room: RoomTest): Selection {
+  select(limit: number, leastSlice: number, room: RoomTest, queues: ReadonlySet<string>): Selection {
     const ready: LaneJobs[] = [];
-    for (const lane of this.lanes.values()) {
-      if (lane.entries.length - lane.stale === 0) continue;
+    for (const [key, lane] of this.lanes) {
+      if (lane.entries.length === lane.stale) {
+        this.lanes.delete(key); // nothing live in it: forget its dropped entries
+        continue;
+      }
+      // As pending.sql, only the lanes of queues that exist (a job replayed into a deleted queue waits).
+      if (!queues.has(lane.queue)) continue;
       this.tidy(lane);
       if (lane.entries.some((e) => this.isDue(e))) ready.push(lane);
     }
@@ -180,7 +196,7 @@ export class PendingSet {
     this.drop(row.uid);
     this.entries.set(row.uid, entry);
     let lane = this.lanes.get(entry.lane);
-    if (!lane) this.lanes.set(entry.lane, (lane = { entries: [], sorted: true, stale: 0 }));
+    if (!lane) this.lanes.set(entry.lane, (lane = { queue: `${row.namespace}/${row.queue}`, entries: [], sorted: true, stale: 0 }));
     const last = lane.entries.at(-1);
     if (last && compareArrival(last, entry) > 0) lane.sorted = false;
     lane.entries.push(entry);
@@ -190,7 +206,8 @@ export class PendingSet {
     const entry = this.entries.get(uid);
     if (!entry) return;
     this.entries.delete(uid);
-    this.lanes.get(entry.lane)!.stale++;
+    const lane = this.lanes.get(entry.lane);
+    if (lane) lane.stale++;
   }
 
   /** Sorts a lane that took a job out of order, and forgets its dropped entries once they are many. */

@@ -53,7 +53,7 @@ export class Placement implements Reconciler {
     if (!this.pending) return readPlacementInput(this.db, ROUND_LIMIT, this.freshHeartbeatMs);
     const state = await readRoundState(this.db, this.freshHeartbeatMs);
     if (!(await this.pending.sync(this.db))) return readPlacementInput(this.db, ROUND_LIMIT, this.freshHeartbeatMs);
-    return { ...state, ...this.pending.select(ROUND_LIMIT, LEAST_SLICE, state.room) };
+    return { ...state, ...this.pending.select(ROUND_LIMIT, LEAST_SLICE, state.room, new Set(state.queues.map((q) => q.key))) };
   }
 
   async reconcile(log: Logger): Promise<ReconcileResult> {
