@@ -1,8 +1,9 @@
 // Rows to the resources users see (Kubernetes shapes, see DESIGN.md "Contracts").
-import type { Condition, CronJob, CronJobStatus, Job, JobStatus, NodeResource, ObjectMeta, Queue, ResourceQuota, Workflow, WorkflowStatus } from '../domain/resources.js';
+import type { Condition, CronJob, CronJobStatus, Job, JobEvent, JobStatus, NodeResource, ObjectMeta, Queue, ResourceQuota, Workflow, WorkflowStatus } from '../domain/resources.js';
 import { API_VERSION } from '../domain/resources.js';
 import type { NamespaceResource, NamespaceStatus } from '../domain/namespace.js';
 import type { CronJobListRow, JobRow, NodeRow, WorkflowRow } from '../store/rows.js';
+import type { JobHistoryRow } from '../store/jobs.js';
 import type { NamespaceUsage, QueueRow, QuotaRow } from '../store/queues.js';
 import { stages } from '../scheduling/dag.js';
 import { formatCpu, formatMemory } from '../domain/quantity.js';
@@ -260,4 +261,24 @@ export function presentCronJob(row: CronJobListRow): CronJob {
   if (lastSuccess) status.lastSuccessfulTime = lastSuccess.toISOString();
   if (row.next_fire_at) status.nextScheduleTime = row.next_fire_at.toISOString();
   return { apiVersion: API_VERSION, kind: 'CronJob', metadata: metadataOf(row), spec: row.spec, status };
+}
+
+const WARNING_STATES = new Set(['Failed', 'Lost', 'Unconfirmed', 'Dead']);
+
+/** A history row as an event: what changed, from what, where, under which epoch, by whom. */
+export function presentJobEvent(row: JobHistoryRow): JobEvent {
+  const what = row.entity === 'job' ? 'job' : `assignment/${row.assignment}`;
+  const change = row.from_state ? `${row.from_state} → ${row.to_state}` : row.to_state;
+  const where = [row.node ? `node ${row.node}` : '', row.epoch !== null ? `epoch ${row.epoch}` : '', row.actor ? `asked by ${row.actor}` : ''].filter(Boolean).join(', ');
+  return {
+    time: row.at.toISOString(),
+    type: WARNING_STATES.has(row.to_state) ? 'Warning' : 'Normal',
+    reason: row.reason ?? row.to_state,
+    object: what,
+    message: `${what} ${change}${where ? ` (${where})` : ''}`,
+    epoch: row.epoch,
+    node: row.node,
+    replica: row.replica,
+    actor: row.actor,
+  };
 }

@@ -6,7 +6,7 @@
 // SIGINT/SIGTERM in whatever process loads it (every replica and agent runs this binary too).
 import type { Command } from 'commander';
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClusterStatus, Job, List } from '../domain/resources.js';
 import { projectRoot } from '../paths.js';
@@ -62,6 +62,14 @@ export function registerClusterCommands(program: Command): void {
     .action((opts: { output?: string }) => status(opts.output));
 
   cluster.command('down').description('stop the cluster').action(() => down());
+
+  program
+    .command('logs')
+    .description("a process of the local cluster's log: a replica's, or a node's agent's (fencer cluster status lists them)")
+    .argument('<name>', 'replica-N, node-N, or a process hosting several nodes (node-1-to-node-10)')
+    .option('-f, --follow', 'keep printing what is appended, until Ctrl-C')
+    .option('--tail <lines>', 'only the last lines (default: all)')
+    .action((name: string, opts: { follow?: boolean; tail?: string }) => logs(name, opts));
 
   const signals = [
     ['kill', 'SIGKILL', 'killed', 'SIGKILL a replica, a node, or the leader'],
@@ -530,4 +538,39 @@ function sleep(ms: number): Promise<void> {
 
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+// ---- logs -------------------------------------------------------------------------------------
+
+const FOLLOW_POLL_MS = 200;
+
+async function logs(name: string, opts: { follow?: boolean; tail?: string }): Promise<void> {
+  const home = fencerHome();
+  const file = join(home, 'logs', `${name}.log`);
+  if (!existsSync(file)) {
+    const known = existsSync(join(home, 'logs')) ? readdirSync(join(home, 'logs')).filter((f) => f.endsWith('.log')).map((f) => f.slice(0, -4)) : [];
+    fail(`no log for "${name}" in ${join(home, 'logs')}${known.length ? `: there are ${known.sort().join(', ')}` : ' (is a cluster up? fencer cluster up)'}`);
+  }
+  const lines = opts.tail === undefined ? undefined : positive(opts.tail, '--tail', true);
+  const text = readFileSync(file, 'utf8');
+  process.stdout.write(lines === undefined ? text : lastLines(text, lines));
+  if (!opts.follow) return;
+  let offset = statSync(file).size;
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS));
+    const size = existsSync(file) ? statSync(file).size : 0;
+    if (size < offset) offset = 0; // rotated or truncated: start again
+    if (size === offset) continue;
+    const fd = openSync(file, 'r');
+    const chunk = Buffer.alloc(size - offset);
+    readSync(fd, chunk, 0, chunk.length, offset);
+    closeSync(fd);
+    offset = size;
+    process.stdout.write(chunk);
+  }
+}
+
+function lastLines(text: string, n: number): string {
+  const lines = text.endsWith('\n') ? text.slice(0, -1).split('\n') : text.split('\n');
+  return n === 0 ? '' : `${lines.slice(-n).join('\n')}\n`;
 }

@@ -1,7 +1,8 @@
 // What `get` and `describe` print. Pure functions of the objects and a clock (`now` is
 // passed in) so the formats, which scripts parse, are pinned by table tests.
 import YAML from 'yaml';
-import { API_VERSION, type Condition, type Job, type List, type NodeResource } from '../domain/resources.js';
+import { API_VERSION, type Condition, type Job, type JobEvent, type List, type NodeResource } from '../domain/resources.js';
+import { parseCpu, parseMemory } from '../domain/quantity.js';
 import { renderTable } from './table.js';
 
 export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml', 'name'] as const;
@@ -151,7 +152,7 @@ export function formatLabels(labels: Record<string, string> | undefined, separat
 }
 
 /** `fencer describe job`: kubectl-describe-like text, one fact per line, conditions last. */
-export function describeJob(job: Job, now: Date): string {
+export function describeJob(job: Job, now: Date, events: JobEvent[] = []): string {
   const status = job.status;
   const attempt = status?.attempt ?? 0;
   const fields: Array<[string, string]> = [
@@ -172,7 +173,40 @@ export function describeJob(job: Job, now: Date): string {
     ['Start Time', withAge(status?.startTime, now)],
     ['Completion Time', withAge(status?.completionTime, now)],
   ];
-  return `${describeFields(fields)}\n${describeConditions(status?.conditions ?? [])}`;
+  return `${describeFields(fields)}\n${describeConditions(status?.conditions ?? [])}${describeEvents(events, now)}`;
+}
+
+/** kubectl describe's Events: each change of the job and its runs, oldest first, from the history. */
+export function describeEvents(events: JobEvent[], now: Date): string {
+  if (events.length === 0) return `Events:  ${NONE}\n`;
+  const header = ['Type', 'Reason', 'Age', 'From', 'Message'];
+  const rule = header.map((h) => '-'.repeat(h.length));
+  const rows = events.map((e) => [e.type, e.reason, humanAge(e.time, now), e.replica ?? NONE, e.message]);
+  const table = renderTable(header, [rule, ...rows])
+    .trimEnd()
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+  return `Events:\n${table}\n`;
+}
+
+/** `fencer top nodes`: what each node's jobs hold against its capacity, as kubectl top prints usage. */
+export function renderTopNodes(nodes: NodeResource[]): string {
+  const header = ['NAME', 'CPU(cores)', 'CPU%', 'MEMORY(bytes)', 'MEMORY%', 'STATUS'];
+  const percent = (used: number | null, total: number | null) => (used === null || !total ? NONE : `${Math.round((100 * used) / total)}%`);
+  const rows = nodes.map((node) => {
+    const { capacity } = node.spec;
+    const { allocated } = node.status;
+    return [
+      node.metadata.name,
+      `${allocated.cpu}/${capacity.cpu}`,
+      percent(parseCpu(allocated.cpu), parseCpu(capacity.cpu)),
+      `${allocated.memory}/${capacity.memory}`,
+      percent(parseMemory(allocated.memory), parseMemory(capacity.memory)),
+      node.status.phase,
+    ];
+  });
+  return renderTable(header, rows);
 }
 
 /** `Label:  value` lines, values aligned in one column, as kubectl describe prints them. */

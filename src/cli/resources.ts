@@ -3,11 +3,11 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import YAML from 'yaml';
-import type { CronJob, Job, List, NodeResource, Queue, ResourceQuota, Workflow } from '../domain/resources.js';
+import type { CronJob, Job, JobEvent, List, NodeResource, Queue, ResourceQuota, Workflow } from '../domain/resources.js';
 import type { NamespaceResource } from '../domain/namespace.js';
 import { ApiClient, serversFor } from './client.js';
 import { ApiError, formatDetail } from './errors/api-error.js';
-import { describeJob, parseOutputFormat, renderJobs, renderNodes, type OutputFormat, type RenderOptions } from './output.js';
+import { describeJob, parseOutputFormat, renderJobs, renderNodes, renderTopNodes, type OutputFormat, type RenderOptions } from './output.js';
 import { describeWorkflow, renderWorkflows } from './workflow-output.js';
 import { describeNamespace, describeQueue, describeResourceQuota, renderQueues, renderResourceQuotas } from './queue-output.js';
 import { describeCronJob, renderCronJobs, type Occurrence } from './cronjob-output.js';
@@ -80,6 +80,17 @@ export function registerResourceCommands(program: Command): void {
     .option('--server <urls>', 'replica URLs, comma-separated')
     .action(async (type: string, name: string | undefined, opts: GetOptions) => {
       process.stdout.write(await get(await clientFor(opts), type, name, opts));
+    });
+
+  program
+    .command('top')
+    .description('what each node\'s jobs hold against its capacity (allocated, not measured: a simulated node holds what its jobs ask)')
+    .argument('<type>', 'nodes')
+    .option('--server <urls>', 'replica URLs, comma-separated')
+    .action(async (type: string, opts: ServerOption) => {
+      if (resourceType(type) !== 'node') throw new Error(`top: "${type}" is not served (only nodes)`);
+      const list = await (await clientFor(opts)).request<List<NodeResource>>('GET', '/api/v1/nodes');
+      process.stdout.write(list.items.length === 0 ? nothingFound('') : renderTopNodes(list.items));
     });
 
   program
@@ -224,8 +235,11 @@ async function describe(client: ApiClient, type: string, name: string, namespace
       return describeQueue(await client.request<Queue>('GET', objectPath(kind, namespace, name)), now);
     case 'resourcequota':
       return describeResourceQuota(await client.request<ResourceQuota>('GET', objectPath(kind, namespace, name)), now);
-    case 'job':
-      return describeJob(await client.request<Job>('GET', objectPath(kind, namespace, name)), now);
+    case 'job': {
+      const path = objectPath(kind, namespace, name);
+      const job = await client.request<Job>('GET', path);
+      return describeJob(job, now, (await client.request<{ items: JobEvent[] }>('GET', `${path}/events`)).items);
+    }
   }
 }
 

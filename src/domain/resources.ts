@@ -93,6 +93,24 @@ export interface JobStatus {
   conditions: Condition[];
 }
 
+/** One thing that happened to a job or one of its assignments (`fencer describe job`'s Events). */
+export interface JobEvent {
+  time: string;
+  /** Warning for a run that failed, was lost or never confirmed, and a job that failed or died. */
+  type: 'Normal' | 'Warning';
+  /** The history's reason, else the state reached (Pending, Assigned, Running, Succeeded, …). */
+  reason: string;
+  /** `job` or `assignment/<id>`. */
+  object: string;
+  message: string;
+  epoch: number | null;
+  node: string | null;
+  /** The replica whose transaction made the change. */
+  replica: string | null;
+  /** Who asked, for a user's action (replay, cancel). */
+  actor: string | null;
+}
+
 export interface Job {
   apiVersion: typeof API_VERSION;
   kind: 'Job';

@@ -259,3 +259,22 @@ export async function setMetadata(
   const result = await db.query(sql(statement), [namespace, name, JSON.stringify(metadata.labels), JSON.stringify(metadata.annotations), expectedVersion]);
   return (result.rowCount ?? 0) > 0;
 }
+
+/** One row of a job's history (migration 0001's columns), for its events. */
+export interface JobHistoryRow {
+  at: Date;
+  entity: 'job' | 'assignment';
+  assignment: string | null;
+  node: string | null;
+  epoch: number | null;
+  from_state: string | null;
+  to_state: string;
+  reason: string | null;
+  replica: string | null;
+  actor: string | null;
+}
+
+/** The latest `limit` history rows of a job and its assignments, oldest first. */
+export async function jobHistory(db: Db, namespace: string, name: string, limit: number): Promise<JobHistoryRow[]> {
+  return (await db.query<JobHistoryRow>(sql('jobs/events'), [namespace, name, limit])).rows;
+}

@@ -102,6 +102,29 @@ describe('/metrics', () => {
     expect((await fetch(url!.replace('/metrics', '/healthz'))).status).toBe(200);
   });
 
+  it('the CLI shows a job\'s events from the history, what nodes hold (top) and a process\'s log', async () => {
+    const fencer = (...args: string[]) =>
+      new Promise<{ code: number; out: string }>((resolve) =>
+        execFile(process.execPath, [join(projectRoot(), 'dist', 'cli', 'main.js'), ...args], { env: { ...process.env, FENCER_HOME: home } }, (error, stdout, stderr) =>
+          resolve({ code: error ? Number(error.code ?? 1) : 0, out: stdout + stderr }),
+        ),
+      );
+    const server = cluster.replicaUrls.join(',');
+    const described = await fencer('describe', 'job', 'measured', '--server', server);
+    expect(described.code, described.out).toBe(0);
+    const events = described.out.slice(described.out.indexOf('Events:'));
+    for (const change of ['job Pending', 'job Pending → Assigned (node node-1, epoch 1)', 'Assigned → Running (node node-1', 'Running → Succeeded (node node-1']) expect(events).toContain(change);
+    const top = await fencer('top', 'nodes', '--server', server);
+    expect(top.out).toMatch(/^NAME\s+CPU\(cores\)\s+CPU%\s+MEMORY\(bytes\)\s+MEMORY%\s+STATUS\nnode-1\s+0\/4\s+0%\s+0\/8Gi\s+0%\s+Ready\n$/);
+    const leader = (await cluster.leader())!.name;
+    const log = await fencer('logs', leader, '--tail', '200');
+    expect(log.code, log.out).toBe(0);
+    expect(log.out).toContain('elected leader');
+    const missing = await fencer('logs', 'replica-9');
+    expect(missing.code).toBe(1);
+    expect(missing.out).toMatch(/no log for "replica-9".*there are .*replica-1, replica-2/);
+  });
+
   it.skipIf(!PROMTOOL)(`passes promtool check metrics on a replica and an agent${PROMTOOL ? '' : ' (skipped: no promtool; apt-get install prometheus)'}`, async () => {
     const { leader } = await replicaTexts();
     for (const text of [leader, await scrape(cluster.agentMetricsUrls[0]!)]) {

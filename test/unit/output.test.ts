@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import type { Job, NodeResource } from '../../src/domain/resources.js';
-import { describeJob, humanDuration, parseOutputFormat, renderJobs, renderNodes } from '../../src/cli/output.js';
+import type { Job, JobEvent, NodeResource } from '../../src/domain/resources.js';
+import { describeJob, humanDuration, parseOutputFormat, renderJobs, renderNodes, renderTopNodes } from '../../src/cli/output.js';
 import { renderTable } from '../../src/cli/table.js';
 
 const now = new Date('2025-03-01T12:00:00Z');
@@ -221,6 +221,45 @@ describe('describeJob', () => {
         '  ----        ------   ------          -------',
         '  Scheduled   False    Waiting         queued',
         '  Scheduled   False    Unschedulable   no node has 64 CPU free',
+        'Events:  <none>',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('ends with the events from the history, oldest first, warnings marked, as kubectl describe does', () => {
+    const event = (secondsAgo: number, type: JobEvent['type'], reason: string, replica: string | null, message: string): JobEvent => ({
+      time: ago(secondsAgo), type, reason, object: 'job', message, epoch: null, node: null, replica, actor: null,
+    });
+    const out = describeJob(running, now, [
+      event(5, 'Normal', 'Pending', 'replica-1', 'job Pending'),
+      event(4, 'Normal', 'Assigned', 'replica-0', 'job Pending → Assigned (node node-2, epoch 4)'),
+      event(4, 'Warning', 'NodeDied', 'replica-0', 'assignment/a-1 Running → Lost (node node-1, epoch 4)'),
+      event(3, 'Normal', 'Running', null, 'job Assigned → Running (node node-2, epoch 4)'),
+    ]);
+    expect(out.slice(out.indexOf('Events:'))).toBe(
+      [
+        'Events:',
+        '  Type      Reason     Age   From        Message',
+        '  ----      ------     ---   ----        -------',
+        '  Normal    Pending    5s    replica-1   job Pending',
+        '  Normal    Assigned   4s    replica-0   job Pending → Assigned (node node-2, epoch 4)',
+        '  Warning   NodeDied   4s    replica-0   assignment/a-1 Running → Lost (node node-1, epoch 4)',
+        '  Normal    Running    3s    <none>      job Assigned → Running (node node-2, epoch 4)',
+        '',
+      ].join('\n'),
+    );
+  });
+});
+
+describe('renderTopNodes', () => {
+  it('shows what each node holds against its capacity, with percentages', () => {
+    const idle = { ...node, metadata: { name: 'node-2' }, status: { ...node.status, phase: 'Dead' as const, allocated: { cpu: '0', memory: '0' } } };
+    expect(renderTopNodes([node, idle])).toBe(
+      [
+        'NAME     CPU(cores)   CPU%   MEMORY(bytes)   MEMORY%   STATUS',
+        'node-1   1500m/4      38%    512Mi/8Gi       6%        Ready',
+        'node-2   0/4          0%     0/8Gi           0%        Dead',
         '',
       ].join('\n'),
     );

@@ -4,8 +4,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { readSubmissionOffLoop } from '../validation/off-loop.js';
 import { HttpError } from '../../errors/http-error.js';
-import { cancelJob, deleteJob, getJob, listJobs, replayJobs, submitJob, submitJobs, type JobFilter } from '../../store/jobs.js';
-import { presentJob } from '../present.js';
+import { cancelJob, deleteJob, getJob, jobHistory, listJobs, replayJobs, submitJob, submitJobs, type JobFilter } from '../../store/jobs.js';
+import { presentJob, presentJobEvent } from '../present.js';
+
+/** The latest events a job's events list shows. */
+const EVENTS_SHOWN = 100;
 import { API_VERSION, type JobPhase, type JobRequest } from '../../domain/resources.js';
 import { parseLabelSelector, parsePhaseSelector } from '../../domain/names.js';
 import { actorOf, idempotencyKeyOf } from '../request-headers.js';
@@ -66,6 +69,14 @@ export function jobRoutes(app: FastifyInstance, ctx: ApiContext): void {
     const row = await getJob(ctx.db, namespace, name);
     if (!row) throw notFound(namespace, name);
     return presentJob(row);
+  });
+
+  // Its events, as kubectl describe shows a pod's: each change of it and its assignments, from the history.
+  app.get<{ Params: JobParams }>('/api/v1/namespaces/:namespace/jobs/:name/events', async (request) => {
+    const { namespace, name } = request.params;
+    if (!(await getJob(ctx.db, namespace, name))) throw notFound(namespace, name);
+    const rows = await jobHistory(ctx.db, namespace, name, EVENTS_SHOWN);
+    return { apiVersion: API_VERSION, kind: 'JobEventList', items: rows.map(presentJobEvent) };
   });
 
   app.delete<{ Params: JobParams }>('/api/v1/namespaces/:namespace/jobs/:name', async (request) => {
