@@ -78,12 +78,45 @@ export class ApiClient {
     if (lastRefusal) throw lastRefusal;
     throw new UnreachableError(this.servers, lastCause);
   }
+
+  /**
+   * A long-lived GET (a watch) from the first replica whose answer starts in time: its body, to
+   * read until it ends or fails, which the caller resumes on whichever replica answers then.
+   * `signal` ends it (and the wait for an answer).
+   */
+  async stream(path: string, signal: AbortSignal): Promise<{ body: ReadableStream<Uint8Array>; server: string }> {
+    let lastCause: string | undefined;
+    let lastRefusal: ApiError | undefined;
+    for (let i = 0; i < this.servers.length; i++) {
+      const index = (this.preferred + i) % this.servers.length;
+      const server = this.servers[index] as string;
+      // The timeout covers the answer's start only: the body may rightly take hours.
+      const started = new AbortController();
+      const onAbort = () => started.abort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      const timer = setTimeout(() => started.abort(), this.timeoutMs);
+      try {
+        const response = await fetch(server + path, { ...requestInit('GET', undefined), signal: started.signal });
+        clearTimeout(timer);
+        if (response.ok && response.body) {
+          this.preferred = index;
+          return { body: response.body, server };
+        }
+        const refusal = toApiError(response, await response.text(), server);
+        if (!TRY_NEXT_STATUSES.has(response.status)) throw refusal;
+        lastRefusal = refusal;
+      } catch (err) {
+        clearTimeout(timer);
+        if (err instanceof ApiError) throw err;
+        if (signal.aborted) throw err;
+        lastCause = describeFetchFailure(err);
+      }
+    }
+    if (lastRefusal) throw lastRefusal;
+    throw new UnreachableError(this.servers, lastCause);
+  }
 }
 
-/**
- * Which replicas to talk to: `--server URL[,URL]`, else $FENCER_SERVER, else the replicas of
- * the simulated cluster started from this directory, else the default port on localhost.
- */
 /**
  * The replicas a command talks to: --server, else FENCER_SERVER, else the kubeconfig kubectl would
  * read when its current context is fencer's (`fencer kubeconfig`), else the local cluster's, else

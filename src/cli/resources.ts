@@ -8,6 +8,7 @@ import type { NamespaceResource } from '../domain/namespace.js';
 import { ApiClient, serversFor } from './client.js';
 import { ApiError, formatDetail } from './errors/api-error.js';
 import { describeJob, parseOutputFormat, renderJobs, renderNodes, renderTopNodes, type OutputFormat, type RenderOptions } from './output.js';
+import type { WatchedObject } from './watch.js';
 import { describeWorkflow, renderWorkflows } from './workflow-output.js';
 import { describeNamespace, describeQueue, describeResourceQuota, renderQueues, renderResourceQuotas } from './queue-output.js';
 import { describeCronJob, renderCronJobs, type Occurrence } from './cronjob-output.js';
@@ -34,6 +35,7 @@ interface NamespaceOption extends ServerOption {
 }
 interface GetOptions extends NamespaceOption {
   allNamespaces?: boolean;
+  watch?: boolean;
   output?: string;
   selector?: string;
   fieldSelector?: string;
@@ -77,8 +79,10 @@ export function registerResourceCommands(program: Command): void {
     .option('-l, --selector <k=v,...>', 'only jobs with these labels, e.g. fencer.dev/workflow=ci')
     .option('--field-selector <status.phase=P>', 'only jobs in this phase')
     .option('--dead', 'only dead letters (jobs out of attempts), as --field-selector status.phase=Dead')
+    .option('-w, --watch', 'after the list, a row for every change, until Ctrl-C (goes on through a replica\'s death)')
     .option('--server <urls>', 'replica URLs, comma-separated')
     .action(async (type: string, name: string | undefined, opts: GetOptions) => {
+      if (opts.watch) return watch(await clientFor(opts), type, name, opts);
       process.stdout.write(await get(await clientFor(opts), type, name, opts));
     });
 
@@ -280,6 +284,60 @@ async function get(client: ApiClient, type: string, name: string | undefined, op
   }
   if (jobs.length === 0 && !isDocumentFormat(format)) return nothingFound(where);
   return renderJobs(jobs, options);
+}
+
+async function watch(client: ApiClient, type: string, name: string | undefined, opts: GetOptions): Promise<void> {
+  if (parseOutputFormat(opts.output) !== 'table' && parseOutputFormat(opts.output) !== 'wide') throw new Error('-w prints tables: -o wide or none');
+  const kind = resourceType(type) === 'node' ? 'node' : kindOf(type, ['job', 'workflow', 'cronjob', 'queue', 'resourcequota'], 'get');
+  const allNamespaces = Boolean(opts.allNamespaces) && name === undefined;
+  const render = (items: WatchedObject[]) => {
+    const options: RenderOptions = { format: parseOutputFormat(opts.output), now: new Date(), single: false, allNamespaces };
+    switch (kind) {
+      case 'node':
+        return renderNodes(items as unknown as NodeResource[], options);
+      case 'job':
+        return renderJobs(items as unknown as Job[], options);
+      case 'queue':
+        return renderQueues(items as unknown as Queue[], options);
+      case 'resourcequota':
+        return renderResourceQuotas(items as unknown as ResourceQuota[], options);
+      case 'cronjob':
+        return renderCronJobs(items as unknown as CronJob[], options);
+      default:
+        return renderWorkflows(items as unknown as Workflow[], options);
+    }
+  };
+  const stop = new AbortController();
+  process.once('SIGINT', () => stop.abort());
+  let headed = false; // an empty list prints nothing: the first change then prints the header
+  const { watchObjects } = await import('./watch.js');
+  await watchObjects(
+    client,
+    {
+      kind,
+      namespace: kind === 'node' || allNamespaces ? null : opts.namespace,
+      name,
+      labelSelector: opts.selector,
+      fieldSelector: opts.dead ? 'status.phase=Dead' : opts.fieldSelector,
+    },
+    {
+      table: (items) => {
+        if (items.length === 0) return '';
+        headed = true;
+        return render(items);
+      },
+      // The changed object's row laid out among the others, so its columns line up with the list's.
+      row: (changed, seen) => {
+        const others = seen.filter((o) => o.metadata.name !== changed.metadata.name || o.metadata.namespace !== changed.metadata.namespace);
+        const lines = render([...others, changed]).trimEnd().split('\n');
+        const shown = headed ? `${lines.at(-1)}\n` : `${lines[0]}\n${lines.at(-1)}\n`;
+        headed = true;
+        return shown;
+      },
+    },
+    (text) => process.stdout.write(text),
+    stop.signal,
+  );
 }
 
 /** One object by name, or the list of a namespace (of all with allNamespaces). */

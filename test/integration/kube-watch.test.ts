@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CustomObjectsApi, KubeConfig, makeInformer, type KubernetesObject } from '@kubernetes/client-node';
 import { Cluster } from '../../src/simulator/cluster.js';
+import { projectRoot } from '../../src/paths.js';
 import { DEFAULT_TIMINGS } from '../../src/config.js';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
@@ -112,6 +113,27 @@ describe('watch', () => {
       await eventually(() => /^live-1\s+Succeeded/m.test(out) && /^live-2\s+Succeeded/m.test(out), { timeoutMs: 30_000, what: 'both to succeed in the watch' });
     } finally {
       watcher.kill();
+    }
+  }, 90_000);
+
+  it('fencer get jobs -w goes on through the death of the replica it watched, from the last version it saw', async () => {
+    const leader = (await cluster.leader())!;
+    const servers = [cluster.replicaUrl(leader.name), ...cluster.replicaNames.filter((n) => n !== leader.name).map((n) => cluster.replicaUrl(n))];
+    const watcher = spawn(process.execPath, [join(projectRoot(), 'dist', 'cli', 'main.js'), 'get', 'jobs', '-w', '--server', servers.join(',')]);
+    let out = '';
+    watcher.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    watcher.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    try {
+      expect(await submit(cluster.replicaUrls, jobYaml('cli-live-1', { duration: '2s' }))).toBe(201);
+      await eventually(() => /^NAME\s+PHASE/m.test(out) && /^cli-live-1\s+Running/m.test(out), { timeoutMs: 20_000, what: `cli-live-1 Running in the watch (it printed: ${JSON.stringify(out)})` });
+      await cluster.kill(leader.name); // the replica this watch streams from
+      await leaderAfter(cluster, leader.epoch);
+      expect(await submit(cluster.replicaUrls, jobYaml('cli-live-2', { duration: '1s' }))).toBe(201);
+      await eventually(() => /^cli-live-1\s+Succeeded/m.test(out) && /^cli-live-2\s+Succeeded/m.test(out), { timeoutMs: 30_000, what: 'both to succeed in the watch' });
+      expect(out).not.toMatch(/error/i);
+      expect(watcher.exitCode).toBeNull(); // still watching
+    } finally {
+      watcher.kill('SIGINT');
     }
   }, 90_000);
 });
