@@ -52,15 +52,17 @@ export function buildServer(ctx: ApiContext): FastifyInstance {
         body.error.message = `request body is larger than ${BODY_LIMIT_BYTES} bytes`;
       }
     }
-    if (status >= 500) ctx.logger.error({ err: err.message, url: request.url }, 'request failed');
+    if (status >= 500) ctx.logger.error({ reqId: request.id, err: { message: err.message, code: (err as { code?: string }).code, stack: err.stack }, method: request.method, url: request.url, status }, 'request failed');
     reply.code(status).send(body);
   });
 
-  // By route pattern, so a job's name does not make a series of its own.
+  // By route pattern, so a job's name does not make a series of its own. The access log is at
+  // debug level (FENCER_LOG_LEVEL=debug): agents' heartbeats and reports make many a second.
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     httpRequests.inc({ method: request.method, route, code: String(reply.statusCode) });
     httpRequestSeconds.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    ctx.logger.debug({ reqId: request.id, method: request.method, url: request.url, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
   });
 
   app.setNotFoundHandler((request, reply) => {

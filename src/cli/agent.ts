@@ -45,7 +45,7 @@ async function runAgent(flags: AgentFlags): Promise<void> {
   if (flags.name.length > 1 && !flags.logFile.includes('{name}')) {
     throw new InvalidArgumentError('--log-file must contain {name} when --name lists several nodes: each node keeps its own run log');
   }
-  const root = pino();
+  const root = pino({ level: process.env.FENCER_LOG_LEVEL ?? 'info' });
   const logger = flags.name.length === 1 ? root.child({ node: flags.name[0] }) : root;
   // Several nodes in one process share its runtime (V8, GC, event loop): on a small machine that
   // is what lets a benchmark run a hundred of them. Each is still its own agent, with its own

@@ -165,6 +165,14 @@ export async function readRoundState(db: Db, freshHeartbeatMs: number): Promise<
   return { nodes, queues, quotas, room };
 }
 
+/** A job a round's commit placed: its assignment and node, and how long it waited (seconds). */
+export interface ClaimedJob {
+  job: string;
+  assignment: string;
+  node: string;
+  wait: number;
+}
+
 export class NodeGoneError extends Error {
   constructor() {
     super('a chosen node is no longer Ready; the round is rolled back and planned again');
@@ -184,20 +192,20 @@ export async function commitPlacements(
   placements: Placement[],
   confirmTimeoutMs: number,
   tokens: ReadonlyMap<string, number> = new Map(),
-  /** Filled with each placed job's wait in seconds (for /metrics, once the transaction commits). */
-  waits?: number[],
+  /** Filled with each job placed: its assignment, and its wait (for /metrics and the log, once the transaction commits). */
+  claimed?: ClaimedJob[],
 ): Promise<number> {
   if (placements.length === 0) return 0;
   if (guardBroken('queue-limit-commit')) await tx.query(sql('placement/skip_limit_check'));
   if (tokens.size > 0) await tx.query(sql('placement/take_tokens'), [[...tokens.keys()], [...tokens.values()]]);
-  const result = await tx.query<{ placed: number; nodes_ready: number; nodes_wanted: number; nodes: string[]; waits: number[] }>(
+  const result = await tx.query<{ placed: number; nodes_ready: number; nodes_wanted: number; nodes: string[]; claimed: ClaimedJob[] }>(
     sql('placement/place'),
     [placements.map((p) => p.jobUid), placements.map((p) => p.node), placements.map(() => randomUUID()), epoch, confirmTimeoutMs],
   );
   const row = result.rows[0]!;
   if (row.nodes_ready !== row.nodes_wanted) throw new NodeGoneError();
   await tx.query(sql('nodes/notify'), [row.nodes]);
-  waits?.splice(0, waits.length, ...row.waits);
+  claimed?.splice(0, claimed.length, ...row.claimed);
   return row.placed;
 }
 

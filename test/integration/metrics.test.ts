@@ -23,7 +23,7 @@ let home: string;
 beforeAll(async () => {
   t = await freshDatabase('metrics');
   home = mkdtempSync(join(tmpdir(), 'fencer-metrics-'));
-  cluster = await Cluster.start({ replicas: 2, nodes: 1, nodeCpu: '4', nodeMemory: '8Gi', databaseUrl: t.url, home, timings: DEFAULT_TIMINGS, restart: false });
+  cluster = await Cluster.start({ replicas: 2, nodes: 1, nodeCpu: '4', nodeMemory: '8Gi', databaseUrl: t.url, home, timings: DEFAULT_TIMINGS, restart: false, env: { FENCER_LOG_LEVEL: 'debug' } });
   expect(await submit(cluster.replicaUrls, jobYaml('measured', { duration: '200ms' }))).toBe(201);
   await eventually(async () => (await t.db.query("SELECT 1 FROM jobs WHERE name = 'measured' AND phase = 'Succeeded'")).rowCount, { what: 'the job done' });
 }, 60_000);
@@ -120,6 +120,11 @@ describe('/metrics', () => {
     const log = await fencer('logs', leader, '--tail', '200');
     expect(log.code, log.out).toBe(0);
     expect(log.out).toContain('elected leader');
+    // At debug level: each placement with its job and assignment, and an access log with request ids.
+    const placedLine = log.out.split('\n').find((l) => l.includes('"msg":"placed job"'));
+    expect(JSON.parse(placedLine!)).toMatchObject({ job: expect.any(String), assignment: expect.any(String), node: 'node-1', waitedSeconds: expect.any(Number) });
+    const all = await fencer('logs', leader);
+    expect(all.out.split('\n').some((l) => l.includes('"msg":"request"') && /"reqId":"req-\w+"/.test(l) && l.includes('"status":'))).toBe(true);
     const missing = await fencer('logs', 'replica-9');
     expect(missing.code).toBe(1);
     expect(missing.out).toMatch(/no log for "replica-9".*there are .*replica-1, replica-2/);

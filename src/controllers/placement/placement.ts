@@ -8,7 +8,7 @@ import { fenced } from '../../lease/fenced.js';
 import { bestFit, type PendingJob, type Placement as JobPlacement } from '../../scheduling/best-fit.js';
 import { guardBroken } from '../../guards.js';
 import { DEFAULT_POLICY, type Policy } from '../../scheduling/policies.js';
-import { commitPlacements, LEAST_SLICE, markWaiting, readPlacementInput, readRoundState, type PlacementInput } from '../../store/decisions.js';
+import { commitPlacements, LEAST_SLICE, markWaiting, readPlacementInput, readRoundState, type ClaimedJob, type PlacementInput } from '../../store/decisions.js';
 import type { PendingSet } from './pending-set.js';
 import { newShareMemory, type Shares } from '../../scheduling/fair-share.js';
 import { jobPlacementWaitSeconds, jobsPlaced, placementDecideSeconds, placementRoundSeconds } from '../../metrics/registry.js';
@@ -80,9 +80,11 @@ export class Placement implements Reconciler {
     let placed = 0;
     if (round.placements.length > 0) {
       const tokens = tokensTaken(round.placements, jobs, input.quotas.filter((q) => q.tokens !== null).map((q) => q.namespace));
-      const waits: number[] = [];
-      placed = await fenced(this.db, this.lease, (tx, epoch) => commitPlacements(tx, epoch, round.placements, this.confirmTimeoutMs, tokens, waits));
-      for (const wait of waits) jobPlacementWaitSeconds.observe(wait);
+      const claimed: ClaimedJob[] = [];
+      placed = await fenced(this.db, this.lease, (tx, epoch) => commitPlacements(tx, epoch, round.placements, this.confirmTimeoutMs, tokens, claimed));
+      for (const c of claimed) jobPlacementWaitSeconds.observe(c.wait);
+      // Each decision, for following one job through the logs (FENCER_LOG_LEVEL=debug).
+      if (log.isLevelEnabled('debug')) for (const c of claimed) log.debug({ job: c.job, assignment: c.assignment, node: c.node, waitedSeconds: c.wait }, 'placed job');
       // Placed, or found no longer pending by the claim: either way not pending now.
       this.pending?.removed(round.placements.map((p) => p.jobUid));
       jobsPlaced.inc(placed);

@@ -4,7 +4,7 @@
 -- trigger (migration 0006) adds what they hold to their nodes, where the CHECK constraint
 -- refuses any overcommit, and the limits trigger (migration 0009) any queue or quota past its limits.
 -- $1 uuid[] job uids, $2 text[] nodes, $3 uuid[] assignment ids, $4 epoch, $5 confirm timeout ms.
--- Also each placed job's wait in seconds, from its submit or its due time (if later) to now.
+-- Also each job placed: its assignment, node and wait in seconds (from its submit or its due time, if later).
 WITH decision AS (
   SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[]) AS d(job_uid, node, assignment_id)
 ), claimed AS (
@@ -30,4 +30,5 @@ SELECT (SELECT count(*) FROM assigned)::int AS placed,
        (SELECT count(*) FROM ready)::int AS nodes_ready,
        (SELECT count(DISTINCT node) FROM claimed)::int AS nodes_wanted,
        coalesce((SELECT array_agg(DISTINCT node) FROM claimed), '{}') AS nodes,
-       coalesce((SELECT array_agg(greatest(0, extract(epoch FROM now() - ready_at))::float8) FROM claimed), '{}') AS waits
+       coalesce((SELECT json_agg(json_build_object('job', uid, 'assignment', assignment_id, 'node', node,
+                                                   'wait', greatest(0, extract(epoch FROM now() - ready_at))::float8)) FROM claimed), '[]') AS claimed
