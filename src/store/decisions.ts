@@ -10,7 +10,8 @@ import type { NamespaceQuotaState, QueueState } from '../scheduling/fair-share.j
 import type { Lane } from '../domain/resources.js';
 import { decideRetry, type FailureCause } from '../scheduling/retry.js';
 
-interface PendingRow {
+/** A pending job as placement reads it (placement/pending.sql, and the pending set's reads). */
+export interface PendingRow {
   uid: string;
   namespace: string;
   queue: string;
@@ -97,20 +98,24 @@ export async function readPlacementInput(db: Db, limit: number, freshHeartbeatMs
   const slice = Math.max(LEAST_SLICE, Math.floor(limit / Math.max(1, perLane.size)));
   return {
     ...state,
-    jobs: rows.map((r) => ({
-      uid: r.uid,
-      cpuMillis: r.cpu_millis,
-      memoryBytes: r.memory_bytes,
-      durationMs: r.duration_ms,
-      pathMs: r.path_ms,
-      nodeSelector: r.node_selector,
-      image: r.image,
-      pool: r.pool,
-      namespace: r.namespace,
-      queue: `${r.namespace}/${r.queue}`,
-      lane: r.lane,
-    })),
+    jobs: rows.map(pendingJobOf),
     full: [...perLane.values()].some((n) => n >= slice),
+  };
+}
+
+export function pendingJobOf(r: PendingRow): PendingJob {
+  return {
+    uid: r.uid,
+    cpuMillis: r.cpu_millis,
+    memoryBytes: r.memory_bytes,
+    durationMs: r.duration_ms,
+    pathMs: r.path_ms,
+    nodeSelector: r.node_selector,
+    image: r.image,
+    pool: r.pool,
+    namespace: r.namespace,
+    queue: `${r.namespace}/${r.queue}`,
+    lane: r.lane,
   };
 }
 

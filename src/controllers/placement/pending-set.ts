@@ -12,7 +12,7 @@
 import type { Db } from '../../store/db.js';
 import { sql } from '../../store/sql.js';
 import type { PendingJob } from '../../scheduling/best-fit.js';
-import type { Lane } from '../../domain/resources.js';
+import { pendingJobOf, type PendingRow } from '../../store/decisions.js';
 import { guardBroken } from '../../guards.js';
 
 /** Read whole again this often even when no notification was lost. */
@@ -20,18 +20,8 @@ const RELOAD_MS = 60_000;
 /** More named jobs than this waiting to be read: read everything instead (and bound memory on standbys). */
 const MOST_CHANGED = 50_000;
 
-interface PendingRow {
-  uid: string;
-  namespace: string;
-  queue: string;
-  lane: Lane;
-  cpu_millis: number;
-  memory_bytes: number;
-  duration_ms: number;
-  path_ms: number;
-  node_selector: Record<string, string>;
-  image: string | null;
-  pool: string | null;
+/** A pending row with what the set filters and orders by itself (times in epoch ms). */
+interface PendingSetRow extends PendingRow {
   waiting: boolean;
   due_ms: number;
   created_ms: number;
@@ -108,7 +98,7 @@ export class PendingSet {
     if (stale || this.readUnder === null || performance.now() - this.readAt > RELOAD_MS) {
       this.changed.clear(); // before the read: a job named from here on is read again next round
       const overflows = this.overflows;
-      const rows = (await db.query<PendingRow>(sql('placement/pending_all'))).rows;
+      const rows = (await db.query<PendingSetRow>(sql('placement/pending_all'))).rows;
       this.entries.clear();
       this.lanes.clear();
       for (const row of rows) this.put(row);
@@ -120,7 +110,7 @@ export class PendingSet {
     }
     const uids = [...this.changed];
     this.changed = new Set();
-    const rows = (await db.query<PendingRow>(sql('placement/pending_changed'), [uids])).rows;
+    const rows = (await db.query<PendingSetRow>(sql('placement/pending_changed'), [uids])).rows;
     this.dbNowMs = rows[0]!.db_now_ms;
     for (const uid of uids) this.drop(uid);
     for (const row of rows) if (row.uid !== null) this.put(row);
@@ -173,21 +163,9 @@ export class PendingSet {
     return !e.waiting && e.dueMs <= this.dbNowMs && this.entries.get(e.job.uid) === e;
   }
 
-  private put(row: PendingRow): void {
+  private put(row: PendingSetRow): void {
     const entry: Entry = {
-      job: {
-        uid: row.uid,
-        cpuMillis: row.cpu_millis,
-        memoryBytes: row.memory_bytes,
-        durationMs: row.duration_ms,
-        pathMs: row.path_ms,
-        nodeSelector: row.node_selector,
-        image: row.image,
-        pool: row.pool,
-        namespace: row.namespace,
-        queue: `${row.namespace}/${row.queue}`,
-        lane: row.lane,
-      },
+      job: pendingJobOf(row),
       lane: `${row.namespace}/${row.queue}/${row.lane}`,
       waiting: row.waiting,
       dueMs: row.due_ms,
@@ -223,7 +201,7 @@ export class PendingSet {
   }
 
   private async clock(db: Db): Promise<number> {
-    return (await db.query<PendingRow>(sql('placement/pending_changed'), [[]])).rows[0]!.db_now_ms;
+    return (await db.query<PendingSetRow>(sql('placement/pending_changed'), [[]])).rows[0]!.db_now_ms;
   }
 }
 
