@@ -88,7 +88,10 @@ async function runAgent(flags: AgentFlags): Promise<void> {
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
 
-  if (flags.metricsPort !== undefined) await serveMetrics(flags.metricsHost, flags.metricsPort, logger);
+  // A node runs its jobs whether or not it can be scraped: a port taken is a warning, not a crash loop.
+  if (flags.metricsPort !== undefined) {
+    await serveMetrics(flags.metricsHost, flags.metricsPort, logger).catch((err: Error) => logger.warn({ err: err.message, port: flags.metricsPort }, 'cannot serve /metrics; running without'));
+  }
   await agent.start(); // then the agent's loops keep the process alive until a signal
 }
 
@@ -96,7 +99,7 @@ async function runAgent(flags: AgentFlags): Promise<void> {
  * /metrics for Prometheus, /healthz for a liveness probe: answered by the event loop that runs
  * the node's timers and streams, so an answer says that loop is turning.
  */
-async function serveMetrics(host: string, port: number, logger: { info: (o: object, m: string) => void }): Promise<void> {
+async function serveMetrics(host: string, port: number, logger: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void }): Promise<void> {
   const { createServer } = await import('node:http');
   const { agentRegistry } = await import('../agent/metrics.js');
   const server = createServer((req, res) => {
