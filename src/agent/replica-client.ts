@@ -4,6 +4,7 @@
 
 import http from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
+import { LineSplitter } from '../net/lines.js';
 import type { WatchMessage } from '../domain/assignment.js';
 
 export interface ReplicaClientOptions {
@@ -227,7 +228,7 @@ export class WatchStream {
    */
   async *messages(): AsyncGenerator<WatchMessage> {
     const decoder = new StringDecoder('utf8');
-    let pending = '';
+    const lines = new LineSplitter();
     let silent = false;
     let timer: NodeJS.Timeout | undefined;
     // Armed only while waiting for bytes: the time the caller spends on a message is not silence.
@@ -242,12 +243,7 @@ export class WatchStream {
       for await (const chunk of this.response) {
         clearTimeout(timer);
         this.lastDeliveryAt = performance.now();
-        pending += decoder.write(chunk as Buffer);
-        for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n')) {
-          const line = pending.slice(0, nl).trim();
-          pending = pending.slice(nl + 1);
-          if (line !== '') yield JSON.parse(line) as WatchMessage;
-        }
+        for (const line of lines.push(decoder.write(chunk as Buffer))) yield JSON.parse(line) as WatchMessage;
         arm();
       }
       if (silent) throw new WatchSilentError(this.replica, this.silenceMs);

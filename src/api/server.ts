@@ -62,7 +62,7 @@ export function buildServer(ctx: ApiContext): FastifyInstance {
     const route = request.routeOptions.url ?? 'unmatched';
     httpRequests.inc({ method: request.method, route, code: String(reply.statusCode) });
     httpRequestSeconds.observe({ method: request.method, route }, reply.elapsedTime / 1000);
-    ctx.logger.debug({ reqId: request.id, method: request.method, url: request.url, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+    if (ctx.logger.isLevelEnabled('debug')) ctx.logger.debug({ reqId: request.id, method: request.method, url: request.url, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
   });
 
   app.setNotFoundHandler((request, reply) => {

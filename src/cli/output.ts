@@ -178,16 +178,7 @@ export function describeJob(job: Job, now: Date, events: JobEvent[] = []): strin
 
 /** kubectl describe's Events: each change of the job and its runs, oldest first, from the history. */
 export function describeEvents(events: JobEvent[], now: Date): string {
-  if (events.length === 0) return `Events:  ${NONE}\n`;
-  const header = ['Type', 'Reason', 'Age', 'From', 'Message'];
-  const rule = header.map((h) => '-'.repeat(h.length));
-  const rows = events.map((e) => [e.type, e.reason, humanAge(e.time, now), e.replica ?? NONE, e.message]);
-  const table = renderTable(header, [rule, ...rows])
-    .trimEnd()
-    .split('\n')
-    .map((line) => `  ${line}`)
-    .join('\n');
-  return `Events:\n${table}\n`;
+  return describeSection('Events', ['Type', 'Reason', 'Age', 'From', 'Message'], events.map((e) => [e.type, e.reason, humanAge(e.time, now), e.replica ?? NONE, e.message]));
 }
 
 /** `fencer top nodes`: what each node's jobs hold against its capacity, as kubectl top prints usage. */
@@ -222,16 +213,19 @@ export function describeFields(fields: Array<[string, string]>): string {
 
 /** The conditions table that ends a description. */
 export function describeConditions(conditions: Condition[]): string {
-  if (conditions.length === 0) return `Conditions:  ${NONE}\n`;
-  const header = ['Type', 'Status', 'Reason', 'Message'];
+  return describeSection('Conditions', ['Type', 'Status', 'Reason', 'Message'], conditions.map((c) => [c.type, c.status, c.reason || NONE, c.message || NONE]));
+}
+
+/** A titled table of a description, indented under its title and ruled, as kubectl prints it. */
+function describeSection(title: string, header: string[], rows: string[][]): string {
+  if (rows.length === 0) return `${title}:  ${NONE}\n`;
   const rule = header.map((h) => '-'.repeat(h.length));
-  const rows = conditions.map((c) => [c.type, c.status, c.reason || NONE, c.message || NONE]);
   const table = renderTable(header, [rule, ...rows])
     .trimEnd()
     .split('\n')
     .map((line) => `  ${line}`)
     .join('\n');
-  return `Conditions:\n${table}\n`;
+  return `${title}:\n${table}\n`;
 }
 
 export function withAge(timestamp: string | undefined, now: Date): string {

@@ -5,6 +5,7 @@
 import type { ApiClient } from './client.js';
 import { ApiError } from './errors/api-error.js';
 import { delay } from '../lifecycle.js';
+import { LineSplitter } from '../net/lines.js';
 
 /** Where an object of one of these kinds lives under /apis/fencer.dev/v1. */
 const PLURALS = { job: 'jobs', workflow: 'workflows', cronjob: 'cronjobs', queue: 'queues', resourcequota: 'resourcequotas', node: 'nodes' } as const;
@@ -82,15 +83,8 @@ function pathOf(target: WatchTarget, extra: Record<string, string>): string {
 /** The lines of a byte stream, without their newlines (a last line without one too). */
 async function* lines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   const decoder = new TextDecoder();
-  let buffer = '';
-  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let newline: number;
-    while ((newline = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, newline).trim();
-      buffer = buffer.slice(newline + 1);
-      if (line) yield line;
-    }
-  }
-  if (buffer.trim()) yield buffer.trim();
+  const splitter = new LineSplitter();
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) yield* splitter.push(decoder.decode(chunk, { stream: true }));
+  const last = splitter.rest();
+  if (last) yield last;
 }

@@ -90,7 +90,11 @@ export const LEAST_SLICE = 500;
  * part from memory; this reads it from the database.
  */
 export async function readPlacementInput(db: Db, limit: number, freshHeartbeatMs: number): Promise<PlacementInput> {
-  const state = await readRoundState(db, freshHeartbeatMs);
+  return readPendingJobs(db, limit, await readRoundState(db, freshHeartbeatMs));
+}
+
+/** The pending part of a round's input from the database, for the state already read. */
+export async function readPendingJobs(db: Db, limit: number, state: RoundState): Promise<PlacementInput> {
   const { room } = state;
   const rows = (await db.query<PendingRow>(sql('placement/pending'), [limit, room.freeCpu, room.freeMemory, room.capacityCpu, room.capacityMemory, LEAST_SLICE])).rows;
   const perLane = new Map<string, number>();

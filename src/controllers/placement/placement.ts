@@ -8,7 +8,7 @@ import { fenced } from '../../lease/fenced.js';
 import { bestFit, type PendingJob, type Placement as JobPlacement } from '../../scheduling/best-fit.js';
 import { guardBroken } from '../../guards.js';
 import { DEFAULT_POLICY, type Policy } from '../../scheduling/policies.js';
-import { commitPlacements, LEAST_SLICE, markWaiting, readPlacementInput, readRoundState, type ClaimedJob, type PlacementInput } from '../../store/decisions.js';
+import { commitPlacements, LEAST_SLICE, markWaiting, readPendingJobs, readRoundState, type ClaimedJob, type PlacementInput } from '../../store/decisions.js';
 import type { PendingSet } from './pending-set.js';
 import { newShareMemory, type Shares } from '../../scheduling/fair-share.js';
 import { jobPlacementWaitSeconds, jobsPlaced, placementDecideSeconds, placementRoundSeconds } from '../../metrics/registry.js';
@@ -50,9 +50,8 @@ export class Placement implements Reconciler {
   ) {}
 
   private async readInput(): Promise<PlacementInput> {
-    if (!this.pending) return readPlacementInput(this.db, ROUND_LIMIT, this.freshHeartbeatMs);
     const state = await readRoundState(this.db, this.freshHeartbeatMs);
-    if (!(await this.pending.sync(this.db))) return readPlacementInput(this.db, ROUND_LIMIT, this.freshHeartbeatMs);
+    if (!this.pending || !(await this.pending.sync(this.db))) return readPendingJobs(this.db, ROUND_LIMIT, state);
     return { ...state, ...this.pending.select(ROUND_LIMIT, LEAST_SLICE, state.room, new Set(state.queues.map((q) => q.key))) };
   }
 
