@@ -1,13 +1,14 @@
-// tsc emits only JavaScript; the SQL files the store reads at run time travel beside it.
+// tsc emits only JavaScript; the SQL files the store reads at run time, and the dashboard's page
+// and style sheet, travel beside it.
 import { cpSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-function copySql(from, to) {
+function copyAssets(from, to) {
   for (const entry of readdirSync(from)) {
     const source = join(from, entry);
     const target = join(to, entry);
-    if (statSync(source).isDirectory()) copySql(source, target);
-    else if (entry.endsWith('.sql')) cpSync(source, target);
+    if (statSync(source).isDirectory()) copyAssets(source, target);
+    else if (/\.(sql|html|css)$/.test(entry)) cpSync(source, target);
   }
 }
-copySql('src', 'dist');
+copyAssets('src', 'dist');

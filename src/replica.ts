@@ -11,7 +11,10 @@ import { WorkflowController } from './controllers/workflow/workflow.js';
 import { CronController } from './controllers/cron/cron.js';
 import { WatchEventsPrune } from './controllers/watch-events/watch-events.js';
 import { Lease } from './lease/lease.js';
-import { Controller } from './controllers/controller.js';
+import { Controller, type Reconciler } from './controllers/controller.js';
+import { recordClusterEvent } from './store/cluster-events.js';
+import { LeaseLostError } from './errors/lease-lost-error.js';
+import { ChangeFeed } from './api/change-feed.js';
 import { Placement } from './controllers/placement/placement.js';
 import { PendingSet } from './controllers/placement/pending-set.js';
 import { NodeHealth, deathRule } from './controllers/node-health/node-health.js';
@@ -66,6 +69,7 @@ export class Replica {
   private readonly listener: Listener;
   private readonly pendingSet: PendingSet;
   private readonly watches: WatchHub;
+  private readonly changes: ChangeFeed;
   private readonly controllers: Controller[];
   private readonly placement: Controller;
   private readonly jobReconcile: Controller;
@@ -101,34 +105,36 @@ export class Replica {
     // Snapshots come in bursts (a placement round touches every node): they read through the
     // API pool, so that the liveness pool stays free for heartbeats and watch opens.
     this.watches = new WatchHub(this.api, logger.child({ part: 'watch' }));
-    this.placement = new Controller(
+    this.changes = new ChangeFeed(this.api, logger.child({ part: 'dashboard' }));
+    // A refused fenced transaction is recorded for `fencer get events` and the dashboard; the
+    // refusal itself wrote nothing, and a failure to record it changes nothing either.
+    const rejected = (controller: string, cause: 'epoch' | 'session', err: Error) =>
+      void recordClusterEvent(this.api, {
+        type: 'Warning',
+        reason: 'FencedRejection',
+        object: `replica/${name}`,
+        epoch: err instanceof LeaseLostError ? err.ourEpoch : null,
+        replica: name,
+        message: `${controller}: fenced transaction refused (${cause === 'epoch' ? err.message : `session ended: ${err.message}`})`,
+      }).catch(() => undefined);
+    const controller = (reconciler: Reconciler) => new Controller(reconciler, this.lease, logger, thread, rejected);
+    this.placement = controller(
       new Placement(this.decisions, this.lease, timings.placementPassMs, timings.confirmTimeoutMs, FRESH_HEARTBEATS * timings.heartbeatMs, opts.placementPolicy, opts.fairShare ?? true, this.pendingSet),
-      this.lease,
-      logger,
-      thread,
     );
-    this.jobReconcile = new Controller(
-      new JobReconcile(this.decisions, this.lease, timings.reconcilePassMs, timings.confirmTimeoutMs, overdueSlackMs(timings)),
-      this.lease,
-      logger,
-      thread,
-    );
-    this.workflows = new Controller(new WorkflowController(this.decisions, this.lease, timings.reconcilePassMs), this.lease, logger, thread);
+    this.jobReconcile = controller(new JobReconcile(this.decisions, this.lease, timings.reconcilePassMs, timings.confirmTimeoutMs, overdueSlackMs(timings)));
+    this.workflows = controller(new WorkflowController(this.decisions, this.lease, timings.reconcilePassMs));
     this.controllers = [
       this.placement,
-      new Controller(
+      controller(
         new NodeHealth(this.decisions, this.lease, timings.reconcilePassMs, deathRule(timings), {
           quietAfterMs: 2 * timings.heartbeatMs,
           holdMs: MASS_QUIET_HOLD_MS,
         }),
-        this.lease,
-        logger,
-        thread,
       ),
       this.jobReconcile,
       this.workflows,
-      new Controller(new CronController(this.decisions, this.lease, timings.cronPassMs, overdueSlackMs(timings)), this.lease, logger, thread),
-      new Controller(new WatchEventsPrune(this.decisions, this.lease), this.lease, logger, thread),
+      controller(new CronController(this.decisions, this.lease, timings.cronPassMs, overdueSlackMs(timings))),
+      controller(new WatchEventsPrune(this.decisions, this.lease)),
     ];
   }
 
@@ -171,7 +177,7 @@ export class Replica {
       db: this.api,
       leading: () => this.lease.epoch() !== null,
       pools: { api: this.api, liveness: this.liveness, decisions: this.decisions },
-      watchStreams: () => ({ node: this.watches.count(), kube: openKubeWatches() }),
+      watchStreams: () => ({ node: this.watches.count(), kube: openKubeWatches(), dashboard: this.changes.count() }),
     });
     this.server = buildServer({
       replica: name,
@@ -180,6 +186,7 @@ export class Replica {
       liveness: this.liveness,
       timings: this.opts.timings,
       watches: this.watches,
+      changes: this.changes,
       lease: this.lease,
       logger,
     });
@@ -204,6 +211,7 @@ export class Replica {
       await Promise.all(this.controllers.map((c) => c.stop()));
       await this.lease.stop();
       this.watches.shutdown();
+      await this.changes.stop();
       await this.server?.close();
       await this.listener.stop();
       await Promise.all([this.api.end(), this.liveness.end(), this.decisions.end()]);

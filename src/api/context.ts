@@ -5,6 +5,7 @@ import type { Db } from '../store/db.js';
 import type { Timings } from '../config.js';
 import type { WatchHub } from './watch-hub.js';
 import type { Lease } from '../lease/lease.js';
+import type { ChangeFeed } from './change-feed.js';
 
 export interface ApiContext {
   replica: string;
@@ -18,6 +19,8 @@ export interface ApiContext {
   liveness: Db;
   timings: Timings;
   watches: WatchHub;
+  /** What the dashboard pages are pushed. */
+  changes: ChangeFeed;
   lease: Lease;
   logger: Logger;
 }

@@ -1,9 +1,10 @@
 // Rows to the resources users see (Kubernetes shapes, see DESIGN.md "Contracts").
-import type { Condition, CronJob, CronJobStatus, Job, JobEvent, JobStatus, NodeResource, ObjectMeta, Queue, ResourceQuota, Workflow, WorkflowStatus } from '../domain/resources.js';
+import type { ClusterEvent, Condition, CronJob, CronJobStatus, Job, JobEvent, JobStatus, NodeResource, ObjectMeta, Queue, ResourceQuota, Workflow, WorkflowStatus } from '../domain/resources.js';
 import { API_VERSION } from '../domain/resources.js';
 import type { NamespaceResource, NamespaceStatus } from '../domain/namespace.js';
 import type { CronJobListRow, JobRow, NodeRow, WorkflowRow } from '../store/rows.js';
 import type { JobHistoryRow } from '../store/jobs.js';
+import type { ClusterEventRow } from '../store/cluster-events.js';
 import type { NamespaceUsage, QueueRow, QuotaRow } from '../store/queues.js';
 import { stages } from '../scheduling/dag.js';
 import { formatCpu, formatMemory } from '../domain/quantity.js';
@@ -281,4 +282,8 @@ export function presentJobEvent(row: JobHistoryRow): JobEvent {
     replica: row.replica,
     actor: row.actor,
   };
+}
+
+export function presentClusterEvent(row: ClusterEventRow): ClusterEvent {
+  return { time: row.at.toISOString(), type: row.type, reason: row.reason, object: row.object, message: row.message, epoch: row.epoch, replica: row.replica };
 }

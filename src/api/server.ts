@@ -14,6 +14,7 @@ import { cronJobRoutes } from './routes/cronjobs.js';
 import { assignmentRoutes } from './routes/assignments.js';
 import { statusRoutes } from './routes/status.js';
 import { kubeRoutes } from './routes/kube.js';
+import { uiRoutes } from './routes/ui.js';
 import type { ErrorBody } from '../domain/resources.js';
 import { httpRequestSeconds, httpRequests, httpShed } from '../metrics/registry.js';
 
@@ -65,6 +66,13 @@ export function buildServer(ctx: ApiContext): FastifyInstance {
     if (ctx.logger.isLevelEnabled('debug')) ctx.logger.debug({ reqId: request.id, method: request.method, url: request.url, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
   });
 
+  // A dashboard loaded from one replica reads from another when that one dies: reads may come
+  // from any origin. Nothing is authenticated by cookie, so this opens nothing a client could
+  // not already read.
+  app.addHook('onSend', async (request, reply) => {
+    if (request.method === 'GET') void reply.header('access-control-allow-origin', '*');
+  });
+
   app.setNotFoundHandler((request, reply) => {
     const body: ErrorBody = { error: { message: `no route for ${request.method} ${request.url}` } };
     reply.code(404).send(body);
@@ -78,5 +86,6 @@ export function buildServer(ctx: ApiContext): FastifyInstance {
   assignmentRoutes(app, ctx);
   statusRoutes(app, ctx);
   kubeRoutes(app, ctx);
+  uiRoutes(app, ctx);
   return app;
 }

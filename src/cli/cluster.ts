@@ -268,6 +268,7 @@ function printReady(state: ClusterState, home: string): void {
   const lines = [
     `cluster up: ${state.replicas.length} replicas, ${state.nodes.length} nodes (supervisor pid ${state.supervisorPid})`,
     `  API:       ${state.replicas.map((r) => r.url).join('  ')}`,
+    `  dashboard: ${state.replicas[0]?.url ?? ''}/ui  (any replica serves it)`,
     `  database:  ${state.databaseUrl}`,
     `  logs:      ${join(home, 'logs')}`,
     '',

@@ -1,9 +1,10 @@
 // What `get` and `describe` print. Pure functions of the objects and a clock (`now` is
 // passed in) so the formats, which scripts parse, are pinned by table tests.
 import YAML from 'yaml';
-import { API_VERSION, type Condition, type Job, type JobEvent, type List, type NodeResource } from '../domain/resources.js';
+import { API_VERSION, type ClusterEvent, type Condition, type Job, type JobEvent, type List, type NodeResource } from '../domain/resources.js';
 import { parseCpu, parseMemory } from '../domain/quantity.js';
 import { renderTable } from './table.js';
+import { humanDuration } from '../domain/duration.js';
 
 export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml', 'name'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -52,6 +53,15 @@ export function render<T extends { kind: string; metadata: { name: string } }>(
     default:
       return table();
   }
+}
+
+/** `fencer get events`: what happened to the cluster, newest last, as kubectl get events prints. */
+export function renderClusterEvents(events: ClusterEvent[], options: RenderOptions): string {
+  const document = listOf('EventList', events);
+  if (options.format === 'json') return JSON.stringify(document, null, 2) + '\n';
+  if (options.format === 'yaml') return YAML.stringify(document);
+  const rows = [...events].reverse().map((e) => [humanAge(e.time, options.now), e.type, e.reason, e.object, e.epoch === null ? NONE : String(e.epoch), e.message]);
+  return renderTable(['LAST SEEN', 'TYPE', 'REASON', 'OBJECT', 'EPOCH', 'MESSAGE'], rows);
 }
 
 /** The list envelope, rebuilt so its key order is the documented one whatever the server sent. */
@@ -108,26 +118,6 @@ function nodesTable(nodes: NodeResource[], { format, now }: RenderOptions): stri
     return row;
   });
   return renderTable(header, rows);
-}
-
-/** kubectl's HumanDuration: two units while they say something, one when the second is noise. */
-export function humanDuration(ms: number): string {
-  const seconds = Math.trunc(ms / 1000); // toward zero, as Go's int() does
-  if (seconds < -1) return '<invalid>'; // a clock far ahead of ours; a second of skew is "now"
-  if (seconds < 0) return '0s';
-  if (seconds < 120) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
-  if (minutes < 180) return `${minutes}m`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
-  if (hours < 48) return `${hours}h`;
-  const days = Math.floor(hours / 24);
-  if (hours < 24 * 8) return hours % 24 === 0 ? `${days}d` : `${days}d${hours % 24}h`;
-  if (days < 365 * 2) return `${days}d`;
-  const years = Math.floor(days / 365);
-  if (days < 365 * 8) return days % 365 === 0 ? `${years}y` : `${years}y${days % 365}d`;
-  return `${years}y`;
 }
 
 export function humanAge(timestamp: string | undefined, now: Date): string {

@@ -3,11 +3,11 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import YAML from 'yaml';
-import type { CronJob, Job, JobEvent, List, NodeResource, Queue, ResourceQuota, Workflow } from '../domain/resources.js';
+import type { ClusterEvent, CronJob, Job, JobEvent, List, NodeResource, Queue, ResourceQuota, Workflow } from '../domain/resources.js';
 import type { NamespaceResource } from '../domain/namespace.js';
 import { ApiClient, serversFor } from './client.js';
 import { ApiError, formatDetail } from './errors/api-error.js';
-import { describeJob, parseOutputFormat, renderJobs, renderNodes, renderTopNodes, type OutputFormat, type RenderOptions } from './output.js';
+import { describeJob, parseOutputFormat, renderClusterEvents, renderJobs, renderNodes, renderTopNodes, type OutputFormat, type RenderOptions } from './output.js';
 import type { WatchedObject } from './watch.js';
 import { describeWorkflow, renderWorkflows } from './workflow-output.js';
 import { describeNamespace, describeQueue, describeResourceQuota, renderQueues, renderResourceQuotas } from './queue-output.js';
@@ -192,7 +192,7 @@ function objectPath(kind: NamespacedType, namespace: string, name: string): stri
   return `/api/v1/namespaces/${encodeURIComponent(namespace)}/${kind}s/${encodeURIComponent(name)}`;
 }
 
-type ResourceType = NamespacedType | 'node' | 'namespace';
+type ResourceType = NamespacedType | 'node' | 'namespace' | 'event';
 
 // What a user may call each type: kubectl's singular, plural and short names (the CRDs' shortNames).
 const TYPE_NAMES: Record<ResourceType, readonly string[]> = {
@@ -203,12 +203,13 @@ const TYPE_NAMES: Record<ResourceType, readonly string[]> = {
   resourcequota: ['resourcequota', 'resourcequotas', 'frq', 'quota'],
   node: ['node', 'nodes'],
   namespace: ['namespace', 'namespaces', 'ns'],
+  event: ['event', 'events', 'ev'],
 };
 
 function resourceType(type: string): ResourceType {
   const t = type.toLowerCase().replace(/\.fencer\.dev$/, '');
   const found = (Object.keys(TYPE_NAMES) as ResourceType[]).find((kind) => TYPE_NAMES[kind].includes(t));
-  if (!found) throw new Error(`unknown resource type "${type}" (use jobs, workflows, cronjobs, queues, resourcequotas, nodes or namespaces)`);
+  if (!found) throw new Error(`unknown resource type "${type}" (use jobs, workflows, cronjobs, queues, resourcequotas, nodes, namespaces or events)`);
   return found;
 }
 
@@ -259,6 +260,12 @@ async function get(client: ApiClient, type: string, name: string | undefined, op
     return renderNodes(nodes, { format, now, single });
   }
   if (resourceType(type) === 'namespace') throw new Error('namespaces are not listed: fencer describe namespace NAME shows one');
+  if (resourceType(type) === 'event') {
+    if (single) throw new Error('events are listed, not named: fencer get events');
+    const events = (await client.request<List<ClusterEvent>>('GET', '/api/v1/events')).items;
+    if (events.length === 0 && !isDocumentFormat(format)) return nothingFound('');
+    return renderClusterEvents(events, { format, now });
+  }
   const kind = kindOf(type, ['job', 'workflow', 'cronjob', 'queue', 'resourcequota'], 'get');
   const allNamespaces = Boolean(opts.allNamespaces) && !single;
   const options: RenderOptions = { format, now, single, allNamespaces };

@@ -33,6 +33,8 @@ export class Controller {
     private readonly lease: Lease,
     private readonly logger: Logger,
     private readonly thread: DecisionThread,
+    /** Told of each fenced transaction refused (the replica records it as a cluster event). */
+    private readonly onFencedRejection: (controller: string, cause: 'epoch' | 'session', err: Error) => void = () => undefined,
   ) {}
 
   start(): void {
@@ -79,7 +81,9 @@ export class Controller {
     const { name } = this.reconciler;
     if (err instanceof LeaseLostError || isSessionKilled(err)) {
       // Someone else leads now (or our session died with our share lock): nothing was written.
-      fencedRejections.inc({ cause: err instanceof LeaseLostError ? 'epoch' : 'session' });
+      const cause = err instanceof LeaseLostError ? 'epoch' : 'session';
+      fencedRejections.inc({ cause });
+      this.onFencedRejection(name, cause, err as Error);
       reconciles.inc({ controller: name, result: 'lease_lost' });
       log.warn({ err: (err as Error).message }, 'fenced transaction rejected');
       this.lease.nudge();

@@ -59,3 +59,23 @@ function seconds(millis: number): string {
   if (fraction === 0) return String(whole);
   return `${whole}.${String(fraction).padStart(3, '0').replace(/0+$/, '')}`;
 }
+
+/** kubectl's HumanDuration: two units while they say something, one when the second is noise. */
+export function humanDuration(ms: number): string {
+  const seconds = Math.trunc(ms / 1000); // toward zero, as Go's int() does
+  if (seconds < -1) return '<invalid>'; // a clock far ahead of ours; a second of skew is "now"
+  if (seconds < 0) return '0s';
+  if (seconds < 120) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
+  if (minutes < 180) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
+  if (hours < 48) return `${hours}h`;
+  const days = Math.floor(hours / 24);
+  if (hours < 24 * 8) return hours % 24 === 0 ? `${days}d` : `${days}d${hours % 24}h`;
+  if (days < 365 * 2) return `${days}d`;
+  const years = Math.floor(days / 365);
+  if (days < 365 * 8) return days % 365 === 0 ? `${years}y` : `${years}y${days % 365}d`;
+  return `${years}y`;
+}

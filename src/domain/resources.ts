@@ -93,6 +93,20 @@ export interface JobStatus {
   conditions: Condition[];
 }
 
+/** One thing that happened to the cluster itself (`fencer get events`, the dashboard). */
+export interface ClusterEvent {
+  time: string;
+  type: 'Normal' | 'Warning';
+  /** LeaderElected, NodeDied, NodeRegistered, FencedRejection. */
+  reason: string;
+  /** kind/name: replica/replica-2, node/node-7. */
+  object: string;
+  message: string;
+  epoch: number | null;
+  /** The replica that recorded it, where known. */
+  replica: string | null;
+}
+
 /** One thing that happened to a job or one of its assignments (`fencer describe job`'s Events). */
 export interface JobEvent {
   time: string;
@@ -358,6 +372,8 @@ export interface ClusterStatus {
   leader: string | null;
   epoch: number;
   leaseExpiresAt: string | null;
+  /** When the current holder took the lease (its epoch began). */
+  leaderSince: string | null;
   replicas: Array<{ name: string; url: string; alive: boolean; leader: boolean; lastSeen: string }>;
   nodes: Array<{ name: string; phase: string; connected: boolean; jobs: number }>;
 }

@@ -14,7 +14,7 @@ export interface MetricsSources {
   leading: () => boolean;
   pools: Record<string, pg.Pool>;
   /** Open watch streams: nodes' assignment streams and Kubernetes watches. */
-  watchStreams: () => { node: number; kube: number };
+  watchStreams: () => { node: number; kube: number; dashboard: number };
 }
 
 let sources: MetricsSources | null = null;
@@ -133,12 +133,13 @@ new Gauge({
 
 new Gauge({
   name: 'fencer_watch_streams',
-  help: "Watch streams this replica has open, by kind: node (an agent's assignments) or kube (a Kubernetes API watch).",
+  help: "Watch streams this replica has open, by kind: node (an agent's assignments), kube (a Kubernetes API watch) or dashboard (a page's change feed).",
   labelNames: ['kind'] as const,
   registers: [registry],
   collect() {
-    const open = sources?.watchStreams() ?? { node: 0, kube: 0 };
+    const open = sources?.watchStreams() ?? { node: 0, kube: 0, dashboard: 0 };
     this.set({ kind: 'node' }, open.node);
     this.set({ kind: 'kube' }, open.kube);
+    this.set({ kind: 'dashboard' }, open.dashboard);
   },
 });

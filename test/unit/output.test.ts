@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import type { Job, JobEvent, NodeResource } from '../../src/domain/resources.js';
-import { describeJob, humanDuration, parseOutputFormat, renderJobs, renderNodes, renderTopNodes } from '../../src/cli/output.js';
+import { describeJob, parseOutputFormat, renderJobs, renderNodes, renderTopNodes } from '../../src/cli/output.js';
+import { humanDuration } from '../../src/domain/duration.js';
 import { renderTable } from '../../src/cli/table.js';
 
 const now = new Date('2025-03-01T12:00:00Z');

@@ -8,7 +8,7 @@
 //   number    a number; boolean a boolean; null otherwise
 //   date      the time since the RFC 3339 value, e.g. 5m10s (a value in the future renders
 //             <invalid>, as it does on a Kubernetes apiserver; not a time: <invalid>)
-import { humanDuration } from '../../cli/output.js';
+import { humanDuration } from '../../domain/duration.js';
 import { parseDateTime } from '../validation/schema.js';
 import type { ColumnType, KubeKind, PrinterColumn } from './kinds.js';
 import { NAME_DESCRIPTION } from './openapi-meta.js';

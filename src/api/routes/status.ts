@@ -33,6 +33,7 @@ export function statusRoutes(app: FastifyInstance, ctx: ApiContext): void {
       leader,
       epoch: lease.epoch,
       leaseExpiresAt: lease.expires_at?.toISOString() ?? null,
+      leaderSince: leader ? (lease.acquired_at?.toISOString() ?? null) : null,
       replicas: replicas.rows.map((r) => ({ name: r.name, url: r.url, alive: r.alive, leader: r.name === leader, lastSeen: r.seen_at.toISOString() })),
       nodes: nodes.map((n) => ({ name: n.name, phase: n.state, connected: n.watch_session !== null && n.disconnected_at === null, jobs: n.jobs ?? 0 })),
     };

@@ -1,11 +1,12 @@
 // watch-events: the leader forgets watch events older than a watch may be resumed within. A
 // client resuming from an older resourceVersion gets 410 Gone and lists again, as with a
-// Kubernetes API server's compacted history.
+// Kubernetes API server's compacted history. It forgets cluster events older than a day too.
 import type { Logger } from 'pino';
 import type { Db } from '../../store/db.js';
 import type { Lease } from '../../lease/lease.js';
 import { fenced } from '../../lease/fenced.js';
 import { pruneWatchEvents } from '../../store/watch.js';
+import { pruneClusterEvents } from '../../store/cluster-events.js';
 import type { ReconcileResult, Reconciler } from '../controller.js';
 
 /** How long a watch may be resumed from where it was (kube-apiserver keeps about 5 minutes). */
@@ -22,8 +23,11 @@ export class WatchEventsPrune implements Reconciler {
   ) {}
 
   async reconcile(log: Logger): Promise<ReconcileResult> {
-    const pruned = await fenced(this.db, this.lease, (tx) => pruneWatchEvents(tx, WATCH_EVENTS_KEEP_SECONDS, PRUNE_PER_PASS));
-    if (pruned > 0) log.debug({ pruned }, 'forgot old watch events');
-    return pruned === PRUNE_PER_PASS ? 'requeue' : 'done';
+    const [pruned, events] = await fenced(this.db, this.lease, async (tx) => [
+      await pruneWatchEvents(tx, WATCH_EVENTS_KEEP_SECONDS, PRUNE_PER_PASS),
+      await pruneClusterEvents(tx, PRUNE_PER_PASS),
+    ]);
+    if (pruned + events > 0) log.debug({ pruned, events }, 'forgot old watch and cluster events');
+    return pruned === PRUNE_PER_PASS || events === PRUNE_PER_PASS ? 'requeue' : 'done';
   }
 }

@@ -1,0 +1,75 @@
+// The live dashboard every replica serves (/ui): a static page whose modules are the compiled
+// src/ui/*.ts, the change feed it is pushed (/api/v1/changes, Server-Sent Events) and the cluster
+// events (/api/v1/events, also `fencer get events`). Everything else the page reads is the REST
+// API the CLI reads.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { ApiContext } from '../context.js';
+import { projectRoot } from '../../paths.js';
+import { listClusterEvents } from '../../store/cluster-events.js';
+import { presentClusterEvent } from '../present.js';
+import { API_VERSION } from '../../domain/resources.js';
+import { HttpError } from '../../errors/http-error.js';
+
+/** A push at least this often, so that a page can tell a silent stream from a frozen replica. */
+const PING_MS = 5_000;
+const EVENTS_SHOWN = 50;
+const MOST_EVENTS = 1_000;
+
+const TYPES: Record<string, string> = { html: 'text/html; charset=utf-8', css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8' };
+
+/** The files the page may load, by URL under /ui/, and where the build put each. */
+export function assetPath(file: string): string | null {
+  if (file === '' || file === 'index.html') return join('ui', 'index.html');
+  if (file === 'style.css') return join('ui', 'style.css');
+  // The page's modules, and the pure ones they share with the CLI, as tsc compiled them.
+  const module = /^js\/(ui\/[a-z-]+|domain\/(?:quantity|duration))\.js$/.exec(file);
+  return module ? `${module[1]}.js` : null;
+}
+
+export function uiRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  const cache = new Map<string, Buffer>();
+  const dist = join(projectRoot(), 'dist');
+
+  app.get('/ui', async (_request, reply) => reply.redirect('/ui/'));
+  app.get<{ Params: { '*': string } }>('/ui/*', async (request, reply) => {
+    const file = request.params['*'];
+    const path = assetPath(file);
+    if (!path) throw new HttpError(404, `no dashboard file ${file}`);
+    let body = cache.get(path);
+    if (!body) {
+      body = await readFile(join(dist, path)).catch(() => {
+        throw new HttpError(404, `dashboard file ${path} is not built (npm run build)`);
+      });
+      cache.set(path, body);
+    }
+    reply.header('content-type', TYPES[path.split('.').at(-1)!] ?? 'application/octet-stream');
+    reply.header('cache-control', 'no-cache');
+    return body;
+  });
+
+  app.get<{ Querystring: { limit?: string } }>('/api/v1/events', async (request) => {
+    const limit = request.query.limit === undefined ? EVENTS_SHOWN : Number(request.query.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MOST_EVENTS) throw new HttpError(400, `limit: ${JSON.stringify(request.query.limit)} is not a whole number from 1 to ${MOST_EVENTS}`);
+    const rows = await listClusterEvents(ctx.db, limit);
+    return { apiVersion: API_VERSION, kind: 'EventList', items: rows.map(presentClusterEvent) };
+  });
+
+  // Server-Sent Events: `hello` (which replica), then a `change` for each batch of changes and a
+  // `ping` every few seconds. The page falls back to polling when this fails or goes quiet.
+  app.get('/api/v1/changes', (_request, reply) => {
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'access-control-allow-origin': '*' });
+    const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    res.write('retry: 2000\n\n');
+    send('hello', { replica: ctx.replica });
+    const unsubscribe = ctx.changes.subscribe((change) => send('change', change));
+    const ping = setInterval(() => send('ping', {}), PING_MS);
+    res.on('close', () => {
+      clearInterval(ping);
+      unsubscribe();
+    });
+  });
+}

@@ -1,0 +1,128 @@
+// How the page talks to the replicas: every read goes to the replica that last answered, and on
+// to the next one it knows when that one is dead or frozen (promise 4: any replica answers). It
+// is told what changed over Server-Sent Events (/api/v1/changes) from any replica; when that
+// channel fails or goes quiet, it polls, and keeps trying to open the channel again.
+import type { ClusterStatus } from '../domain/resources.js';
+import type { Change } from '../api/change-feed.js';
+
+export type Mode = 'connecting' | 'push' | 'polling';
+
+/** A read that gets no answer in this time tries the next replica (a frozen one never answers). */
+const READ_TIMEOUT_MS = 4_000;
+/** While polling, everything is read again this often. */
+export const POLL_MS = 2_000;
+/** While polling, the push channel is tried again (on the next replica) this often. */
+const PUSH_RETRY_MS = 5_000;
+/** The server pings every 5 s: a channel silent for longer stands on a frozen replica. */
+const QUIET_MS = 12_000;
+
+export class Connection {
+  /** Origins of the replicas, the one that answered last first. */
+  private bases: string[];
+  private source: EventSource | undefined;
+  private heardAt = 0;
+  private pollTimer: ReturnType<typeof setInterval> | undefined;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  mode: Mode = 'connecting';
+  /** The replica the push channel is open on. */
+  pushedBy = '';
+
+  constructor(
+    origin: string,
+    private readonly onChange: (change: Change) => void,
+    private readonly onMode: () => void,
+  ) {
+    this.bases = [origin];
+    setInterval(() => {
+      if (this.mode === 'push' && Date.now() - this.heardAt > QUIET_MS) this.fallBack();
+    }, 2_000);
+  }
+
+  /** The replica reads go to now. */
+  get base(): string {
+    return this.bases[0]!;
+  }
+
+  /** GET a path of the REST API from the first replica that answers. */
+  async get<T>(path: string): Promise<T> {
+    let last: unknown;
+    for (const base of [...this.bases]) {
+      try {
+        const res = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(READ_TIMEOUT_MS) });
+        if (res.status === 503 || res.status === 502) throw new Error(`${base}: ${res.status}`);
+        if (!res.ok) throw new ReadError(res.status, `${path}: ${res.status} ${((await res.json().catch(() => ({}))) as { error?: { message?: string } }).error?.message ?? ''}`);
+        const body = (await res.json()) as T;
+        this.prefer(base);
+        return body;
+      } catch (err) {
+        if (err instanceof ReadError) throw err; // the replica answered: another would say the same
+        last = err;
+      }
+    }
+    throw new Error(`no replica answered ${path}: ${(last as Error)?.message ?? last}`);
+  }
+
+  /** Learns the replicas the cluster lists, live ones first, keeping the one that answers first. */
+  learn(status: ClusterStatus): void {
+    const listed = [...status.replicas].sort((a, b) => Number(b.alive) - Number(a.alive)).map((r) => new URL(r.url).origin);
+    this.bases = [...new Set([this.base, ...listed, ...this.bases])];
+  }
+
+  /** Opens the push channel on the replica reads go to. */
+  connect(): void {
+    clearTimeout(this.retryTimer);
+    this.source?.close();
+    const base = this.base;
+    const source = new EventSource(`${base}/api/v1/changes`);
+    this.source = source;
+    source.addEventListener('hello', (event) => {
+      this.heardAt = Date.now();
+      this.pushedBy = (JSON.parse((event as MessageEvent<string>).data) as { replica: string }).replica;
+      clearInterval(this.pollTimer);
+      this.pollTimer = undefined;
+      this.setMode('push');
+      // Whatever changed while the channel was down: read everything once.
+      this.onChange({ kinds: [], status: true, events: true, all: true });
+    });
+    source.addEventListener('change', (event) => {
+      this.heardAt = Date.now();
+      this.onChange(JSON.parse((event as MessageEvent<string>).data) as Change);
+    });
+    source.addEventListener('ping', () => (this.heardAt = Date.now()));
+    source.onerror = () => {
+      if (this.source === source) this.fallBack();
+    };
+  }
+
+  private fallBack(): void {
+    this.source?.close();
+    this.source = undefined;
+    this.pushedBy = '';
+    this.setMode('polling');
+    this.pollTimer ??= setInterval(() => this.onChange({ kinds: [], status: true, events: true, all: true }), POLL_MS);
+    this.onChange({ kinds: [], status: true, events: true, all: true });
+    // Next time, the push channel is tried on another replica.
+    this.bases.push(this.bases.shift()!);
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => this.connect(), PUSH_RETRY_MS);
+  }
+
+  private setMode(mode: Mode): void {
+    this.mode = mode;
+    this.onMode();
+  }
+
+  private prefer(base: string): void {
+    if (this.base !== base) this.bases = [base, ...this.bases.filter((b) => b !== base)];
+  }
+}
+
+/** The replica answered with an error status: asking another would not help. */
+class ReadError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
