@@ -102,7 +102,7 @@ describe('/metrics', () => {
     expect((await fetch(url!.replace('/metrics', '/healthz'))).status).toBe(200);
   });
 
-  it('the CLI shows a job\'s events from the history, what nodes hold (top) and a process\'s log', async () => {
+  it('the CLI shows a job\'s events from the history, what nodes hold (top), the cluster\'s events and a process\'s log', async () => {
     const fencer = (...args: string[]) =>
       new Promise<{ code: number; out: string }>((resolve) =>
         execFile(process.execPath, [join(projectRoot(), 'dist', 'cli', 'main.js'), ...args], { env: { ...process.env, FENCER_HOME: home } }, (error, stdout, stderr) =>
@@ -117,6 +117,15 @@ describe('/metrics', () => {
     const top = await fencer('top', 'nodes', '--server', server);
     expect(top.out).toMatch(/^NAME\s+CPU\(cores\)\s+CPU%\s+MEMORY\(bytes\)\s+MEMORY%\s+STATUS\nnode-1\s+0\/4\s+0%\s+0\/8Gi\s+0%\s+Ready\n$/);
     const leader = (await cluster.leader())!.name;
+    const clusterEvents = await fencer('get', 'events', '--server', server);
+    expect(clusterEvents.code, clusterEvents.out).toBe(0);
+    expect(clusterEvents.out).toMatch(/^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+EPOCH\s+MESSAGE\n/);
+    expect(clusterEvents.out).toMatch(new RegExp(`\\d+s\\s+Normal\\s+LeaderElected\\s+replica/${leader}\\s+1\\s+${leader} leads at epoch 1\\n`));
+    expect(clusterEvents.out).toMatch(/Normal\s+NodeRegistered\s+node\/node-1\s+<none>\s+node node-1 registered: 4 CPU, 8 GiB of memory\n/);
+    const asJson = JSON.parse((await fencer('get', 'events', '-o', 'json', '--server', server)).out);
+    expect(asJson).toMatchObject({ apiVersion: 'fencer.dev/v1', kind: 'EventList' });
+    expect(asJson.items.map((e: { reason: string }) => e.reason).sort()).toEqual(['LeaderElected', 'NodeRegistered']);
+    expect((await fencer('get', 'events', 'x', '--server', server)).out).toContain('events are listed, not named');
     const log = await fencer('logs', leader, '--tail', '200');
     expect(log.code, log.out).toBe(0);
     expect(log.out).toContain('elected leader');
