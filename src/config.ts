@@ -166,3 +166,8 @@ export function workflowMaxJobs(env: NodeJS.ProcessEnv = process.env): number {
   if (!Number.isSafeInteger(value) || value < 1) throw new Error(`FENCER_WORKFLOW_MAX_JOBS: "${raw}" is not a positive integer`);
   return value;
 }
+
+/** A replica that has not said it is alive for this long counts as gone (`fencer cluster status`). */
+export function replicaGoneMs(timings: Pick<Timings, 'heartbeatMs'>): number {
+  return 3 * timings.heartbeatMs;
+}

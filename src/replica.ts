@@ -2,7 +2,7 @@
 // the lease. One lifecycle: start(), stop() returning its stored promise.
 import type { Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
-import { overdueSlackMs, type Timings } from './config.js';
+import { overdueSlackMs, replicaGoneMs, type Timings } from './config.js';
 import { createPool, type Db } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { sql } from './store/sql.js';
@@ -13,8 +13,8 @@ import { WatchEventsPrune } from './controllers/watch-events/watch-events.js';
 import { Lease } from './lease/lease.js';
 import { Controller, type Reconciler } from './controllers/controller.js';
 import { recordClusterEvent } from './store/cluster-events.js';
-import { LeaseLostError } from './errors/lease-lost-error.js';
 import { ChangeFeed } from './api/change-feed.js';
+import { ReplicaOrigins } from './api/origins.js';
 import { Placement } from './controllers/placement/placement.js';
 import { PendingSet } from './controllers/placement/pending-set.js';
 import { NodeHealth, deathRule } from './controllers/node-health/node-health.js';
@@ -105,15 +105,15 @@ export class Replica {
     // Snapshots come in bursts (a placement round touches every node): they read through the
     // API pool, so that the liveness pool stays free for heartbeats and watch opens.
     this.watches = new WatchHub(this.api, logger.child({ part: 'watch' }));
-    this.changes = new ChangeFeed(this.api, logger.child({ part: 'dashboard' }));
+    this.changes = new ChangeFeed(this.api, replicaGoneMs(timings), logger.child({ part: 'dashboard' }));
     // A refused fenced transaction is recorded for `fencer get events` and the dashboard; the
     // refusal itself wrote nothing, and a failure to record it changes nothing either.
-    const rejected = (controller: string, cause: 'epoch' | 'session', err: Error) =>
+    const rejected = (controller: string, cause: 'epoch' | 'session', err: Error, epoch: number) =>
       void recordClusterEvent(this.api, {
         type: 'Warning',
         reason: 'FencedRejection',
         object: `replica/${name}`,
-        epoch: err instanceof LeaseLostError ? err.ourEpoch : null,
+        epoch,
         replica: name,
         message: `${controller}: fenced transaction refused (${cause === 'epoch' ? err.message : `session ended: ${err.message}`})`,
       }).catch(() => undefined);
@@ -187,6 +187,7 @@ export class Replica {
       timings: this.opts.timings,
       watches: this.watches,
       changes: this.changes,
+      origins: new ReplicaOrigins(this.api, this.advertisedUrl),
       lease: this.lease,
       logger,
     });

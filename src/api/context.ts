@@ -6,6 +6,7 @@ import type { Timings } from '../config.js';
 import type { WatchHub } from './watch-hub.js';
 import type { Lease } from '../lease/lease.js';
 import type { ChangeFeed } from './change-feed.js';
+import type { ReplicaOrigins } from './origins.js';
 
 export interface ApiContext {
   replica: string;
@@ -21,6 +22,8 @@ export interface ApiContext {
   watches: WatchHub;
   /** What the dashboard pages are pushed. */
   changes: ChangeFeed;
+  /** Web origins whose pages may read answers (CORS). */
+  origins: ReplicaOrigins;
   lease: Lease;
   logger: Logger;
 }

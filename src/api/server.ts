@@ -66,11 +66,13 @@ export function buildServer(ctx: ApiContext): FastifyInstance {
     if (ctx.logger.isLevelEnabled('debug')) ctx.logger.debug({ reqId: request.id, method: request.method, url: request.url, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
   });
 
-  // A dashboard loaded from one replica reads from another when that one dies: reads may come
-  // from any origin. Nothing is authenticated by cookie, so this opens nothing a client could
-  // not already read.
+  // A dashboard served by one replica reads from the others when that one dies: GETs answer
+  // pages from the replicas' own origins (src/api/origins.ts), and no other site's.
   app.addHook('onSend', async (request, reply) => {
-    if (request.method === 'GET') void reply.header('access-control-allow-origin', '*');
+    const origin = request.headers.origin;
+    if (request.method !== 'GET' || !origin) return;
+    void reply.header('vary', 'Origin');
+    if (await ctx.origins.allows(origin).catch(() => false)) void reply.header('access-control-allow-origin', origin);
   });
 
   app.setNotFoundHandler((request, reply) => {

@@ -34,7 +34,7 @@ export class Controller {
     private readonly logger: Logger,
     private readonly thread: DecisionThread,
     /** Told of each fenced transaction refused (the replica records it as a cluster event). */
-    private readonly onFencedRejection: (controller: string, cause: 'epoch' | 'session', err: Error) => void = () => undefined,
+    private readonly onFencedRejection: (controller: string, cause: 'epoch' | 'session', err: Error, epoch: number) => void = () => undefined,
   ) {}
 
   start(): void {
@@ -66,7 +66,7 @@ export class Controller {
           result = await this.thread.run(() => this.reconciler.reconcile(log));
           reconciles.inc({ controller: name, result });
         } catch (err) {
-          this.onError(err, log);
+          this.onError(err, log, epoch);
         } finally {
           end();
         }
@@ -77,13 +77,13 @@ export class Controller {
     }
   }
 
-  private onError(err: unknown, log: Logger): void {
+  private onError(err: unknown, log: Logger, epoch: number): void {
     const { name } = this.reconciler;
     if (err instanceof LeaseLostError || isSessionKilled(err)) {
       // Someone else leads now (or our session died with our share lock): nothing was written.
       const cause = err instanceof LeaseLostError ? 'epoch' : 'session';
       fencedRejections.inc({ cause });
-      this.onFencedRejection(name, cause, err as Error);
+      this.onFencedRejection(name, cause, err as Error, epoch);
       reconciles.inc({ controller: name, result: 'lease_lost' });
       log.warn({ err: (err as Error).message }, 'fenced transaction rejected');
       this.lease.nudge();

@@ -252,6 +252,6 @@ function livenessKey(epoch: number): number {
 }
 
 /** The lease row as any replica reads it, for status pages. */
-export async function readLease(db: pg.Pool): Promise<{ holder: string | null; epoch: number; acquired_at: Date | null; expires_at: Date | null }> {
+export async function readLease(db: pg.Pool): Promise<{ holder: string | null; epoch: number; acquired_at: Date | null; expires_at: Date | null; free: boolean }> {
   return (await db.query(sql('lease/read'))).rows[0];
 }

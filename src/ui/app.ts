@@ -3,13 +3,21 @@
 // as the CLI (src/cli/resources.ts), on whichever replica answers (connection.ts).
 import type { ClusterEvent, ClusterStatus, CronJob, Job, JobEvent, List, NodeResource, Workflow } from '../domain/resources.js';
 import type { Change } from '../api/change-feed.js';
-import { Connection } from './connection.js';
+import { Connection, ReadError } from './connection.js';
 import { renderCronJobs, renderDetail, renderEvents, renderHeader, renderJobs, renderLive, renderNodes, renderWorkflows, type Filters } from './views.js';
 
 type Part = 'status' | 'nodes' | 'jobs' | 'workflows' | 'cronjobs' | 'events' | 'detail';
 const ALL: readonly Part[] = ['status', 'nodes', 'jobs', 'workflows', 'cronjobs', 'events', 'detail'];
 /** Bursts of changes (a placement round) become one read of each part at most this often. */
 const MIN_GAP_MS = 250;
+/** A part whose read failed is read again after this, doubling up to RETRY_MAX_MS. */
+const RETRY_MS = 500;
+const RETRY_MAX_MS = 10_000;
+/**
+ * Everything is read again this often even while pushed: a bound on how stale the page can be
+ * whatever the push missed (a transaction held open for long holds the watch feed back).
+ */
+const FULL_READ_MS = 60_000;
 
 const state: {
   status?: ClusterStatus;
@@ -34,8 +42,8 @@ function partsOf(change: Change): Part[] {
   if (change.events) parts.add('events');
   for (const kind of change.kinds) {
     if (kind === 'Job') {
-      // The nodes' boxes are drawn from the jobs on them; the CronJobs' recent runs too.
-      parts.add('jobs').add('nodes').add('cronjobs');
+      // The nodes' boxes, the workflows' DAGs and the CronJobs' recent runs are drawn from jobs.
+      parts.add('jobs').add('nodes').add('workflows').add('cronjobs');
       if (state.selected && (!change.jobs || change.jobs.includes(state.selected))) parts.add('detail');
     }
     if (kind === 'Node') parts.add('nodes').add('status');
@@ -48,45 +56,63 @@ function partsOf(change: Change): Part[] {
 function want(parts: Iterable<Part>): void {
   for (const p of parts) wanted.add(p);
   reading ??= (async () => {
+    let retryMs = RETRY_MS;
     while (wanted.size > 0) {
       const parts = new Set(wanted);
       wanted.clear();
-      await read(parts);
+      const failed = await read(parts);
       render();
-      if (wanted.size > 0) await new Promise((resolve) => setTimeout(resolve, MIN_GAP_MS));
+      for (const p of failed) wanted.add(p);
+      // Failed reads wait, doubling, so a replica in trouble is not asked four times a second.
+      retryMs = failed.length > 0 ? Math.min(2 * retryMs, RETRY_MAX_MS) : RETRY_MS;
+      if (wanted.size > 0) await new Promise((resolve) => setTimeout(resolve, failed.length > 0 ? retryMs : MIN_GAP_MS));
     }
-  })().finally(() => (reading = undefined));
+  })().finally(() => {
+    reading = undefined;
+    if (wanted.size > 0) want([]); // asked for while the loop was ending
+  });
 }
 
-async function read(parts: Set<Part>): Promise<void> {
+/** Reads the parts; returns those whose read failed. */
+async function read(parts: Set<Part>): Promise<Part[]> {
   const list = <T>(path: string) => connection.get<List<T>>(path).then((l) => l.items);
-  try {
-    await Promise.all([
-      parts.has('status') &&
-        connection.get<ClusterStatus>('/api/v1/status').then((s) => {
-          state.status = s;
-          connection.learn(s);
-        }),
-      (parts.has('nodes') || parts.has('jobs')) && list<Job>('/api/v1/jobs').then((j) => (state.jobs = j)),
-      parts.has('nodes') && list<NodeResource>('/api/v1/nodes').then((n) => (state.nodes = n)),
-      parts.has('workflows') && list<Workflow>('/api/v1/workflows').then((w) => (state.workflows = w)),
-      parts.has('cronjobs') && list<CronJob>('/api/v1/cronjobs').then((c) => (state.cronjobs = c)),
-      parts.has('events') && list<ClusterEvent>('/api/v1/events').then((e) => (state.events = e)),
-      parts.has('detail') && readDetail(),
-    ]);
-    state.error = undefined;
-  } catch (err) {
-    state.error = (err as Error).message;
-    for (const p of parts) wanted.add(p); // read again on the next change or poll
-  }
+  const reads: Array<[Part, () => Promise<unknown>]> = [
+    ['status', async () => {
+      state.status = await connection.get<ClusterStatus>('/api/v1/status');
+      connection.learn(state.status);
+    }],
+    ['jobs', async () => (state.jobs = await list<Job>('/api/v1/jobs'))],
+    ['nodes', async () => (state.nodes = await list<NodeResource>('/api/v1/nodes'))],
+    ['workflows', async () => (state.workflows = await list<Workflow>('/api/v1/workflows'))],
+    ['cronjobs', async () => (state.cronjobs = await list<CronJob>('/api/v1/cronjobs'))],
+    ['events', async () => (state.events = await list<ClusterEvent>('/api/v1/events'))],
+    ['detail', readDetail],
+  ];
+  // The nodes' boxes are drawn from the jobs, so reading nodes reads the jobs too.
+  if (parts.has('nodes')) parts.add('jobs');
+  const chosen = reads.filter(([part]) => parts.has(part));
+  const results = await Promise.allSettled(chosen.map(([, run]) => run()));
+  const failed = chosen.filter((_, i) => results[i]!.status === 'rejected').map(([part]) => part);
+  const errors = results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : []));
+  state.error = errors.length ? errors.join('; ') : undefined;
+  return failed;
 }
 
 async function readDetail(): Promise<void> {
   const key = state.selected;
   if (!key) return void (state.detail = undefined);
   const path = `/api/v1/namespaces/${key.split('/').map(encodeURIComponent).join('/jobs/')}`;
-  const [job, events] = await Promise.all([connection.get<Job>(path), connection.get<List<JobEvent>>(`${path}/events`)]);
-  if (state.selected === key) state.detail = { job, events: events.items };
+  try {
+    const [job, events] = await Promise.all([connection.get<Job>(path), connection.get<List<JobEvent>>(`${path}/events`)]);
+    if (state.selected === key) state.detail = { job, events: events.items };
+  } catch (err) {
+    if (!(err instanceof ReadError && err.status === 404)) throw err;
+    // Deleted (a CronJob's old runs are): nothing more to show of it.
+    if (state.selected === key) {
+      state.selected = undefined;
+      state.detail = undefined;
+    }
+  }
 }
 
 function render(): void {
@@ -121,6 +147,8 @@ document.querySelector<HTMLFormElement>('form.filters')!.addEventListener('chang
 });
 // Ages and "leader for …" move with the clock, not only with changes.
 setInterval(() => renderHeader(state.status, Date.now()), 1_000);
+
+setInterval(() => want(ALL), FULL_READ_MS);
 
 want(ALL);
 connection.connect();

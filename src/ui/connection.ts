@@ -13,7 +13,10 @@ const READ_TIMEOUT_MS = 4_000;
 export const POLL_MS = 2_000;
 /** While polling, the push channel is tried again (on the next replica) this often. */
 const PUSH_RETRY_MS = 5_000;
-/** The server pings every 5 s: a channel silent for longer stands on a frozen replica. */
+/**
+ * The server pings every 5 s while it can read the cluster: a channel silent for longer (or one
+ * that never said hello) stands on a frozen replica, or on one that lost its database.
+ */
 const QUIET_MS = 12_000;
 
 export class Connection {
@@ -34,7 +37,7 @@ export class Connection {
   ) {
     this.bases = [origin];
     setInterval(() => {
-      if (this.mode === 'push' && Date.now() - this.heardAt > QUIET_MS) this.fallBack();
+      if (this.source && Date.now() - this.heardAt > QUIET_MS) this.fallBack();
     }, 2_000);
   }
 
@@ -49,8 +52,10 @@ export class Connection {
     for (const base of [...this.bases]) {
       try {
         const res = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(READ_TIMEOUT_MS) });
-        if (res.status === 503 || res.status === 502) throw new Error(`${base}: ${res.status}`);
-        if (!res.ok) throw new ReadError(res.status, `${path}: ${res.status} ${((await res.json().catch(() => ({}))) as { error?: { message?: string } }).error?.message ?? ''}`);
+        const message = async () => `${base}${path}: ${res.status} ${((await res.json().catch(() => ({}))) as { error?: { message?: string } }).error?.message ?? ''}`;
+        // A replica in trouble (no database, overloaded) answers 5xx: another may not be.
+        if (res.status >= 500) throw new Error(await message());
+        if (!res.ok) throw new ReadError(res.status, await message());
         const body = (await res.json()) as T;
         this.prefer(base);
         return body;
@@ -75,6 +80,7 @@ export class Connection {
     const base = this.base;
     const source = new EventSource(`${base}/api/v1/changes`);
     this.source = source;
+    this.heardAt = Date.now(); // from now, QUIET_MS to say hello
     source.addEventListener('hello', (event) => {
       this.heardAt = Date.now();
       this.pushedBy = (JSON.parse((event as MessageEvent<string>).data) as { replica: string }).replica;
@@ -117,8 +123,8 @@ export class Connection {
   }
 }
 
-/** The replica answered with an error status: asking another would not help. */
-class ReadError extends Error {
+/** The replica answered with a client error (404, 400): asking another would not help. */
+export class ReadError extends Error {
   constructor(
     readonly status: number,
     message: string,

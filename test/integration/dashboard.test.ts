@@ -31,6 +31,7 @@ let browser: Browser;
 // of the live indicator.
 const RECORDER = `
   window.__seen = {};
+  window.__dag = {};
   window.__modes = [];
   window.__loads = (window.__loads || 0) + 1;
   addEventListener('DOMContentLoaded', () => {
@@ -38,6 +39,11 @@ const RECORDER = `
       for (const row of document.querySelectorAll('tr[data-job]')) {
         const seen = (window.__seen[row.dataset.job] ||= []);
         if (seen[seen.length - 1] !== row.dataset.phase) seen.push(row.dataset.phase);
+      }
+      for (const box of document.querySelectorAll('[data-testid^="workflow-"] g[data-job]')) {
+        const key = box.closest('[data-testid]').dataset.testid + '/' + box.dataset.job;
+        const seen = (window.__dag[key] ||= []);
+        if (seen[seen.length - 1] !== box.dataset.phase) seen.push(box.dataset.phase);
       }
       const mode = document.querySelector('[data-testid="live"]').dataset.mode;
       if (window.__modes[window.__modes.length - 1] !== mode) window.__modes.push(mode);
@@ -56,6 +62,7 @@ async function open(url: string, blockPush = false): Promise<Page> {
 }
 
 const seen = (page: Page, job: string) => page.evaluate((key) => (window as unknown as { __seen: Record<string, string[]> }).__seen[key] ?? [], `default/${job}`);
+const dagSeen = (page: Page, key: string) => page.evaluate((k) => (window as unknown as { __dag: Record<string, string[]> }).__dag[k] ?? [], key);
 const modes = (page: Page) => page.evaluate(() => (window as unknown as { __modes: string[] }).__modes);
 const text = (page: Page, testId: string) => page.locator(`[data-testid="${testId}"]`).first().textContent();
 
@@ -65,11 +72,10 @@ async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  if (SKIP) return;
   t = await freshDatabase('dashboard');
   home = mkdtempSync(join(tmpdir(), 'fencer-dashboard-'));
   cluster = await Cluster.start({ replicas: 3, nodes: 3, nodeCpu: '4', nodeMemory: '8Gi', databaseUrl: t.url, home, timings: DEFAULT_TIMINGS, restart: false });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  if (!SKIP) browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
 }, 120_000);
 
 afterAll(async () => {
@@ -77,6 +83,21 @@ afterAll(async () => {
   await cluster?.stop();
   await t?.close();
   if (home) rmSync(home, { recursive: true, force: true });
+});
+
+describe('reads from other origins', () => {
+  it('answers GETs to pages of the replicas\' own origins, and to no other site', async () => {
+    const [a, b] = cluster.replicaUrls as [string, string];
+    const from = async (origin: string) => (await fetch(`${a}/api/v1/status`, { headers: { origin } })).headers;
+    const replica = await from(b);
+    expect(replica.get('access-control-allow-origin')).toBe(b);
+    expect(replica.get('vary')).toBe('Origin');
+    expect((await from('http://evil.example')).get('access-control-allow-origin')).toBeNull();
+    expect((await from('http://127.0.0.1:1')).get('access-control-allow-origin')).toBeNull();
+    const feed = await fetch(`${a}/api/v1/changes`, { headers: { origin: 'http://evil.example' } });
+    expect(feed.headers.get('access-control-allow-origin')).toBeNull();
+    await feed.body?.cancel();
+  });
 });
 
 describe(`the dashboard in Chromium${SKIP}`, () => {
@@ -111,6 +132,8 @@ spec:
     expect(await x('clean')).toBe(await x('enrich'));
     expect(await x('enrich')).toBeLessThan(await x('load'));
     expect(await dag.locator('path').count()).toBe(4);
+    // Each box changed with its job, not only when the workflow closed.
+    for (const job of ['extract', 'load']) expect(await dagSeen(page, `workflow-etl/${job}`), job).toContain('Running');
     const tick = page.locator('[data-testid="cronjobs"] tr[data-cronjob="tick"]');
     await eventually(async () => (await tick.locator('.runs span[data-phase="Succeeded"]').count()) >= 2, { what: 'two runs of the CronJob shown', timeoutMs: 30_000 });
     expect(await tick.textContent()).toContain('Europe/Berlin');
@@ -152,6 +175,9 @@ spec:
   });
 
   it.skipIf(!!SKIP)('a leader kill: the page, loaded from that leader, reads from another replica and shows the new epoch', async () => {
+    // A second page, on a replica that lives on: the election must reach it pushed.
+    const follower = await open(cluster.replicaUrls.find((u) => u !== cluster.replicaUrl(leader.name))!);
+    await eventually(async () => (await follower.getAttribute('[data-testid="live"]', 'data-mode')) === 'push', { what: 'the second page pushed' });
     await cluster.kill(leader.name);
     await eventually(async () => Number(await text(page, 'epoch')) > leader.epoch && (await text(page, 'leader-name')) !== leader.name, { what: 'the new epoch shown', timeoutMs: 30_000 });
     const now = (await cluster.leader())!;
@@ -159,8 +185,11 @@ spec:
     await eventually(async () => (await page.locator(`[data-testid="events"] tr[data-reason="LeaderElected"]`).allTextContents()).some((row) => row.includes(`${now.name} leads at epoch ${now.epoch}`)), { what: 'the election in the events' });
     // The push channel comes back, on a live replica.
     await eventually(async () => (await page.getAttribute('[data-testid="live"]', 'data-mode')) === 'push', { what: 'pushed again', timeoutMs: 30_000 });
-    expect(await text(page, 'live')).not.toContain(leader.name);
     expect(await modes(page)).toEqual(['connecting', 'push', 'polling', 'push']);
+    await eventually(async () => Number(await text(follower, 'epoch')) === now.epoch && (await text(follower, 'leader-name')) === now.name, { what: 'the new epoch on the second page' });
+    await eventually(async () => (await follower.locator(`[data-testid="events"] tr[data-reason="LeaderElected"]`).count()) === 2, { what: 'the election event on the second page' });
+    expect(await modes(follower)).toEqual(['connecting', 'push']); // pushed, never polled
+    await follower.close();
     expect(await submit(cluster.replicaUrls, jobYaml('after-kill', { cpu: '1', memory: '1Gi', duration: '1s' }))).toBe(201);
     await eventually(async () => (await seen(page, 'after-kill')).at(-1) === 'Succeeded', { what: 'a job after the kill shown Succeeded', timeoutMs: 30_000 });
     await screenshot(page, 'dashboard-after-leader-kill');
@@ -178,5 +207,25 @@ spec:
     await blocked.unroute('**/api/v1/changes');
     await eventually(async () => (await blocked.getAttribute('[data-testid="live"]', 'data-mode')) === 'push', { what: 'pushed once the channel opens', timeoutMs: 30_000 });
     await blocked.close();
+  });
+
+  it.skipIf(!!SKIP)('a frozen replica: its page hears nothing, polls another replica and is pushed again from one', async () => {
+    const url = cluster.replicaUrls.find((u) => u !== cluster.replicaUrl(leader.name))!;
+    const frozenName = cluster.replicaNames.find((n) => cluster.replicaUrl(n) === url)!;
+    const watched = await open(url);
+    await eventually(async () => (await watched.getAttribute('[data-testid="live"]', 'data-mode')) === 'push', { what: 'pushed' });
+    await cluster.freeze(frozenName);
+    try {
+      // Its stream stays open and silent: the page must tell, and poll elsewhere.
+      await eventually(async () => (await modes(watched)).includes('polling'), { what: 'polling once the stream went quiet', timeoutMs: 30_000 });
+      expect(await submit(cluster.replicaUrls.filter((u) => u !== url), jobYaml('while-frozen', { cpu: '1', memory: '1Gi', duration: '1s' }))).toBe(201);
+      await eventually(async () => (await seen(watched, 'while-frozen')).at(-1) === 'Succeeded', { what: 'the job shown Succeeded with the page\'s replica frozen', timeoutMs: 60_000 });
+      await eventually(async () => (await watched.getAttribute('[data-testid="live"]', 'data-mode')) === 'push', { what: 'pushed again', timeoutMs: 60_000 });
+      expect(await modes(watched)).toEqual(['connecting', 'push', 'polling', 'push']);
+      expect(await text(watched, 'live')).not.toContain(frozenName);
+    } finally {
+      await cluster.resume(frozenName);
+    }
+    await watched.close();
   });
 });

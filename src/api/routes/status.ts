@@ -6,6 +6,7 @@ import { readLease } from '../../lease/lease.js';
 import { sql } from '../../store/sql.js';
 import { listNodes } from '../../store/nodes.js';
 import { registry } from '../../metrics/registry.js';
+import { replicaGoneMs } from '../../config.js';
 
 export function statusRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.get('/healthz', async () => ({ ok: true, replica: ctx.replica }));
@@ -23,11 +24,11 @@ export function statusRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.get('/api/v1/status', async () => {
     const [lease, replicas, nodes] = await Promise.all([
       readLease(ctx.db),
-      ctx.db.query<{ name: string; url: string; seen_at: Date; alive: boolean }>(sql('replicas/list'), [3 * ctx.timings.heartbeatMs]),
+      ctx.db.query<{ name: string; url: string; seen_at: Date; alive: boolean }>(sql('replicas/list'), [replicaGoneMs(ctx.timings)]),
       listNodes(ctx.db),
     ]);
-    const leaseLive = lease.holder !== null && lease.expires_at !== null && lease.expires_at.getTime() > Date.now() - 1;
-    const leader = leaseLive ? lease.holder : null;
+    // Live by the database's clock, as every decision and the dashboard's change feed judge it.
+    const leader = lease.free ? null : lease.holder;
     const status: ClusterStatus = {
       replica: ctx.replica,
       leader,

@@ -12,8 +12,11 @@ import { presentClusterEvent } from '../present.js';
 import { API_VERSION } from '../../domain/resources.js';
 import { HttpError } from '../../errors/http-error.js';
 
-/** A push at least this often, so that a page can tell a silent stream from a frozen replica. */
+/** A ping at least this often while the feed reads, so a page can tell a quiet cluster from a stuck replica. */
 const PING_MS = 5_000;
+/** Pages one replica pushes to at once. */
+const MOST_PAGES = 100;
+const MOST_BUFFERED_BYTES = 1024 * 1024;
 const EVENTS_SHOWN = 50;
 const MOST_EVENTS = 1_000;
 
@@ -56,20 +59,33 @@ export function uiRoutes(app: FastifyInstance, ctx: ApiContext): void {
     return { apiVersion: API_VERSION, kind: 'EventList', items: rows.map(presentClusterEvent) };
   });
 
-  // Server-Sent Events: `hello` (which replica), then a `change` for each batch of changes and a
-  // `ping` every few seconds. The page falls back to polling when this fails or goes quiet.
-  app.get('/api/v1/changes', (_request, reply) => {
+  // Server-Sent Events: `hello` (which replica), then a `change` for each batch of changes, and a
+  // `ping` on the feed's beat at least every few seconds (none while the feed cannot read). The
+  // page falls back to polling when this fails or goes quiet.
+  app.get('/api/v1/changes', async (request, reply) => {
+    if (ctx.changes.count() >= MOST_PAGES) throw new HttpError(503, `this replica already pushes to ${MOST_PAGES} pages; try another, or poll`);
+    const origin = request.headers.origin;
+    const allowed = origin !== undefined && (await ctx.origins.allows(origin).catch(() => false));
     reply.hijack();
     const res = reply.raw;
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'access-control-allow-origin': '*' });
-    const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', vary: 'Origin', ...(allowed ? { 'access-control-allow-origin': origin } : {}) });
+    let pingedAt = 0;
+    const send = (event: string, data: unknown) => {
+      // A page that does not read its stream is dropped rather than buffered without end.
+      if (res.writableLength > MOST_BUFFERED_BYTES) return void res.destroy();
+      res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    };
     res.write('retry: 2000\n\n');
     send('hello', { replica: ctx.replica });
-    const unsubscribe = ctx.changes.subscribe((change) => send('change', change));
-    const ping = setInterval(() => send('ping', {}), PING_MS);
-    res.on('close', () => {
-      clearInterval(ping);
-      unsubscribe();
+    const unsubscribe = ctx.changes.subscribe({
+      change: (change) => send('change', change),
+      beat: () => {
+        if (Date.now() - pingedAt < PING_MS) return;
+        pingedAt = Date.now();
+        send('ping', {});
+      },
     });
+    if (res.destroyed) unsubscribe();
+    else res.on('close', unsubscribe);
   });
 }

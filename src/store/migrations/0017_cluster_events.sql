@@ -2,8 +2,9 @@
 -- (`fencer get events`, the dashboard): a leader elected at a new epoch, a node declared dead or
 -- registered, a replica's fenced transaction rejected. Job changes are in history, not here.
 -- Leader and node events are written by triggers, in the transaction that makes the change, so
--- no path that takes the lease or changes a node's state can forget one. The leader forgets old
--- rows (cluster_events/prune.sql).
+-- no path that takes the lease or changes a node's state can forget one. Each is also a row of the
+-- watch feed (kind Event), so the dashboard learns of it in commit order, as of any other change.
+-- The leader forgets old rows (cluster_events/prune.sql).
 CREATE TABLE cluster_events (
   id      bigserial PRIMARY KEY,
   at      timestamptz NOT NULL DEFAULT now(),
@@ -17,10 +18,18 @@ CREATE TABLE cluster_events (
   message text NOT NULL
 );
 
+CREATE FUNCTION fencer_cluster_event_watch() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO watch_events (kind, namespace, name, type) VALUES ('Event', NULL, NEW.object, 'ADDED');
+  RETURN NULL;
+END $$;
+CREATE TRIGGER cluster_events_watch AFTER INSERT ON cluster_events
+  FOR EACH ROW EXECUTE FUNCTION fencer_cluster_event_watch();
+
 CREATE FUNCTION fencer_lease_event() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO cluster_events (type, reason, object, epoch, replica, message)
-  VALUES ('Normal', 'LeaderElected', 'replica/' || NEW.holder, NEW.epoch, NEW.holder,
+  VALUES ('Normal', 'LeaderElected', 'replica/' || coalesce(NEW.holder, 'none'), NEW.epoch, NEW.holder,
           format('%s leads at epoch %s', NEW.holder, NEW.epoch)
           || CASE WHEN OLD.renewed_at IS NOT NULL AND OLD.epoch > 0
                   THEN format(' (no live leader for %s s since %s last renewed or released the lease)',
