@@ -93,34 +93,32 @@ export interface JobStatus {
   conditions: Condition[];
 }
 
-/** One thing that happened to the cluster itself (`fencer get events`, the dashboard). */
-export interface ClusterEvent {
+/** One thing that happened, as a Kubernetes Event says it. */
+interface EventFields {
   time: string;
   type: 'Normal' | 'Warning';
-  /** LeaderElected, NodeDied, NodeRegistered, FencedRejection. */
   reason: string;
-  /** kind/name: replica/replica-2, node/node-7. */
+  /** What it happened to, as kind/name. */
   object: string;
   message: string;
   epoch: number | null;
-  /** The replica that recorded it, where known. */
+  /** The replica whose transaction made the change or recorded it, where known. */
   replica: string | null;
 }
 
-/** One thing that happened to a job or one of its assignments (`fencer describe job`'s Events). */
-export interface JobEvent {
-  time: string;
-  /** Warning for a run that failed, was lost or never confirmed, and a job that failed or died. */
-  type: 'Normal' | 'Warning';
-  /** The history's reason, else the state reached (Pending, Assigned, Running, Succeeded, …). */
-  reason: string;
-  /** `job` or `assignment/<id>`. */
-  object: string;
-  message: string;
-  epoch: number | null;
+/**
+ * One thing that happened to the cluster itself (`fencer get events`, the dashboard): reason
+ * LeaderElected, NodeDied, NodeRegistered or FencedRejection; object replica/NAME or node/NAME.
+ */
+export type ClusterEvent = EventFields;
+
+/**
+ * One thing that happened to a job or one of its assignments (`fencer describe job`'s Events):
+ * Warning for a run that failed, was lost or never confirmed, and a job that failed or died; the
+ * reason is the history's, else the state reached; the object is `job` or `assignment/<id>`.
+ */
+export interface JobEvent extends EventFields {
   node: string | null;
-  /** The replica whose transaction made the change. */
-  replica: string | null;
   /** Who asked, for a user's action (replay, cancel). */
   actor: string | null;
 }
