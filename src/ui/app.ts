@@ -8,8 +8,13 @@ import { renderCronJobs, renderDetail, renderEvents, renderHeader, renderJobs, r
 
 type Part = 'status' | 'nodes' | 'jobs' | 'workflows' | 'cronjobs' | 'events' | 'detail';
 const ALL: readonly Part[] = ['status', 'nodes', 'jobs', 'workflows', 'cronjobs', 'events', 'detail'];
-/** Bursts of changes (a placement round) become one read of each part at most this often. */
+/**
+ * Bursts of changes (a placement round) become one read of each part at most this often, and
+ * never more often than READ_SHARE allows: a page whose reads take long (a big cluster's job
+ * list) reads less often, so that it never keeps the API busier than that share of its time.
+ */
 const MIN_GAP_MS = 250;
+const READ_SHARE = 0.2;
 /** A part whose read failed is read again after this, doubling up to RETRY_MAX_MS. */
 const RETRY_MS = 500;
 const RETRY_MAX_MS = 10_000;
@@ -60,12 +65,14 @@ function want(parts: Iterable<Part>): void {
     while (wanted.size > 0) {
       const parts = new Set(wanted);
       wanted.clear();
+      const startedAt = performance.now();
       const failed = await read(parts);
+      const gapMs = Math.max(MIN_GAP_MS, ((performance.now() - startedAt) * (1 - READ_SHARE)) / READ_SHARE);
       render();
       for (const p of failed) wanted.add(p);
       // Failed reads wait, doubling, so a replica in trouble is not asked four times a second.
       retryMs = failed.length > 0 ? Math.min(2 * retryMs, RETRY_MAX_MS) : RETRY_MS;
-      if (wanted.size > 0) await new Promise((resolve) => setTimeout(resolve, failed.length > 0 ? retryMs : MIN_GAP_MS));
+      if (wanted.size > 0) await new Promise((resolve) => setTimeout(resolve, failed.length > 0 ? retryMs : gapMs));
     }
   })().finally(() => {
     reading = undefined;
