@@ -23,6 +23,7 @@ import { policyName, type Policy } from '../scheduling/policies.js';
 import { NODE_CPU_MILLIS, NODE_MEMORY_BYTES, generateWorkload, lowerBoundMs, type WorkloadJob } from './workload.js';
 import { simulatePacking, type SimulationResult } from './packing-simulation.js';
 import { readPlacementTimings, type RoundTimings } from './placement-metrics.js';
+import { readStalls, type Stalls } from './stalls.js';
 
 export interface PackingOptions {
   jobs: number;
@@ -67,6 +68,7 @@ export interface PackingResult {
   samples: UseSample[];
   decide: RoundTimings;
   round: RoundTimings;
+  stalls: Stalls;
   /** The independent checker over the history and the nodes' run logs (chaos/check). */
   verdict: Verdict;
   phases: Record<string, number>;
@@ -112,6 +114,8 @@ export async function runPackingBench(opts: PackingOptions): Promise<PackingResu
     const phases = Object.fromEntries(
       (await db.query<{ phase: string; n: number }>('SELECT phase, count(*)::int AS n FROM jobs GROUP BY phase')).rows.map((r) => [r.phase, r.n]),
     );
+    // Stalls first: a scrape resets the event-loop delay figures (the histograms are cumulative).
+    const stalls = await readStalls(cluster.replicaUrls, cluster.agentMetricsUrls);
     const timings = await readPlacementTimings(cluster.replicaUrls);
     const { log: _log, signal: _signal, ...options } = opts;
     return {
@@ -127,6 +131,7 @@ export async function runPackingBench(opts: PackingOptions): Promise<PackingResu
       samples,
       decide: timings.decide,
       round: timings.round,
+      stalls,
       verdict: verdictOf(check(await readCheckInput(db, [join(home, 'nodes')]))),
       phases,
       overhead: await holdOverhead(db),
