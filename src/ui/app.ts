@@ -15,6 +15,8 @@ const ALL: readonly Part[] = ['status', 'nodes', 'jobs', 'workflows', 'cronjobs'
  */
 const MIN_GAP_MS = 250;
 const READ_SHARE = 0.2;
+/** ...but a change is shown within this, however long reads take. */
+const MAX_GAP_MS = 5_000;
 /** A part whose read failed is read again after this, doubling up to RETRY_MAX_MS. */
 const RETRY_MS = 500;
 const RETRY_MAX_MS = 10_000;
@@ -67,7 +69,7 @@ function want(parts: Iterable<Part>): void {
       wanted.clear();
       const startedAt = performance.now();
       const failed = await read(parts);
-      const gapMs = Math.max(MIN_GAP_MS, ((performance.now() - startedAt) * (1 - READ_SHARE)) / READ_SHARE);
+      const gapMs = Math.min(MAX_GAP_MS, Math.max(MIN_GAP_MS, ((performance.now() - startedAt) * (1 - READ_SHARE)) / READ_SHARE));
       render();
       for (const p of failed) wanted.add(p);
       // Failed reads wait, doubling, so a replica in trouble is not asked four times a second.

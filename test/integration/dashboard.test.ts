@@ -111,7 +111,7 @@ describe(`the dashboard in Chromium${SKIP}`, () => {
       const res = await fetch(`${cluster.replicaUrls[1]}${path}`, { method: 'POST', body: yaml, headers: { 'content-type': 'application/yaml' } });
       expect(res.status, await res.clone().text()).toBe(201);
     };
-    await post('/api/v1/workflows', workflowYaml('etl', [{ name: 'extract' }, { name: 'clean', needs: ['extract'] }, { name: 'enrich', needs: ['extract'] }, { name: 'load', needs: ['clean', 'enrich'] }]));
+    await post('/api/v1/workflows', workflowYaml('etl', [{ name: 'extract' }, { name: 'clean', needs: ['extract'] }, { name: 'enrich', needs: ['extract'] }, { name: 'load', needs: ['clean', 'enrich'] }].map((j) => ({ ...j, template: { duration: '4s' } }))));
     await post('/api/v1/cronjobs', `apiVersion: fencer.dev/v1
 kind: CronJob
 metadata:
@@ -125,7 +125,8 @@ spec:
       duration: 500ms
 `);
     const dag = page.locator('[data-testid="workflow-etl"]');
-    await eventually(async () => (await dag.locator('g[data-phase="Succeeded"]').count()) === 4, { what: 'the workflow DAG drawn, every job Succeeded', timeoutMs: 30_000 });
+    // Each job runs 4 s, longer than the page waits between two reads, so each is seen Running.
+    await eventually(async () => (await dag.locator('g[data-phase="Succeeded"]').count()) === 4, { what: 'the workflow DAG drawn, every job Succeeded', timeoutMs: 60_000 });
     // extract stands left of clean and enrich, which stand left of load; one edge per need.
     const x = async (job: string) => Number(await dag.locator(`g[data-job="${job}"] rect`).getAttribute('x'));
     expect(await x('extract')).toBeLessThan(await x('clean'));
@@ -147,7 +148,7 @@ spec:
     for (const node of cluster.nodeNames) expect(await page.locator(`[data-testid="node-${node}"]`).count(), node).toBe(1);
 
     const names = ['web-build', 'web-test', 'data-load', 'data-train'];
-    for (const name of names) expect(await submit(cluster.replicaUrls, jobYaml(name, { cpu: '2', memory: '2Gi', duration: '3s' }))).toBe(201);
+    for (const name of names) expect(await submit(cluster.replicaUrls, jobYaml(name, { cpu: '2', memory: '2Gi', duration: '4s' }))).toBe(201);
     // A running job fills its node's box.
     await eventually(async () => (await page.locator('[data-testid^="node-"] .bar span[data-job]').count()) > 0, { what: 'a node box filled by a running job' });
     await screenshot(page, 'dashboard');
@@ -199,7 +200,7 @@ spec:
     const url = cluster.replicaUrls.find((u) => u !== cluster.replicaUrl(leader.name))!;
     const blocked = await open(url, true);
     await eventually(async () => (await blocked.getAttribute('[data-testid="live"]', 'data-mode')) === 'polling', { what: 'polling' });
-    expect(await submit(cluster.replicaUrls, jobYaml('while-polling', { cpu: '1', memory: '1Gi', duration: '3s' }))).toBe(201);
+    expect(await submit(cluster.replicaUrls, jobYaml('while-polling', { cpu: '1', memory: '1Gi', duration: '5s' }))).toBe(201);
     await eventually(async () => (await seen(blocked, 'while-polling')).at(-1) === 'Succeeded', { what: 'the job shown Succeeded while polling', timeoutMs: 30_000 });
     expect(await seen(blocked, 'while-polling')).toContain('Running');
     expect(await modes(blocked)).not.toContain('push');
