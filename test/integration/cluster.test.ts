@@ -136,7 +136,7 @@ describe('a cluster of real processes', () => {
       what: 'the old leader to log that its write was rejected',
     });
     // Both show in the cluster's events (fencer get events, the dashboard).
-    const events = (await (await fetch(`${cluster.replicaUrls[0]}/api/v1/events?limit=1000`)).json()).items;
+    const events = (await cluster.askAnyReplica<{ items: unknown[] }>('/api/v1/events?limit=1000')).items;
     expect(events).toContainEqual(expect.objectContaining({ reason: 'LeaderElected', object: `replica/${after.name}`, epoch: after.epoch }));
     expect(events).toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'FencedRejection', object: `replica/${before.name}`, epoch: before.epoch }));
     const placements = (await t.db.query(
@@ -187,7 +187,7 @@ describe('a cluster of real processes', () => {
     await allFinished();
     const once = (await t.db.query("SELECT phase, reason, attempt FROM jobs WHERE name = 'only-once'")).rows[0];
     expect(once).toEqual({ phase: 'Dead', reason: 'NodeDied', attempt: 1 });
-    const events = (await (await fetch(`${cluster.replicaUrls[0]}/api/v1/events?limit=1000`)).json()).items;
+    const events = (await cluster.askAnyReplica<{ items: unknown[] }>('/api/v1/events?limit=1000')).items;
     expect(events).toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'NodeDied', object: 'node/node-1' }));
     const moved = (await t.db.query("SELECT name, node, attempt, phase FROM jobs WHERE name = ANY($1)", [onNode1])).rows;
     for (const job of moved) expect(job).toMatchObject({ phase: 'Succeeded', attempt: 2 });
