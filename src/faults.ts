@@ -17,7 +17,7 @@ export interface PathFault {
   nodes: string[];
   /** Answer with this status instead of serving the request. */
   status?: number;
-  /** Serve it, this much later. */
+  /** Serve it, this much later (snapshots: each delivered this long after it was read, in order). */
   delayMs?: number;
 }
 

@@ -11,7 +11,6 @@ import { activeAssignments } from '../store/assignments.js';
 import { closeWatch } from '../store/nodes.js';
 import type { WatchMessage } from '../domain/assignment.js';
 import { faultFor } from '../faults.js';
-import { delay } from '../lifecycle.js';
 
 const KEEPALIVE_MS = 500;
 /**
@@ -26,6 +25,13 @@ class WatchStream {
   /** When the safety-net snapshot is due (monotonic ms); spread by the streams' opening times. */
   resyncAt = performance.now() + RESYNC_MS;
   closed = false;
+  /**
+   * Test-only (FENCER_TEST_FAULTS, snapshots.delayMs): snapshots read on time, each delivered
+   * delayMs after its read, in order, or as soon as the fault is lifted. A late link, not a slow
+   * read: the node still hears of every assignment the control plane held for a moment.
+   */
+  private readonly late: Array<{ message: WatchMessage; dueAt: number }> = [];
+  private lateTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly node: string,
@@ -38,6 +44,7 @@ class WatchStream {
   /** The hub's tick: a keepalive (even while a snapshot is being read), and the safety-net snapshot when due. */
   tick(now: number): void {
     this.write({ type: 'keepalive' });
+    if (this.late.length > 0) this.deliverLate();
     if (now >= this.resyncAt) this.refresh();
   }
 
@@ -52,10 +59,9 @@ class WatchStream {
       do {
         this.dirty = false;
         try {
+          const readAt = performance.now();
           const assignments = await activeAssignments(this.db, this.node);
-          const held = faultFor('snapshots', this.node)?.delayMs; // test-only: a slow delivery
-          if (held) await delay(held);
-          this.write({ type: 'snapshot', assignments });
+          this.deliver({ type: 'snapshot', assignments }, readAt);
         } catch (err) {
           this.logger.warn({ node: this.node, err: (err as Error).message }, 'watch snapshot failed');
         }
@@ -64,12 +70,30 @@ class WatchStream {
     })();
   }
 
+  private deliver(message: WatchMessage, readAt: number): void {
+    const delayMs = faultFor('snapshots', this.node)?.delayMs;
+    if (!delayMs && this.late.length === 0) return this.write(message);
+    this.late.push({ message, dueAt: readAt + (delayMs ?? 0) });
+    this.deliverLate();
+  }
+
+  private deliverLate(): void {
+    const lifted = !faultFor('snapshots', this.node)?.delayMs;
+    const now = performance.now();
+    while (this.late.length > 0 && (lifted || this.late[0]!.dueAt <= now)) this.write(this.late.shift()!.message);
+    clearTimeout(this.lateTimer);
+    const next = this.late[0];
+    if (next && !this.closed) this.lateTimer = setTimeout(() => this.deliverLate(), Math.max(0, next.dueAt - now));
+  }
+
   private write(message: WatchMessage): void {
     if (!this.closed) this.res.write(`${JSON.stringify(message)}\n`);
   }
 
   close(): void {
     this.closed = true;
+    clearTimeout(this.lateTimer);
+    this.late.length = 0;
   }
 }
 

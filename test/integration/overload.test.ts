@@ -18,6 +18,7 @@ import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { jobYaml, submit } from '../helpers/jobs.js';
 import { setFaults } from '../helpers/faults.js';
+import { delay } from '../../src/lifecycle.js';
 
 const CONFIRM_TIMEOUT_MS = 1500;
 
@@ -70,12 +71,20 @@ const jobPhase = async (t: TestDatabase, name: string) => (await t.db.query('SEL
 
 /**
  * node-1 cannot get its start through (reports answered 503) and hears of everything late
- * (snapshots read through the same busy pool), while its heartbeats and keepalives pass: the
- * confirm timeout gives the job to node-2. Returns the checker's overlapping runs.
+ * (snapshots delivered long after they were read), while its heartbeats and keepalives pass: the
+ * confirm timeout gives the job to node-2. node-1 hears of the assignment while node-2 runs it
+ * (the lag exceeds the time node-2 needs to get it; the run outlasts the lag). Returns the
+ * checker's overlapping runs.
  */
 async function lateStart(c: { t: TestDatabase; cluster: Cluster; faults: string }) {
-  setFaults(c.faults, { reports: { nodes: ['node-1'], status: 503 }, snapshots: { nodes: ['node-1'], delayMs: 2 * CONFIRM_TIMEOUT_MS } });
-  expect(await submit(c.cluster.replicaUrls, jobYaml('slow-start', { cpu: '1', memory: '1Gi', duration: '4s', nodeSelector: { pool: 'default' } }))).toBe(201);
+  setFaults(c.faults, { reports: { nodes: ['node-1'], status: 503 }, snapshots: { nodes: ['node-1'], delayMs: 4 * CONFIRM_TIMEOUT_MS } });
+  // node-1's stream is busy with a late snapshot when the assignment comes (replicas reread the
+  // faults within 50 ms; the NOTIFY starts a read, given a moment to finish): node-1 must still
+  // hear of the assignment, late.
+  await delay(250);
+  await c.t.db.query("SELECT pg_notify('fencer_assignments', 'node-1')");
+  await delay(500);
+  expect(await submit(c.cluster.replicaUrls, jobYaml('slow-start', { cpu: '1', memory: '1Gi', duration: '8s', nodeSelector: { pool: 'default' } }))).toBe(201);
   const first = await eventually(async () => (await c.t.db.query<{ id: string; node: string }>(
     "SELECT a.id, a.node FROM assignments a JOIN jobs j ON j.uid = a.job_uid WHERE j.name = 'slow-start'",
   )).rows[0] ?? null, { what: 'the first placement' });
