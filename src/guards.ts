@@ -10,6 +10,7 @@ export type Guard =
   | 'claim-first' // the agent runs an assignment as soon as a snapshot lists it, claiming it after
   | 'fence-on-heartbeats' // the agent's self-fence counts any answered request, not only heartbeats
   | 'death-heartbeat-lock' // declaring a node dead does not lock its heartbeat row first
+  | 'heartbeat-forward' // a heartbeat that began earlier but commits later moves the node's last heartbeat back
   | 'registration-generation' // a registration from an older process of a node is taken like any other
   | 'idle-in-tx-timeout' // leader sessions may stay idle in a transaction forever
   | 'pool-match' // placement ignores a job's pool (its workflow's spec.pool)

@@ -1,6 +1,7 @@
 // What an agent process serves at /metrics (`fencer agent --metrics-port`): its own registry, one
 // series per node it runs (a benchmark runs several nodes in one process). docs/metrics.md lists them.
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { LATENCY_BUCKETS } from '../metrics/buckets.js';
 
 export const agentRegistry = new Registry();
 collectDefaultMetrics({ register: agentRegistry, prefix: 'fencer_agent_process_' });
@@ -39,5 +40,12 @@ export const agentReportRetries = new Counter({
   name: 'fencer_agent_report_retries_total',
   help: 'Batches of reports this node sent again because no replica answered.',
   labelNames: ['node'] as const,
+  registers: [agentRegistry],
+});
+
+export const agentHeartbeatSeconds = new Histogram({
+  name: 'fencer_agent_heartbeat_seconds',
+  help: 'A heartbeat, from its sending to the first answer that recorded it (whichever replica gave it).',
+  buckets: LATENCY_BUCKETS,
   registers: [agentRegistry],
 });

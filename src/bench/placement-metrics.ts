@@ -1,7 +1,7 @@
 // Placement round timings read from the replicas' /metrics (prom-client histograms): every
 // replica that led observed rounds; their buckets add up, and p50 and p99 are read off the sum
 // as Prometheus' histogram_quantile does (linear within a bucket: an estimate, within the
-// bucket's width, src/metrics/registry.ts LATENCY_BUCKETS).
+// bucket's width, src/metrics/buckets.ts).
 
 export interface RoundTimings {
   count: number;

@@ -1,6 +1,7 @@
 // One prom-client registry per replica process, served at /metrics. docs/metrics.md lists every
 // metric; names and units follow Prometheus' conventions (promtool check metrics passes).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { LATENCY_BUCKETS } from './buckets.js';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'fencer_process_' });
@@ -8,8 +9,6 @@ collectDefaultMetrics({ register: registry, prefix: 'fencer_process_' });
 // counts are there without the suffix.
 for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(`fencer_process_${name}`);
 
-/** Latencies from a fraction of a millisecond (a decision) to a minute (a wait behind a backlog). */
-export const LATENCY_BUCKETS = [0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 30, 60, 120, 300];
 
 export const reconciles = new Counter({
   name: 'fencer_reconcile_total',

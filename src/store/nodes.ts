@@ -51,7 +51,8 @@ export async function registerNode(
  * being declared meanwhile is the answer (410), never a stale 'Ready'.
  */
 export async function heartbeat(db: Db, name: string): Promise<'Ready' | 'Dead' | 'unknown'> {
-  const row = (await db.query<{ state: 'Ready' | 'Dead' | null }>(sql('nodes/beat'), [name])).rows[0];
+  const query = guardBroken('heartbeat-forward') ? 'nodes/beat_backwards' : 'nodes/beat'; // broken on purpose (src/guards.ts)
+  const row = (await db.query<{ state: 'Ready' | 'Dead' | null }>(sql(query), [name])).rows[0];
   return row?.state ?? 'unknown';
 }
 

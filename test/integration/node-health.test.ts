@@ -17,6 +17,7 @@ import { submitJob } from '../../src/store/jobs.js';
 import { applyReports } from '../../src/store/assignments.js';
 import { jobRequest } from '../helpers/jobs.js';
 import { StaleIncarnationError } from '../../src/errors/stale-incarnation-error.js';
+import type { Db } from '../../src/store/db.js';
 
 const logger = pino({ level: 'silent' });
 let t: TestDatabase;
@@ -146,6 +147,35 @@ describe('node-health', () => {
     await silence(['n1', 'n2']);
     await health(60_000).reconcile(logger);
     expect(await dead()).toEqual(['n1', 'n2']);
+  });
+});
+
+describe('heartbeats in flight at once', () => {
+  const lastBeat = async (name: string) =>
+    (await t.db.query<{ at: Date }>('SELECT at FROM node_heartbeats WHERE name = $1', [name])).rows[0]!.at.getTime();
+
+  // A node may count a heartbeat from its sending while an older one is still in flight (a late
+  // answer awaited on one replica while it tries another). The older one's transaction began
+  // first (its now() is fixed), was held up before it reached the heartbeat row, and commits
+  // after the newer one: the row must keep the newer time, which the node counts, or the death
+  // rule runs ahead of the node's self-fence.
+  it.each([false, true])('one that began first but commits last never moves the node’s last heartbeat back (guard broken: %s)', async (broken) => {
+    const older = await t.db.connect();
+    if (broken) process.env.FENCER_BREAK_GUARDS = 'heartbeat-forward';
+    try {
+      await older.query('BEGIN');
+      await older.query('SELECT now()');
+      await t.db.query('SELECT pg_sleep(0.05)'); // the newer one begins measurably later
+      expect(await heartbeat(t.db, 'n1')).toBe('Ready');
+      const newer = await lastBeat('n1');
+      expect(await heartbeat(older as unknown as Db, 'n1')).toBe('Ready');
+      await older.query('COMMIT');
+      if (broken) expect(await lastBeat('n1')).toBeLessThan(newer);
+      else expect(await lastBeat('n1')).toBe(newer);
+    } finally {
+      delete process.env.FENCER_BREAK_GUARDS;
+      older.release();
+    }
   });
 });
 
