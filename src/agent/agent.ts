@@ -25,7 +25,7 @@ import { guardBroken } from '../guards.js';
 import { newAcceptanceMemory, planSnapshot, type AcceptanceOptions } from './acceptance.js';
 import { ReplicaClient, ReplicaUnreachableError, WatchSilentError, type WatchStream } from './replica-client.js';
 import { RunLog, readRunLog, type RejectReason, type RunLogLine, type StopReason } from './run-log.js';
-import { agentJobsRunning, agentRejected, agentRuns, agentSelfFences } from './metrics.js';
+import { agentHeartbeatSeconds, agentJobsRunning, agentRejected, agentRuns, agentSelfFences } from './metrics.js';
 import { ReportBatcher, type Report } from './report-batcher.js';
 import { delay } from '../lifecycle.js';
 import { parseCpu, parseMemory } from '../domain/quantity.js';
@@ -242,9 +242,15 @@ export class Agent {
       this.checkFence();
       let status: number;
       try {
-        const reply = await this.client.request('POST', path, {}, signal);
+        // Hedged, not abandoned: under load a heartbeat's answer can take longer than a request
+        // timeout, and it still counts (from its sending). An answer later than the silence
+        // window could not keep the node from fencing itself.
+        const reply = await this.client.hedged('POST', path, {}, this.fenceRule.silentMs, signal);
         status = reply.status;
-        if (status < 300) this.heardBack(reply.sentAt);
+        if (status < 300) {
+          this.heardBack(reply.sentAt);
+          agentHeartbeatSeconds.observe((performance.now() - reply.sentAt) / 1000);
+        }
       } catch (err) {
         if (signal.aborted) return;
         this.log.warn({ err: (err as Error).message }, 'heartbeat reached no replica');

@@ -95,7 +95,7 @@ export class ReplicaClient {
       const replica = this.replicas[index] as string;
       const sentAt = performance.now();
       try {
-        const { status, text } = await this.exchange(replica, method, path, body, signal);
+        const { status, text } = await this.exchange(replica, method, path, body, signal, this.timeoutMs);
         if (status >= 500) {
           causes.push(`${replica}: HTTP ${status}`);
           continue;
@@ -108,6 +108,68 @@ export class ReplicaClient {
       }
     }
     throw new ReplicaUnreachableError(`${method} ${path}`, causes);
+  }
+
+  /**
+   * A request whose late answer is still worth having: a heartbeat counts from its sending,
+   * however late its answer lands. It goes to the preferred replica and, each request timeout it
+   * stays unanswered (at once when every attempt so far failed), also to the next, once per
+   * replica; every attempt stays open up to `patienceMs` after its sending. The first answer
+   * below 500 wins, the others are dropped; `sentAt` is the winning attempt's. Throws
+   * ReplicaUnreachableError when every attempt failed, or the abort reason when `signal` fires.
+   */
+  hedged<T>(method: 'GET' | 'POST', path: string, body: unknown, patienceMs: number, signal?: AbortSignal): Promise<ReplicaReply<T>> {
+    signal?.throwIfAborted();
+    const first = this.preferred;
+    const drop = new AbortController();
+    const causes: string[] = [];
+    let started = 0;
+    let failed = 0;
+    let settled = false;
+    let hedge: NodeJS.Timeout | undefined;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => finish(() => reject(signal?.reason));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const finish = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(hedge);
+        signal?.removeEventListener('abort', onAbort);
+        drop.abort(new Error('answered by another replica'));
+        outcome();
+      };
+      const attempt = () => {
+        clearTimeout(hedge);
+        if (settled || started === this.replicas.length) return;
+        const index = (first + started++) % this.replicas.length;
+        const replica = this.replicas[index] as string;
+        const sentAt = performance.now();
+        const fail = (cause: string) => {
+          causes.push(`${replica}: ${cause}`);
+          if (++failed === this.replicas.length) finish(() => reject(new ReplicaUnreachableError(`${method} ${path}`, causes)));
+          else if (failed === started) attempt();
+        };
+        this.exchange(replica, method, path, body, drop.signal, patienceMs).then(
+          ({ status, text }) => {
+            if (settled) return;
+            if (status >= 500) return fail(`HTTP ${status}`);
+            let parsed: T | undefined;
+            try {
+              parsed = text === '' ? undefined : (JSON.parse(text) as T);
+            } catch (err) {
+              return fail(describe(err));
+            }
+            this.preferred = index;
+            finish(() => resolve({ status, body: parsed, replica, sentAt }));
+          },
+          (err: unknown) => {
+            if (!settled) fail(describe(err));
+          },
+        );
+        if (started < this.replicas.length) hedge = setTimeout(attempt, this.timeoutMs);
+      };
+      attempt();
+    });
   }
 
   /**
@@ -139,6 +201,7 @@ export class ReplicaClient {
     path: string,
     body: unknown,
     signal: AbortSignal | undefined,
+    timeoutMs: number,
   ): Promise<{ status: number; text: string }> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const headers: http.OutgoingHttpHeaders =
@@ -146,7 +209,7 @@ export class ReplicaClient {
     return new Promise((resolve, reject) => {
       const request = http.request(`${replica}${path}`, { method, agent: this.sockets, headers });
       // The timeout covers the body too: a replica frozen mid-answer is as gone as a dead one.
-      const stopWaiting = this.bound(request, signal);
+      const stopWaiting = this.bound(request, signal, timeoutMs);
       let settled = false;
       const settle = (outcome: () => void) => {
         if (settled) return;
@@ -170,7 +233,7 @@ export class ReplicaClient {
   private openStream(replica: string, path: string, signal: AbortSignal | undefined): Promise<{ response: http.IncomingMessage; release: () => void }> {
     return new Promise((resolve, reject) => {
       const request = http.request(`${replica}${path}`, { agent: this.sockets, headers: { accept: 'application/x-ndjson' } });
-      const stopTimer = this.bound(request, undefined);
+      const stopTimer = this.bound(request, undefined, this.timeoutMs);
       const onAbort = () => request.destroy(abortReason(signal));
       signal?.addEventListener('abort', onAbort, { once: true });
       const release = () => signal?.removeEventListener('abort', onAbort);
@@ -195,8 +258,8 @@ export class ReplicaClient {
   }
 
   /** Destroys the request after the timeout or when `signal` aborts; returns what undoes both. */
-  private bound(request: http.ClientRequest, signal: AbortSignal | undefined): () => void {
-    const timer = setTimeout(() => request.destroy(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+  private bound(request: http.ClientRequest, signal: AbortSignal | undefined, timeoutMs: number): () => void {
+    const timer = setTimeout(() => request.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     const onAbort = () => request.destroy(abortReason(signal));
     signal?.addEventListener('abort', onAbort, { once: true });
     return () => {

@@ -47,6 +47,7 @@ export function packingReport(result: PackingResult, command: string, date: Date
     `| checker (history and node logs): placed twice / run twice at once / node over capacity / lost / early | ${verdictLine(result.verdict)} |`,
     `| nodes' self-fences (cut off: a replica's keepalives and heartbeat answers stopped) | ${result.stalls.selfFences} |`,
     `| worst event-loop delay: replicas max / p99, agents max | ${millis(result.stalls.replicaLagMaxMs)} / ${millis(result.stalls.replicaLagP99Ms)}, ${millis(result.stalls.agentLagMaxMs)} |`,
+    `| heartbeats, sent to answered, p50 / p99 (${result.stalls.heartbeats.count} answered) | ${millis(result.stalls.heartbeats.p50Ms)} / ${millis(result.stalls.heartbeats.p99Ms)} |`,
     `| placement committed → start report applied, p50 / p99 | ${seconds(result.overhead.toStartP50Ms)} / ${seconds(result.overhead.toStartP99Ms)} |`,
     `| resources held beyond the job's run (placement to finish report), p50 / p99 | ${seconds(result.overhead.beyondRunP50Ms)} / ${seconds(result.overhead.beyondRunP99Ms)} |`,
     `| share of allocated node-time beyond the runs (the simulation has none) | ${pct(result.overhead.shareOfHeld)} |`,

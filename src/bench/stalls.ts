@@ -1,14 +1,18 @@
 // How much the cluster's processes were held up during a benchmark, from their /metrics: the
 // worst event-loop delay of any replica and any agent (prom-client's monitorEventLoopDelay since
 // the last scrape, so read this first: nothing else scrapes during a run) and how often nodes fenced
-// themselves. A replica whose loop stalls past the self-fence window sends its nodes neither
+// themselves, and how long their heartbeats took. A replica whose loop stalls past the self-fence window sends its nodes neither
 // keepalives nor heartbeat answers, and they must stop their jobs.
+
+import { histogramOf, type RoundTimings } from './placement-metrics.js';
 
 export interface Stalls {
   replicaLagMaxMs: number | null;
   replicaLagP99Ms: number | null;
   agentLagMaxMs: number | null;
   selfFences: number;
+  /** Heartbeats, sending to the answer that counted (the agents' histograms added up). */
+  heartbeats: RoundTimings;
 }
 
 export async function readStalls(replicaUrls: string[], agentMetricsUrls: string[]): Promise<Stalls> {
@@ -21,6 +25,7 @@ export async function readStalls(replicaUrls: string[], agentMetricsUrls: string
     replicaLagP99Ms: ms(replicas.flatMap((t) => samples(t, 'fencer_process_nodejs_eventloop_lag_p99_seconds'))),
     agentLagMaxMs: ms(agents.flatMap((t) => samples(t, 'fencer_agent_process_nodejs_eventloop_lag_max_seconds'))),
     selfFences: agents.flatMap((t) => samples(t, 'fencer_agent_self_fences_total')).reduce((a, b) => a + b, 0),
+    heartbeats: histogramOf(agents, 'fencer_agent_heartbeat_seconds'),
   };
 }
 

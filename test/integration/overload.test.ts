@@ -182,6 +182,28 @@ describe('an overloaded control plane', () => {
   });
 });
 
+describe('a control plane slower than a request timeout', () => {
+  const c = overloadCluster('overload_slow_heartbeats', null);
+
+  // Every heartbeat of node-1 is recorded 1.5 s after it arrives (a liveness pool queue, a slow
+  // commit), on every replica. Each answer comes after the agent's request timeout but well
+  // inside the silence window: the node must count them and keep its job, not fence itself while
+  // the control plane counts it alive.
+  it('a node whose heartbeats are answered late keeps running its job: the late answers count', async () => {
+    expect(await submit(c.cluster.replicaUrls, jobYaml('slow-beats', { cpu: '1', memory: '1Gi', duration: '10s', nodeSelector: { pool: 'default' } }))).toBe(201);
+    const lines = () => nodeLog(c.cluster, 'node-1').filter((l) => l.job === 'default/slow-beats');
+    await eventually(() => lines().some((l) => l.event === 'start'), { what: 'node-1 to run slow-beats' });
+    setFaults(c.faults, { heartbeats: { nodes: ['node-1'], delayMs: 1500 } });
+    try {
+      await eventually(async () => (await jobPhase(c.t, 'slow-beats')) === 'Succeeded', { timeoutMs: 30_000, what: 'slow-beats to succeed' });
+    } finally {
+      setFaults(c.faults, {});
+    }
+    expect(lines().map((l) => `${l.event} ${l.reason ?? ''}`.trim())).toEqual(['start', 'stop completed']);
+    expect((await verdict(c)).overlappingRuns).toEqual([]);
+  });
+});
+
 describe('the same with the node running before its claim is committed (claim-first broken)', () => {
   const c = overloadCluster('overload_claim_first', 'claim-first');
 

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ReplicaClient, ReplicaUnreachableError, WatchSilentError } from '../../src/agent/replica-client.js';
+import { eventually } from '../helpers/eventually.js';
 
 describe('ReplicaClient', () => {
   const replicas = ['http://127.0.0.1:1', 'http://127.0.0.1:2', 'http://127.0.0.1:3'];
@@ -97,5 +98,75 @@ describe('ReplicaClient over HTTP', () => {
     });
     const client = new ReplicaClient({ replicas: [refusing] });
     await expect(client.openWatch('/watch', 1000)).rejects.toThrow(/HTTP 410/);
+  });
+
+  describe('hedged (a late answer still counts)', () => {
+    /** Answers each request `afterMs` later (never, for Infinity); records what came and what was dropped. */
+    async function slow(afterMs: number, status = 200) {
+      const seen = { requests: 0, dropped: 0 };
+      const url = await serve((req, res) => {
+        seen.requests++;
+        req.resume();
+        res.on('close', () => {
+          if (!res.writableFinished) seen.dropped++;
+        });
+        if (Number.isFinite(afterMs)) setTimeout(() => {
+          res.statusCode = status;
+          res.end('{"ok":true}');
+        }, afterMs);
+      });
+      return { url, seen };
+    }
+
+    it('takes an answer that lands after the request timeout, counted from its sending', async () => {
+      const late = await slow(300);
+      const silent = await slow(Infinity);
+      const client = new ReplicaClient({ replicas: [late.url, silent.url], timeoutMs: 100 });
+      const before = performance.now();
+      const reply = await client.hedged<{ ok: boolean }>('POST', '/heartbeat', {}, 2000);
+      expect(reply).toMatchObject({ status: 200, replica: late.url, body: { ok: true } });
+      expect(reply.sentAt).toBeLessThan(before + 50); // the first sending, not the hedge's
+      expect(silent.seen.requests).toBe(1); // hedged there after the timeout...
+      await eventually(() => silent.seen.dropped === 1); // ...and dropped once the first answered
+      // request() gives up on each replica at its timeout: the same answer is lost.
+      await expect(client.request('POST', '/heartbeat', {})).rejects.toThrow(ReplicaUnreachableError);
+    });
+
+    it('moves on to the next replica when the first never answers, and remembers it', async () => {
+      const silent = await slow(Infinity);
+      const good = await slow(0);
+      const client = new ReplicaClient({ replicas: [silent.url, good.url], timeoutMs: 100 });
+      const reply = await client.hedged('POST', '/heartbeat', {}, 2000);
+      expect(reply.replica).toBe(good.url);
+      expect(client.current).toBe(good.url);
+      await eventually(() => silent.seen.dropped === 1);
+    });
+
+    it('tries the next replica at once when every attempt so far failed', async () => {
+      const failing = await slow(0, 503);
+      const good = await slow(0);
+      const client = new ReplicaClient({ replicas: [failing.url, good.url], timeoutMs: 60_000 });
+      const reply = await client.hedged('POST', '/heartbeat', {}, 60_000);
+      expect(reply.replica).toBe(good.url);
+    });
+
+    it('gives up on an answer later than its patience, and says why for each replica', async () => {
+      const tooLate = await slow(400);
+      const client = new ReplicaClient({ replicas: [tooLate.url, 'http://127.0.0.1:1'], timeoutMs: 50 });
+      const error = await client.hedged('POST', '/heartbeat', {}, 200).catch((err: unknown) => err);
+      expect(error).toBeInstanceOf(ReplicaUnreachableError);
+      expect((error as Error).message).toMatch(/no answer within 200 ms.*ECONNREFUSED|ECONNREFUSED.*no answer within 200 ms/);
+    });
+
+    it('stops when its signal aborts', async () => {
+      const silent = await slow(Infinity);
+      const client = new ReplicaClient({ replicas: [silent.url], timeoutMs: 50 });
+      const abort = new AbortController();
+      const reply = client.hedged('POST', '/heartbeat', {}, 60_000, abort.signal);
+      await eventually(() => silent.seen.requests === 1);
+      abort.abort(new Error('stopping'));
+      await expect(reply).rejects.toThrow('stopping');
+      await eventually(() => silent.seen.dropped === 1);
+    });
   });
 });
