@@ -4,9 +4,11 @@
 -- is to fail, fail_after (a duration) when it fails early.
 SELECT a.id, a.job_uid, j.namespace || '/' || j.name AS job, a.epoch, a.attempt,
        a.cpu_millis, a.memory_bytes, a.duration_ms, a.state,
-       CASE WHEN (SELECT count(*) FROM assignments p WHERE p.job_uid = a.job_uid AND p.state = 'Failed')
-                 < coalesce((j.spec->'simulate'->>'failAttempts')::int, 0)
-            THEN coalesce((j.spec->'simulate'->>'exitCode')::int, 1) END AS fail_exit_code,
+       CASE WHEN (j.spec->'simulate'->>'failAttempts')::int > 0 -- counted only for such jobs (CASE evaluates in order)
+            THEN CASE WHEN (SELECT count(*) FROM assignments p WHERE p.job_uid = a.job_uid AND p.state = 'Failed')
+                           < (j.spec->'simulate'->>'failAttempts')::int
+                      THEN coalesce((j.spec->'simulate'->>'exitCode')::int, 1) END
+       END AS fail_exit_code,
        j.spec->'simulate'->>'failAfter' AS fail_after
 FROM assignments a JOIN jobs j ON j.uid = a.job_uid
 WHERE a.node = $1 AND a.state IN ('Assigned', 'Running')
