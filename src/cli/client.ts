@@ -5,6 +5,7 @@ import type { ErrorBody } from '../domain/resources.js';
 import { readClusterState } from '../simulator/state.js';
 import { ApiError, type ErrorDetail } from './errors/api-error.js';
 import { UnreachableError } from './errors/unreachable-error.js';
+import { ReplicaList, askReplicas, describeFetchFailure, type Attempt } from '../net/any-replica.js';
 
 export const DEFAULT_SERVER = 'http://127.0.0.1:7070';
 
@@ -33,11 +34,12 @@ export class ApiClient {
   private readonly timeoutMs: number;
   // Start where the last request succeeded, so a multi-document apply pays the timeout of a
   // dead replica once rather than once per document.
-  private preferred = 0;
+  private readonly replicas: ReplicaList;
 
   constructor(servers: string[], options: ApiClientOptions = {}) {
     if (servers.length === 0) throw new Error('no fencer server given');
     this.servers = servers.map(normalizeServer);
+    this.replicas = new ReplicaList(this.servers);
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
 
@@ -53,30 +55,24 @@ export class ApiClient {
     contentType?: string,
   ): Promise<ApiResponse<T>> {
     const init = requestInit(method, body, contentType);
-    let lastCause: string | undefined;
     let lastRefusal: ApiError | undefined;
-    for (let i = 0; i < this.servers.length; i++) {
-      const index = (this.preferred + i) % this.servers.length;
-      const server = this.servers[index] as string;
+    const outcome = await askReplicas(this.replicas, async (server): Promise<Attempt<ApiResponse<T>>> => {
       let response: Response;
       let text: string;
       try {
         response = await fetch(server + path, { ...init, signal: AbortSignal.timeout(this.timeoutMs) });
         text = await response.text();
       } catch (err) {
-        lastCause = describeFetchFailure(err);
-        continue;
+        return { next: describeFetchFailure(err) };
       }
-      if (response.ok) {
-        this.preferred = index;
-        return { status: response.status, body: parseBody<T>(text), server };
-      }
+      if (response.ok) return { answer: { status: response.status, body: parseBody<T>(text), server } };
       const refusal = toApiError(response, text, server);
       if (!TRY_NEXT_STATUSES.has(response.status)) throw refusal;
       lastRefusal = refusal;
-    }
-    if (lastRefusal) throw lastRefusal;
-    throw new UnreachableError(this.servers, lastCause);
+      return { next: refusal.message };
+    });
+    if ('answer' in outcome) return outcome.answer;
+    throw lastRefusal ?? new UnreachableError(this.servers, outcome.failures.at(-1)?.why);
   }
 
   /**
@@ -85,11 +81,8 @@ export class ApiClient {
    * `signal` ends it (and the wait for an answer).
    */
   async stream(path: string, signal: AbortSignal): Promise<{ body: ReadableStream<Uint8Array>; server: string }> {
-    let lastCause: string | undefined;
     let lastRefusal: ApiError | undefined;
-    for (let i = 0; i < this.servers.length; i++) {
-      const index = (this.preferred + i) % this.servers.length;
-      const server = this.servers[index] as string;
+    const outcome = await askReplicas(this.replicas, async (server): Promise<Attempt<ReadableStream<Uint8Array>>> => {
       // The timeout covers the answer's start only: the body may rightly take hours.
       const started = new AbortController();
       const onAbort = () => started.abort();
@@ -98,22 +91,20 @@ export class ApiClient {
       try {
         const response = await fetch(server + path, { ...requestInit('GET', undefined), signal: started.signal });
         clearTimeout(timer);
-        if (response.ok && response.body) {
-          this.preferred = index;
-          return { body: response.body, server };
-        }
+        if (response.ok && response.body) return { answer: response.body };
         const refusal = toApiError(response, await response.text(), server);
         if (!TRY_NEXT_STATUSES.has(response.status)) throw refusal;
         lastRefusal = refusal;
+        return { next: refusal.message };
       } catch (err) {
         clearTimeout(timer);
         if (err instanceof ApiError) throw err;
         if (signal.aborted) throw err;
-        lastCause = describeFetchFailure(err);
+        return { next: describeFetchFailure(err) };
       }
-    }
-    if (lastRefusal) throw lastRefusal;
-    throw new UnreachableError(this.servers, lastCause);
+    });
+    if ('answer' in outcome) return { body: outcome.answer, server: outcome.server };
+    throw lastRefusal ?? new UnreachableError(this.servers, outcome.failures.at(-1)?.why);
   }
 }
 
@@ -210,13 +201,4 @@ function toApiError(response: Response, text: string, server: string): ApiError 
   // Not a fencer answer (a proxy page, a plain-text 502): say what we got.
   const summary = text.trim().slice(0, 200) || response.statusText || 'no body';
   return new ApiError(response.status, `HTTP ${response.status} from ${server}: ${summary}`, [], server);
-}
-
-function describeFetchFailure(err: unknown): string {
-  if (err instanceof Error) {
-    if (err.name === 'TimeoutError' || err.name === 'AbortError') return 'timed out';
-    const cause = (err as Error & { cause?: { code?: string; message?: string } }).cause;
-    return cause?.code ?? cause?.message ?? err.message;
-  }
-  return String(err);
 }

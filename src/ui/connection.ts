@@ -4,6 +4,7 @@
 // channel fails or goes quiet, it polls, and keeps trying to open the channel again.
 import type { ClusterStatus } from '../domain/resources.js';
 import type { Change } from '../api/change-feed.js';
+import { ReplicaList, askReplicas, describeFetchFailure, type Attempt } from '../net/any-replica.js';
 
 export type Mode = 'connecting' | 'push' | 'polling';
 
@@ -21,7 +22,7 @@ const QUIET_MS = 12_000;
 
 export class Connection {
   /** Origins of the replicas, the one that answered last first. */
-  private bases: string[];
+  private readonly replicas: ReplicaList;
   private source: EventSource | undefined;
   private heardAt = 0;
   private pollTimer: ReturnType<typeof setInterval> | undefined;
@@ -35,7 +36,7 @@ export class Connection {
     private readonly onChange: (change: Change) => void,
     private readonly onMode: () => void,
   ) {
-    this.bases = [origin];
+    this.replicas = new ReplicaList([origin]);
     setInterval(() => {
       if (this.source && Date.now() - this.heardAt > QUIET_MS) this.fallBack();
     }, 2_000);
@@ -43,34 +44,32 @@ export class Connection {
 
   /** The replica reads go to now. */
   get base(): string {
-    return this.bases[0]!;
+    return this.replicas.first;
   }
 
   /** GET a path of the REST API from the first replica that answers. */
   async get<T>(path: string): Promise<T> {
-    let last: unknown;
-    for (const base of [...this.bases]) {
+    const outcome = await askReplicas(this.replicas, async (base): Promise<Attempt<T>> => {
+      let res: Response;
       try {
-        const res = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(READ_TIMEOUT_MS) });
+        res = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(READ_TIMEOUT_MS) });
         const message = async () => `${base}${path}: ${res.status} ${((await res.json().catch(() => ({}))) as { error?: { message?: string } }).error?.message ?? ''}`;
         // A replica in trouble (no database, overloaded) answers 5xx: another may not be.
-        if (res.status >= 500) throw new Error(await message());
-        if (!res.ok) throw new ReadError(res.status, await message());
-        const body = (await res.json()) as T;
-        this.prefer(base);
-        return body;
+        if (res.status >= 500) return { next: await message() };
+        if (!res.ok) throw new ReadError(res.status, await message()); // another would say the same
+        return { answer: (await res.json()) as T };
       } catch (err) {
-        if (err instanceof ReadError) throw err; // the replica answered: another would say the same
-        last = err;
+        if (err instanceof ReadError) throw err;
+        return { next: describeFetchFailure(err) };
       }
-    }
-    throw new Error(`no replica answered ${path}: ${(last as Error)?.message ?? last}`);
+    });
+    if ('answer' in outcome) return outcome.answer;
+    throw new Error(`no replica answered ${path}: ${outcome.failures.at(-1)?.why ?? ''}`);
   }
 
   /** Learns the replicas the cluster lists, live ones first, keeping the one that answers first. */
   learn(status: ClusterStatus): void {
-    const listed = [...status.replicas].sort((a, b) => Number(b.alive) - Number(a.alive)).map((r) => new URL(r.url).origin);
-    this.bases = [...new Set([this.base, ...listed, ...this.bases])];
+    this.replicas.learn([...status.replicas].sort((a, b) => Number(b.alive) - Number(a.alive)).map((r) => new URL(r.url).origin));
   }
 
   /** Opens the push channel on the replica reads go to. */
@@ -108,7 +107,7 @@ export class Connection {
     this.pollTimer ??= setInterval(() => this.onChange({ kinds: [], status: true, events: true, all: true }), POLL_MS);
     this.onChange({ kinds: [], status: true, events: true, all: true });
     // Next time, the push channel is tried on another replica.
-    this.bases.push(this.bases.shift()!);
+    this.replicas.demoteFirst();
     clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => this.connect(), PUSH_RETRY_MS);
   }
@@ -116,10 +115,6 @@ export class Connection {
   private setMode(mode: Mode): void {
     this.mode = mode;
     this.onMode();
-  }
-
-  private prefer(base: string): void {
-    if (this.base !== base) this.bases = [base, ...this.bases.filter((b) => b !== base)];
   }
 }
 

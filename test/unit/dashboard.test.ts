@@ -36,9 +36,10 @@ describe('the files /ui serves', () => {
     ['js/ui/app.js', 'ui/app.js'],
     ['js/domain/quantity.js', 'domain/quantity.js'],
     ['js/domain/duration.js', 'domain/duration.js'],
+    ['js/net/any-replica.js', 'net/any-replica.js'],
   ])('%j is %s', (url, file) => expect(assetPath(url)).toBe(file));
 
-  it.each(['js/../../package.json', 'js/ui/../../store/db.js', 'js/store/db.js', 'js/ui/app.js.map', '../dist/cli/main.js', 'js/domain/names.js', '%2e%2e/package.json'])('%j is not served', (url) => {
+  it.each(['js/../../package.json', 'js/ui/../../store/db.js', 'js/store/db.js', 'js/ui/app.js.map', '../dist/cli/main.js', 'js/domain/names.js', 'js/net/lines.js', '%2e%2e/package.json'])('%j is not served', (url) => {
     expect(assetPath(url)).toBeNull();
   });
 });
