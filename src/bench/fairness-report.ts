@@ -5,7 +5,7 @@ import { xyChart, type XySeries } from './xy-plot.js';
 import { JOB_CPU_MILLIS, JOB_MEMORY_BYTES, TENANTS, TRICKLE_STOP_SECONDS, WEIGHTS, type FairnessResult, type FloodRun, type RunFacts, type WeightsRun } from './fairness.js';
 import type { WaitStats } from './fairness-measure.js';
 import type { Verdict } from '../checker/check.js';
-import type { RoundTimings } from './placement-metrics.js';
+import type { LatencySummary } from './placement-metrics.js';
 
 /** The issue's targets. */
 export const TARGETS = { trickleP99Ms: 1000, offOverOn: 100, cpuUse: 0.95, floodOverBound: 1.1, weightTolerance: 0.05 } as const;
@@ -148,7 +148,7 @@ function client(w: WaitStats | undefined): string {
 /** Placement rounds and how long placements hold CPU beyond their runs, one column per run. */
 function diagnosticRows(runs: ReadonlyArray<[string, RunFacts | undefined]>): string[] {
   const cell = (f: (r: RunFacts) => string) => runs.map(([, r]) => (r ? f(r) : 'n/a')).join(' | ');
-  const round = (t: RoundTimings) => `${t.count}: ${ms2(t.p50Ms)} / ${ms2(t.p99Ms)}`;
+  const round = (t: LatencySummary) => `${t.count}: ${ms2(t.p50Ms)} / ${ms2(t.p99Ms)}`;
   return [
     `| placement rounds that had pending jobs: count: p50 / p99 of the whole round (read, decide, fenced commit; from the /metrics histograms, estimated within a bucket) | ${cell((r) => round(r.rounds.round))} |`,
     `| of which the decision alone, p50 / p99 | ${cell((r) => `${ms2(r.rounds.decide.p50Ms)} / ${ms2(r.rounds.decide.p99Ms)}`)} |`,

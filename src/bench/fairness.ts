@@ -33,7 +33,7 @@ import { readCheckInput } from '../checker/read.js';
 import { delay } from '../lifecycle.js';
 import { seededRandom } from '../seeded-random.js';
 import { JOB_CPU_MILLIS, jobManifest, SUBMIT_BATCH, submitBacklog, Trickle } from './fairness-submit.js';
-import { readPlacementTimings, type RoundTimings } from './placement-metrics.js';
+import { readPlacementTimings, type LatencySummary } from './placement-metrics.js';
 import { floodFinish, shareWindows, useWhileWaiting, waitStats, type FloodFinish, type JobTiming, type ShareResult, type UseSample, type UseStats, type WaitStats } from './fairness-measure.js';
 
 export { JOB_CPU_MILLIS, JOB_MEMORY_BYTES } from './fairness-submit.js';
@@ -89,7 +89,7 @@ export interface RunFacts {
   /** Wall time of the run, cluster start to last job finished. */
   wallMs: number;
   /** From the leader's /metrics. */
-  rounds: { decide: RoundTimings; round: RoundTimings };
+  rounds: { decide: LatencySummary; round: LatencySummary };
   hold: HoldOverhead;
 }
 

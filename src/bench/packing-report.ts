@@ -4,7 +4,7 @@ import { machine } from './results.js';
 import { lineChart } from './plot.js';
 import type { PackingResult } from './packing.js';
 import type { Verdict } from '../checker/check.js';
-import type { RoundTimings } from './placement-metrics.js';
+import type { LatencySummary } from './placement-metrics.js';
 
 const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -22,7 +22,7 @@ export function packingPlot(result: PackingResult): string {
 export function packingReport(result: PackingResult, command: string, date: Date, plotFile: string): string {
   const o = result.options;
   const ratio = result.finishMs / result.lowerBoundMs;
-  const timing = (label: string, t: RoundTimings) =>
+  const timing = (label: string, t: LatencySummary) =>
     `| ${label} | ${t.count} | ${millis(t.meanMs)} | ${millis(t.p50Ms)} | ${millis(t.p99Ms)} |`;
   const lines = [
     `# Packing benchmark, ${date.toISOString().slice(0, 10)}`,

@@ -22,7 +22,7 @@ import { delay } from '../lifecycle.js';
 import { policyName, type Policy } from '../scheduling/policies.js';
 import { NODE_CPU_MILLIS, NODE_MEMORY_BYTES, generateWorkload, lowerBoundMs, type WorkloadJob } from './workload.js';
 import { simulatePacking, type SimulationResult } from './packing-simulation.js';
-import { readPlacementTimings, type RoundTimings } from './placement-metrics.js';
+import { readPlacementTimings, type LatencySummary } from './placement-metrics.js';
 import { readStalls, type Stalls } from './stalls.js';
 
 export interface PackingOptions {
@@ -66,8 +66,8 @@ export interface PackingResult {
   cpuUseWhileWaiting: number;
   memoryUseWhileWaiting: number;
   samples: UseSample[];
-  decide: RoundTimings;
-  round: RoundTimings;
+  decide: LatencySummary;
+  round: LatencySummary;
   stalls: Stalls;
   /** The independent checker over the history and the nodes' run logs (chaos/check). */
   verdict: Verdict;

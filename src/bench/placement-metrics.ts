@@ -1,18 +1,18 @@
-// Placement round timings read from the replicas' /metrics (prom-client histograms): every
-// replica that led observed rounds; their buckets add up, and p50 and p99 are read off the sum
-// as Prometheus' histogram_quantile does (linear within a bucket: an estimate, within the
-// bucket's width, src/metrics/buckets.ts).
+// Latencies read from the cluster's /metrics (prom-client histograms): the placement rounds of
+// every replica that led, the agents' heartbeats. Their buckets add up, and p50 and p99 are read
+// off the sum as Prometheus' histogram_quantile does (linear within a bucket: an estimate, within
+// the bucket's width, src/metrics/buckets.ts).
 
-export interface RoundTimings {
+export interface LatencySummary {
   count: number;
   meanMs: number | null;
   p50Ms: number | null;
   p99Ms: number | null;
-  /** Replicas that observed rounds (more than one: leadership moved during the run). */
-  replicas: number;
+  /** Processes that observed any (for rounds, more than one replica: leadership moved during the run). */
+  sources: number;
 }
 
-export async function readPlacementTimings(replicaUrls: string[]): Promise<{ decide: RoundTimings; round: RoundTimings }> {
+export async function readPlacementTimings(replicaUrls: string[]): Promise<{ decide: LatencySummary; round: LatencySummary }> {
   const texts = await Promise.all(replicaUrls.map((url) => fetch(`${url}/metrics`).then((r) => r.text(), () => '')));
   return { decide: histogramOf(texts, 'fencer_placement_decide_seconds'), round: histogramOf(texts, 'fencer_placement_round_seconds') };
 }
@@ -24,9 +24,9 @@ interface Histogram {
   buckets: Array<[number, number]>;
 }
 
-export function histogramOf(texts: string[], metric: string): RoundTimings {
+export function histogramOf(texts: string[], metric: string): LatencySummary {
   const parsed = texts.map((text) => parseHistogram(text, metric)).filter((h) => h.count > 0);
-  if (parsed.length === 0) return { count: 0, meanMs: null, p50Ms: null, p99Ms: null, replicas: 0 };
+  if (parsed.length === 0) return { count: 0, meanMs: null, p50Ms: null, p99Ms: null, sources: 0 };
   const bounds = parsed[0]!.buckets.map(([le]) => le);
   const total: Histogram = {
     count: parsed.reduce((n, h) => n + h.count, 0),
@@ -38,7 +38,7 @@ export function histogramOf(texts: string[], metric: string): RoundTimings {
     meanMs: (total.sum / total.count) * 1000,
     p50Ms: quantile(total, 0.5) * 1000,
     p99Ms: quantile(total, 0.99) * 1000,
-    replicas: parsed.length,
+    sources: parsed.length,
   };
 }
 

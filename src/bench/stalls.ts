@@ -1,10 +1,10 @@
 // How much the cluster's processes were held up during a benchmark, from their /metrics: the
 // worst event-loop delay of any replica and any agent (prom-client's monitorEventLoopDelay since
-// the last scrape, so read this first: nothing else scrapes during a run) and how often nodes fenced
-// themselves, and how long their heartbeats took. A replica whose loop stalls past the self-fence window sends its nodes neither
-// keepalives nor heartbeat answers, and they must stop their jobs.
+// the last scrape, so read this first: nothing else scrapes during a run), how often nodes fenced
+// themselves, and how long their heartbeats took. A replica whose loop stalls past the self-fence
+// window sends its nodes neither keepalives nor heartbeat answers, and they must stop their jobs.
 
-import { histogramOf, type RoundTimings } from './placement-metrics.js';
+import { histogramOf, type LatencySummary } from './placement-metrics.js';
 
 export interface Stalls {
   replicaLagMaxMs: number | null;
@@ -12,7 +12,7 @@ export interface Stalls {
   agentLagMaxMs: number | null;
   selfFences: number;
   /** Heartbeats, sending to the answer that counted (the agents' histograms added up). */
-  heartbeats: RoundTimings;
+  heartbeats: LatencySummary;
 }
 
 export async function readStalls(replicaUrls: string[], agentMetricsUrls: string[]): Promise<Stalls> {
