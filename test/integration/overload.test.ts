@@ -121,6 +121,9 @@ async function heartbeatsFail(c: { t: TestDatabase; cluster: Cluster; faults: st
     await eventually(async () => (await jobPhase(c.t, `short-${i}`)) !== 'Pending' || (await dead()), { what: `short-${i} to be placed` });
     if (i > 200) throw new Error('node-1 was never declared dead');
   }
+  // Faults stay until the retry runs: lifted earlier, node-1's next heartbeat would get 410 and
+  // stop the job first, and a broken guard would go unseen.
+  await eventually(() => nodeLog(c.cluster, 'node-2').some((l) => l.event === 'start' && l.job === 'default/long-run'), { what: 'node-2 to run long-run' });
   setFaults(c.faults, {});
   await eventually(async () => (await jobPhase(c.t, 'long-run')) === 'Succeeded', { timeoutMs: 40_000, what: 'long-run to succeed' });
   const fenced = nodeLog(c.cluster, 'node-1').some((l) => l.event === 'stop' && l.job === 'default/long-run' && l.reason === 'self-fence');
