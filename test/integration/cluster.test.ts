@@ -135,8 +135,12 @@ describe('a cluster of real processes', () => {
     await eventually(() => readFileSync(cluster.processLogFile(before.name), 'utf8').includes('fenced transaction rejected'), {
       what: 'the old leader to log that its write was rejected',
     });
-    // Both show in the cluster's events (fencer get events, the dashboard).
-    const events = (await cluster.askAnyReplica<{ items: unknown[] }>('/api/v1/events?limit=1000')).items;
+    // Both show in the cluster's events (fencer get events, the dashboard). The refusal is
+    // recorded after it is logged, by its own write: wait for it.
+    const events = await eventually(async () => {
+      const items = (await cluster.askAnyReplica<{ items: Array<Record<string, unknown>> }>('/api/v1/events?limit=1000')).items;
+      return items.some((e) => e.reason === 'FencedRejection') ? items : null;
+    }, { what: 'the FencedRejection event' });
     expect(events).toContainEqual(expect.objectContaining({ reason: 'LeaderElected', object: `replica/${after.name}`, epoch: after.epoch }));
     expect(events).toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'FencedRejection', object: `replica/${before.name}`, epoch: before.epoch }));
     const placements = (await t.db.query(
