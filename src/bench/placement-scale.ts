@@ -4,7 +4,15 @@
 // Round 1 meets empty nodes (the most placements in one round). After it, each round first
 // lets a random 2 % of the running jobs finish, then places into the room they left, with
 // every other job still pending: the steady state of a long backlog.
+//
+// With fair share on, the round is the one the leader runs by default: every job in the
+// namespace's default queue, the queue sharing by weight, and a waiting reason asked for each
+// job not placed (those already written cost nothing more).
 import { bestFit } from '../scheduling/best-fit.js';
+import { newShareMemory, type Shares } from '../scheduling/fair-share.js';
+import { ReasonMarks } from '../controllers/placement/reason-marks.js';
+import { REASONS_PER_ROUND } from '../controllers/placement/placement.js';
+import { pendingJobOf } from '../store/decisions.js';
 import type { Policy } from '../scheduling/policies.js';
 import type { NodeCapacity, PendingJob } from '../scheduling/types.js';
 import { seededRandom } from '../seeded-random.js';
@@ -17,6 +25,7 @@ export interface ScaleCase {
 
 export interface ScaleResult extends ScaleCase {
   policy: Policy;
+  fairShare: boolean;
   firstRoundMs: number;
   firstRoundPlaced: number;
   /** Steady-state rounds, sorted. */
@@ -24,17 +33,27 @@ export interface ScaleResult extends ScaleCase {
   placedPerRound: number;
 }
 
-export function runScaleCase({ pending, nodes: nodeCount }: ScaleCase, policy: Policy, rounds: number, seed = 1): ScaleResult {
+const DEFAULT_QUEUE = { key: 'default/default', weight: 1, strictLanes: false, concurrencyLimit: null, cpuLimitMillis: null, memoryLimitBytes: null, running: 0, cpuMillis: 0, memoryBytes: 0 };
+
+export function runScaleCase({ pending, nodes: nodeCount }: ScaleCase, policy: Policy, rounds: number, seed = 1, fairShare = false): ScaleResult {
   const random = seededRandom(seed);
-  const jobs = generateWorkload({ jobs: pending, seed, timeScale: 1 }).map(asPendingJob);
+  // In a queue, built as the leader builds them from the database's rows (the same shape).
+  const inQueue = (job: PendingJob): PendingJob =>
+    pendingJobOf({ uid: job.uid, namespace: 'default', queue: 'default', lane: 1, cpu_millis: job.cpuMillis, memory_bytes: job.memoryBytes, duration_ms: job.durationMs, path_ms: job.durationMs, node_selector: {}, image: null, pool: null });
+  const jobs = generateWorkload({ jobs: pending, seed, timeScale: 1 }).map((w) => (fairShare ? inQueue(asPendingJob(w)) : asPendingJob(w)));
   const nodes = workloadNodes(nodeCount);
   const byName = new Map(nodes.map((n) => [n.name, n]));
   const running: Array<{ job: PendingJob; node: NodeCapacity }> = [];
   let waiting = jobs;
+  const marks = new ReasonMarks();
+  const shares: Shares | undefined = fairShare
+    ? { fairShare: true, queues: [DEFAULT_QUEUE], quotas: [], memory: newShareMemory(), reasonKnown: (uid, reason, message) => marks.has(uid, reason, message), maxReasons: REASONS_PER_ROUND }
+    : undefined;
   const round = () => {
     const started = performance.now();
-    const result = bestFit(waiting, nodes, policy);
+    const result = bestFit(waiting, nodes, policy, {}, shares);
     const ms = performance.now() - started;
+    marks.mark(result.waiting);
     const placed = new Map(result.placements.map((p) => [p.jobUid, byName.get(p.node)!]));
     const still: PendingJob[] = [];
     for (const job of waiting) {
@@ -63,7 +82,8 @@ export function runScaleCase({ pending, nodes: nodeCount }: ScaleCase, policy: P
       running.pop();
       node.allocatedCpuMillis -= job.cpuMillis;
       node.allocatedMemoryBytes -= job.memoryBytes;
-      waiting.push({ ...job, uid: `${job.uid}-again-${r}` });
+      const again = { ...job, uid: `${job.uid}-again-${r}` };
+      waiting.push(fairShare ? inQueue(again) : again);
     }
     const { ms, placed } = round();
     times.push(ms);
@@ -73,6 +93,7 @@ export function runScaleCase({ pending, nodes: nodeCount }: ScaleCase, policy: P
     pending,
     nodes: nodeCount,
     policy,
+    fairShare,
     firstRoundMs: first.ms,
     firstRoundPlaced: first.placed,
     roundMs: times.sort((a, b) => a - b),

@@ -293,11 +293,12 @@ function registerPlacementBench(bench: Command): void {
         { pending: 100_000, nodes: 1_000 },
         { pending: 100_000, nodes: 5_000 },
       ];
-      const policies = ORDERINGS.map((ordering) => ({ ordering, fit: DEFAULT_POLICY.fit }));
+      // Each ordering alone, then the default one as the leader runs it: in a queue, fair share on.
+      const runs = [...ORDERINGS.map((ordering) => ({ policy: { ordering, fit: DEFAULT_POLICY.fit }, fairShare: false })), { policy: DEFAULT_POLICY, fairShare: true }];
       const scale = cases.flatMap((c) =>
-        policies.map((policy) => {
-          const result = runScaleCase(c, policy, rounds);
-          process.stdout.write(`${c.pending} × ${c.nodes}, ${policy.ordering}: p50 ${percentile(result.roundMs, 50)!.toFixed(2)} ms\n`);
+        runs.map(({ policy, fairShare }) => {
+          const result = runScaleCase(c, policy, rounds, 1, fairShare);
+          process.stdout.write(`${c.pending} × ${c.nodes}, ${policy.ordering}${fairShare ? ', fair share' : ''}: p50 ${percentile(result.roundMs, 50)!.toFixed(2)} ms\n`);
           return result;
         }),
       );

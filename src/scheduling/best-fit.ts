@@ -115,7 +115,7 @@ export function bestFit(
   }
   if (!shared) return { placements, unschedulable, waiting: [] };
   const placed = new Set(placements.map((p) => p.jobUid));
-  return { placements, unschedulable, waiting: shared.waiting(candidates.filter((j) => !placed.has(j.uid))) };
+  return { placements, unschedulable, waiting: shared.waiting(candidates, placed) };
 
   function place(job: PendingJob, state: NodeState): void {
     shared?.placed(job);

@@ -105,9 +105,38 @@ export function laneWeights(ready: readonly boolean[], shares: readonly number[]
   return weights;
 }
 
+type Reason = Pick<Waiting, 'reason' | 'message'>;
+
+/**
+ * The jobs by queue and lane, in the order given, and the largest CPU and memory asked (the
+ * round's quantum is the larger share of the two). Its own function: one pass, called once a
+ * round, kept small so that it is compiled whole.
+ */
+function groupJobs(jobs: readonly PendingJob[], fairShare: boolean): { grouped: Map<string, PendingJob[][]>; largest: Pick<PendingJob, 'cpuMillis' | 'memoryBytes'> } {
+  const grouped = new Map<string, PendingJob[][]>();
+  let cpuMillis = 0;
+  let memoryBytes = 0;
+  let lastKey: string | undefined;
+  let lanes: PendingJob[][] = [];
+  for (const job of jobs) {
+    const key = fairShare ? (job.queue ?? '') : '';
+    // Jobs mostly come queue by queue: no lookup while the queue stays the same.
+    if (key !== lastKey) {
+      lastKey = key;
+      let found = grouped.get(key);
+      if (!found) grouped.set(key, (found = [[], [], []]));
+      lanes = found;
+    }
+    lanes[fairShare ? (job.lane ?? 1) : 1]!.push(job);
+    if (job.cpuMillis > cpuMillis) cpuMillis = job.cpuMillis;
+    if (job.memoryBytes > memoryBytes) memoryBytes = job.memoryBytes;
+  }
+  return { grouped, largest: { cpuMillis, memoryBytes } };
+}
+
 interface QueueTurn {
   state: QueueState;
-  lanes: PendingJob[][];
+  lanes: ReadonlyArray<readonly PendingJob[]>;
   heads: number[];
   passes: number[];
   deficit: number;
@@ -140,19 +169,11 @@ export class ShareSequence {
     this.totalMemory = nodes.reduce((sum, n) => sum + n.memoryBytes, 0) || 1;
     const states = new Map(shares.queues.map((q) => [q.key, { ...q }]));
     for (const q of shares.quotas) this.quotas.set(q.namespace, { ...q });
-    const grouped = new Map<string, PendingJob[][]>();
-    let quantum = 0;
-    for (const job of jobs) {
-      const key = shares.fairShare ? (job.queue ?? '') : '';
-      let lanes = grouped.get(key);
-      if (!lanes) grouped.set(key, (lanes = [[], [], []]));
-      lanes[shares.fairShare ? (job.lane ?? 1) : 1]!.push(job);
-      quantum = Math.max(quantum, this.cost(job));
-    }
-    this.quantum = quantum || 1;
+    const { grouped, largest } = groupJobs(jobs, shares.fairShare);
+    this.quantum = this.cost(largest) || 1;
     const keys = [...grouped.keys()].sort();
     for (const key of keys) {
-      const lanes = grouped.get(key)!.map((lane) => (shares.fairShare ? [...orderJobs(lane, ordering === 'most-work-balanced' ? 'most-work-first' : ordering, nodes)] : lane));
+      const lanes = grouped.get(key)!.map((lane) => (shares.fairShare ? orderJobs(lane, ordering === 'most-work-balanced' ? 'most-work-first' : ordering, nodes) : lane));
       const state = shares.fairShare ? (states.get(key) ?? { ...UNLIMITED, key }) : UNLIMITED;
       const turn: QueueTurn = { state, lanes, heads: [0, 0, 0], passes: this.startPasses(key, lanes), deficit: shares.memory.deficits.get(key) ?? 0, held: null };
       this.turns.push(turn);
@@ -223,32 +244,42 @@ export class ShareSequence {
   /**
    * Why each job held back by a limit waits; the round's other unplaced jobs wait for their share.
    * Only reasons not written yet, up to the round's budget: a backlog of 10,000 is not 10,000
-   * objects a round.
+   * objects a round. A reason not held by a job's own limit is its queue's and namespace's, so it
+   * is worked out once per queue and namespace, not per job.
    */
-  waiting(unplaced: readonly PendingJob[]): Waiting[] {
+  waiting(jobs: readonly PendingJob[], placed: ReadonlySet<string>): Waiting[] {
     this.saveMemory();
     const known = this.shares.reasonKnown ?? (() => false);
     const max = this.shares.maxReasons ?? Infinity;
-    const shareMessages = new Map<string, string>();
+    const standing = new Map<string, Map<string | undefined, Reason>>();
     const out: Waiting[] = [];
-    for (const job of unplaced) {
+    for (const job of jobs) {
       if (out.length >= max) break;
-      const w = this.held.get(job.uid) ?? this.limitOf(job, true) ?? this.shareWait(job, shareMessages);
-      if (!known(w.jobUid, w.reason, w.message)) out.push(w);
+      if (placed.has(job.uid)) continue;
+      const w = (this.held.size > 0 ? this.held.get(job.uid) : undefined) ?? this.standingWait(job, standing);
+      if (!known(job.uid, w.reason, w.message)) out.push({ jobUid: job.uid, reason: w.reason, message: w.message });
     }
     return out;
   }
 
-  private shareWait(job: PendingJob, messages: Map<string, string>): Waiting {
-    const queue = job.queue ?? 'default';
-    let message = messages.get(queue);
-    if (message === undefined) {
-      message = this.shares.fairShare
-        ? `waiting for room: queues with ready jobs share the cluster by weight (queue ${queue}, weight ${this.queueOf(job).weight})`
-        : 'waiting for room: jobs are placed in arrival order (fair share is off)';
-      messages.set(queue, message);
+  /** Why a job no limit of its own held waits: its queue's or namespace's standing limit, else its share. */
+  private standingWait(job: PendingJob, memo: Map<string, Map<string | undefined, Reason>>): Reason {
+    const queue = job.queue ?? '';
+    let byNamespace = memo.get(queue);
+    if (!byNamespace) memo.set(queue, (byNamespace = new Map()));
+    let reason = byNamespace.get(job.namespace);
+    if (!reason) {
+      reason = this.limitOf(job, this.queueOf(job), true) ?? this.shareWait(job);
+      byNamespace.set(job.namespace, reason);
     }
-    return { jobUid: job.uid, reason: 'WaitingForShare', message };
+    return reason;
+  }
+
+  private shareWait(job: PendingJob): Reason {
+    const message = this.shares.fairShare
+      ? `waiting for room: queues with ready jobs share the cluster by weight (queue ${job.queue ?? 'default'}, weight ${this.queueOf(job).weight})`
+      : 'waiting for room: jobs are placed in arrival order (fair share is off)';
+    return { reason: 'WaitingForShare', message };
   }
 
   /**
@@ -270,7 +301,7 @@ export class ShareSequence {
       const lane = this.laneOf(turn);
       if (lane === undefined) return undefined;
       const job = turn.lanes[lane]![turn.heads[lane]!]!;
-      const limit = this.limitOf(job, false);
+      const limit = this.limitOf(job, this.shares.fairShare ? turn.state : this.queueOf(job), false);
       if (!limit) return job;
       this.held.set(job.uid, limit);
       turn.heads[lane]!++;
@@ -282,11 +313,15 @@ export class ShareSequence {
     }
   }
 
+  // Called for every job a round offers: allocates nothing.
   private laneOf(turn: QueueTurn): Lane | undefined {
-    const ready = LANES.map((l) => turn.heads[l]! < turn.lanes[l]!.length);
-    if (turn.state.strictLanes || !this.shares.fairShare) return LANES.find((l) => ready[l]);
+    const byPass = this.shares.fairShare && !turn.state.strictLanes;
     let best: Lane | undefined;
-    for (const l of LANES) if (ready[l] && (best === undefined || turn.passes[l]! < turn.passes[best]!)) best = l;
+    for (const l of LANES) {
+      if (turn.heads[l]! >= turn.lanes[l]!.length) continue;
+      if (!byPass) return l;
+      if (best === undefined || turn.passes[l]! < turn.passes[best]!) best = l;
+    }
     return best;
   }
 
@@ -300,14 +335,14 @@ export class ShareSequence {
   }
 
   // A lane's pass starts where the lanes already ready stand, so a lane that was empty gets no credit.
-  private startPasses(key: string, lanes: PendingJob[][]): number[] {
+  private startPasses(key: string, lanes: ReadonlyArray<readonly PendingJob[]>): number[] {
     const kept = this.shares.memory.lanePasses.get(key) ?? [];
     const known = LANES.filter((l) => lanes[l]!.length > 0 && kept[l] !== undefined).map((l) => kept[l]!);
     const floor = known.length > 0 ? Math.min(...known) : 0;
     return LANES.map((l) => Math.max(0, (kept[l] ?? floor) - floor));
   }
 
-  private cost(job: PendingJob): number {
+  private cost(job: Pick<PendingJob, 'cpuMillis' | 'memoryBytes'>): number {
     return Math.max(job.cpuMillis / this.totalCpu, job.memoryBytes / this.totalMemory);
   }
 
@@ -330,13 +365,12 @@ export class ShareSequence {
   }
 
   /** What stops this job now, if anything: its queue's limits, then its namespace's quota. */
-  private limitOf(job: PendingJob, onlyStanding: boolean): Waiting | null {
+  private limitOf(job: PendingJob, q: QueueState, onlyStanding: boolean): Waiting | null {
     if (this.shares.ignoreLimits) return null;
-    const q = this.queueOf(job);
     if (this.atConcurrencyLimit(q)) {
       return { jobUid: job.uid, reason: 'QueueAtLimit', message: `queue ${q.key} has ${q.concurrencyLimit} jobs placed, its spec.concurrencyLimit` };
     }
-    const quota = job.namespace === undefined ? undefined : this.quotas.get(job.namespace);
+    const quota = job.namespace === undefined || this.quotas.size === 0 ? undefined : this.quotas.get(job.namespace);
     if (quota?.tokens !== null && quota?.tokens !== undefined && quota.tokens < 1) {
       return {
         jobUid: job.uid,

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { bestFit, type NodeCapacity, type PendingJob } from '../../src/scheduling/best-fit.js';
 import { laneWeights, newShareMemory, type NamespaceQuotaState, type QueueState, type Shares } from '../../src/scheduling/fair-share.js';
 import type { Lane } from '../../src/domain/resources.js';
+import { ReasonMarks } from '../../src/controllers/placement/reason-marks.js';
 
 const GI = 1024 ** 3;
 
@@ -227,5 +228,40 @@ describe('limits hold whatever the share', () => {
   it('other queues are served while one is at its limit', () => {
     const r = round([...jobs('t/a', 10), ...jobs('t/b', 10)], [queue('t/a', { concurrencyLimit: 2 }), queue('t/b')]);
     expect(countBy(r.placements.map((p) => ({ queue: p.jobUid.split('#')[0] }) as PendingJob), (j) => j.queue!)).toEqual({ 't/a': 2, 't/b': 10 });
+  });
+});
+
+describe('why each job left waits', () => {
+  const full = () => [node('n1', 2000, 64)];
+  const shares = (queues: QueueState[], extra: Partial<Shares> = {}): Shares => ({ fairShare: true, queues, quotas: [], memory: newShareMemory(), ...extra });
+
+  it('names each job’s own queue and namespace: queues at their limit, one waiting for its share, one out of its namespace’s placement tokens', () => {
+    const quota: NamespaceQuotaState = { namespace: 'u', name: 'rate', cpuLimitMillis: null, memoryLimitBytes: null, cpuMillis: 0, memoryBytes: 0, tokens: 0, perSecond: 1, burst: 1 };
+    const queues = [queue('t/a', { concurrencyLimit: 1, running: 1 }), queue('t/b'), queue('t/d', { concurrencyLimit: 1, running: 1 }), queue('u/c')];
+    const expected: Record<string, string> = { 't/a': 'QueueAtLimit', 't/b': 'WaitingForShare', 't/d': 'QueueAtLimit', 'u/c': 'QuotaExceeded' };
+    // Interleaved, so that no job's reason can be its neighbour's. The cluster is full: the
+    // round stops at t/b's first job, and the queues after it give their standing reasons.
+    const byQueue = Object.keys(expected).map((key) => jobs(key, 3));
+    const backlog = byQueue[0]!.flatMap((_, i) => byQueue.map((q) => q[i]!));
+    const busy = full().map((n) => ({ ...n, allocatedCpuMillis: n.cpuMillis }));
+    const r = bestFit(backlog, busy, undefined, {}, { ...shares(queues), quotas: [quota] });
+    expect(r.placements).toEqual([]);
+    expect(r.waiting.map((w) => `${w.jobUid} ${w.reason}`)).toEqual(backlog.map((j) => `${j.uid} ${expected[j.queue!]}`));
+    expect(r.waiting.find((w) => w.jobUid.startsWith('t/b'))!.message).toContain('queue t/b, weight 1');
+    expect(r.waiting.find((w) => w.jobUid.startsWith('t/d'))!.message).toContain('queue t/d has 1 jobs placed');
+  });
+
+  it('leaves out the reasons already written (the leader’s ReasonMarks) and stops at the round’s budget', () => {
+    const backlog = jobs('t/q', 10);
+    const first = bestFit(backlog, full(), undefined, {}, shares([queue('t/q')], { maxReasons: 3 }));
+    expect(first.placements).toHaveLength(2);
+    expect(first.waiting.map((w) => w.jobUid)).toEqual(backlog.slice(2, 5).map((j) => j.uid));
+    const written = new ReasonMarks();
+    written.mark(first.waiting);
+    const next = bestFit(backlog.slice(2), [node('n1', 2000, 64)].map((n) => ({ ...n, allocatedCpuMillis: 2000 })), undefined, {}, shares([queue('t/q', { running: 2 })], {
+      maxReasons: 3,
+      reasonKnown: (uid, reason, message) => written.has(uid, reason, message),
+    }));
+    expect(next.waiting.map((w) => w.jobUid)).toEqual(backlog.slice(5, 8).map((j) => j.uid));
   });
 });

@@ -10,6 +10,7 @@ import { guardBroken } from '../../guards.js';
 import { DEFAULT_POLICY, type Policy } from '../../scheduling/policies.js';
 import { commitPlacements, LEAST_SLICE, markWaiting, readPendingJobs, readRoundState, type ClaimedJob, type PlacementInput } from '../../store/decisions.js';
 import type { PendingSet } from './pending-set.js';
+import { ReasonMarks } from './reason-marks.js';
 import { newShareMemory, type Shares } from '../../scheduling/fair-share.js';
 import { jobPlacementWaitSeconds, jobsPlaced, placementDecideSeconds, placementRoundSeconds } from '../../metrics/registry.js';
 import type { ReconcileResult, Reconciler } from '../controller.js';
@@ -25,13 +26,13 @@ const MIN_GAP_MS = 30;
  * instead of in one large write; the reasons go in their own transaction after the placements,
  * so they never delay a job that found room.
  */
-const REASONS_PER_ROUND = 1000;
+export const REASONS_PER_ROUND = 1000;
 
 export class Placement implements Reconciler {
   readonly name = 'placement';
   readonly minGapMs = MIN_GAP_MS;
   /** Reasons already written, so a waiting job costs no write per pass. */
-  private readonly marked = new Map<string, string>();
+  private readonly marked = new ReasonMarks();
   /** Fair share's deficits and turn, from round to round (a new leader starts afresh). */
   private readonly shareMemory = newShareMemory();
 
@@ -67,7 +68,7 @@ export class Placement implements Reconciler {
       quotas: input.quotas,
       memory: this.shareMemory,
       ignoreLimits: guardBroken('queue-limit-plan'),
-      reasonKnown: (uid, reason, message) => this.marked.get(uid) === `${reason}: ${message}`,
+      reasonKnown: (uid, reason, message) => this.marked.has(uid, reason, message),
       maxReasons: REASONS_PER_ROUND,
     };
     const round = bestFit(jobs, nodes, this.fairShare ? this.policy : { ...this.policy, ordering: 'arrival' }, { ignorePool: guardBroken('pool-match'), ignoreLabels: guardBroken('label-match') }, shares);
@@ -75,7 +76,7 @@ export class Placement implements Reconciler {
     const reasons = [
       ...round.unschedulable.map((u) => ({ jobUid: u.jobUid, reason: 'Unschedulable', message: u.message })),
       ...round.waiting, // already without the reasons written before
-    ].filter((w) => this.marked.get(w.jobUid) !== `${w.reason}: ${w.message}`);
+    ].filter((w) => !this.marked.has(w.jobUid, w.reason, w.message));
     let placed = 0;
     if (round.placements.length > 0) {
       const tokens = tokensTaken(round.placements, jobs, input.quotas.filter((q) => q.tokens !== null).map((q) => q.namespace));
@@ -91,8 +92,7 @@ export class Placement implements Reconciler {
     if (reasons.length > 0) {
       const written = reasons.slice(0, REASONS_PER_ROUND);
       await fenced(this.db, this.lease, (tx) => markWaiting(tx, written));
-      for (const w of written) this.marked.set(w.jobUid, `${w.reason}: ${w.message}`);
-      if (this.marked.size > 100_000) this.marked.clear();
+      this.marked.mark(written);
     }
     placementRoundSeconds.observe((performance.now() - startedAt) / 1000);
     if (placed > 0) log.info({ placed, pending: jobs.length }, 'placed jobs');
