@@ -174,7 +174,8 @@ export class ShareSequence {
     const keys = [...grouped.keys()].sort();
     for (const key of keys) {
       const lanes = grouped.get(key)!.map((lane) => (shares.fairShare ? orderJobs(lane, ordering === 'most-work-balanced' ? 'most-work-first' : ordering, nodes) : lane));
-      const state = shares.fairShare ? (states.get(key) ?? { ...UNLIMITED, key }) : UNLIMITED;
+      // A copy: placed() counts into it.
+      const state = shares.fairShare ? (states.get(key) ?? { ...UNLIMITED, key }) : { ...UNLIMITED };
       const turn: QueueTurn = { state, lanes, heads: [0, 0, 0], passes: this.startPasses(key, lanes), deficit: shares.memory.deficits.get(key) ?? 0, held: null };
       this.turns.push(turn);
       this.byKey.set(key, turn);
@@ -251,7 +252,7 @@ export class ShareSequence {
     this.saveMemory();
     const known = this.shares.reasonKnown ?? (() => false);
     const max = this.shares.maxReasons ?? Infinity;
-    const standing = new Map<string, Map<string | undefined, Reason>>();
+    const standing = new Map<string | undefined, Map<string | undefined, Reason>>();
     const out: Waiting[] = [];
     for (const job of jobs) {
       if (out.length >= max) break;
@@ -263,10 +264,10 @@ export class ShareSequence {
   }
 
   /** Why a job no limit of its own held waits: its queue's or namespace's standing limit, else its share. */
-  private standingWait(job: PendingJob, memo: Map<string, Map<string | undefined, Reason>>): Reason {
-    const queue = job.queue ?? '';
-    let byNamespace = memo.get(queue);
-    if (!byNamespace) memo.set(queue, (byNamespace = new Map()));
+  private standingWait(job: PendingJob, memo: Map<string | undefined, Map<string | undefined, Reason>>): Reason {
+    // Keyed by the job's own queue and namespace as given (no queue is not queue ''): the reason's message names them.
+    let byNamespace = memo.get(job.queue);
+    if (!byNamespace) memo.set(job.queue, (byNamespace = new Map()));
     let reason = byNamespace.get(job.namespace);
     if (!reason) {
       reason = this.limitOf(job, this.queueOf(job), true) ?? this.shareWait(job);
