@@ -111,7 +111,10 @@ describe(`the dashboard in Chromium${SKIP}`, () => {
       const res = await fetch(`${cluster.replicaUrls[1]}${path}`, { method: 'POST', body: yaml, headers: { 'content-type': 'application/yaml' } });
       expect(res.status, await res.clone().text()).toBe(201);
     };
-    await post('/api/v1/workflows', workflowYaml('etl', [{ name: 'extract' }, { name: 'clean', needs: ['extract'] }, { name: 'enrich', needs: ['extract'] }, { name: 'load', needs: ['clean', 'enrich'] }].map((j) => ({ ...j, template: { duration: '4s' } }))));
+    // extract and load, whose boxes must be seen Running, run longer than the page may wait
+    // between two reads (5 s, src/ui/app.ts) plus two slow reads; the others are short.
+    const runs = (job: string) => (job === 'extract' || job === 'load' ? '8s' : '1s');
+    await post('/api/v1/workflows', workflowYaml('etl', [{ name: 'extract' }, { name: 'clean', needs: ['extract'] }, { name: 'enrich', needs: ['extract'] }, { name: 'load', needs: ['clean', 'enrich'] }].map((j) => ({ ...j, template: { duration: runs(j.name) } }))));
     await post('/api/v1/cronjobs', `apiVersion: fencer.dev/v1
 kind: CronJob
 metadata:
@@ -125,7 +128,6 @@ spec:
       duration: 500ms
 `);
     const dag = page.locator('[data-testid="workflow-etl"]');
-    // Each job runs 4 s, longer than the page waits between two reads, so each is seen Running.
     await eventually(async () => (await dag.locator('g[data-phase="Succeeded"]').count()) === 4, { what: 'the workflow DAG drawn, every job Succeeded', timeoutMs: 60_000 });
     // extract stands left of clean and enrich, which stand left of load; one edge per need.
     const x = async (job: string) => Number(await dag.locator(`g[data-job="${job}"] rect`).getAttribute('x'));
