@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { overdueSlackMs, replicaGoneMs, type Timings } from './config.js';
-import { createPool, type Db } from './store/db.js';
+import { createPool, type Pool } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { sql } from './store/sql.js';
 import { Listener } from './store/listener.js';
@@ -62,9 +62,9 @@ export class Replica {
   readonly url: string;
   /** Where others reach it (`fencer cluster status`, discovery's serverAddress). */
   readonly advertisedUrl: string;
-  private readonly api: Db;
-  private readonly liveness: Db;
-  private readonly decisions: Db;
+  private readonly api: Pool;
+  private readonly liveness: Pool;
+  private readonly decisions: Pool;
   private readonly lease: Lease;
   private readonly listener: Listener;
   private readonly pendingSet: PendingSet;

@@ -14,6 +14,7 @@ import { cronJobRoutes } from './routes/cronjobs.js';
 import { assignmentRoutes } from './routes/assignments.js';
 import { statusRoutes } from './routes/status.js';
 import { kubeRoutes } from './routes/kube.js';
+import { checkDryRuns } from './dry-run.js';
 import { uiRoutes } from './routes/ui.js';
 import type { ErrorBody } from '../domain/resources.js';
 import { httpRequestSeconds, httpRequests, httpShed } from '../metrics/registry.js';
@@ -80,6 +81,7 @@ export function buildServer(ctx: ApiContext): FastifyInstance {
     reply.code(404).send(body);
   });
 
+  checkDryRuns(app);
   jobRoutes(app, ctx);
   nodeRoutes(app, ctx);
   workflowRoutes(app, ctx);

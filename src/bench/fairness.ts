@@ -26,7 +26,7 @@ import pg from 'pg';
 import { Cluster } from '../simulator/cluster.js';
 import { benchRuntime } from '../simulator/docker-runtime.js';
 import { DEFAULT_TIMINGS } from '../config.js';
-import { createPool, type Db } from '../store/db.js';
+import { createPool, type Db, type Pool } from '../store/db.js';
 import { applyQueue } from '../store/queues.js';
 import { check, verdictOf, type Verdict } from '../checker/check.js';
 import { readCheckInput } from '../checker/read.js';
@@ -146,7 +146,7 @@ async function withCluster<F extends { samples: UseSample[] }>(opts: FairnessOpt
   const database = await runDatabase(opts.databaseUrl ?? process.env.DATABASE_URL, fairShare);
   opts.log(`fair share ${fairShare ? 'on' : 'off'}: starting ${opts.replicas} replicas and ${opts.nodes} nodes of ${opts.nodeCpu} CPU (${runtime}; home ${home})`);
   let cluster: Cluster | undefined;
-  let db: Db | undefined;
+  let db: Pool | undefined;
   try {
     cluster = await Cluster.start({
       replicas: opts.replicas,

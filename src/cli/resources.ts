@@ -5,7 +5,13 @@ import type { Command } from 'commander';
 import YAML from 'yaml';
 import type { ClusterEvent, CronJob, Job, JobEvent, List, NodeResource, Queue, ResourceQuota, Workflow } from '../domain/resources.js';
 import type { NamespaceResource } from '../domain/namespace.js';
-import { ApiClient, serversFor } from './client.js';
+import { ApiClient, serversFor, type HttpMethod } from './client.js';
+import { ValidationError } from '../errors/validation-error.js';
+import { readSubmission } from '../api/validation/submission.js';
+import { readWorkflowSubmission } from '../api/validation/workflow.js';
+import { readCronJobSubmission } from '../api/validation/cronjob.js';
+import { readQueueSubmission, readResourceQuotaSubmission } from '../api/validation/queue.js';
+import { workflowMaxJobs } from '../config.js';
 import { ApiError, formatDetail } from './errors/api-error.js';
 import { describeJob, parseOutputFormat, renderClusterEvents, renderJobs, renderNodes, renderTopNodes, type OutputFormat, type RenderOptions } from './output.js';
 import type { WatchedObject } from './watch.js';
@@ -33,6 +39,47 @@ interface ServerOption {
 interface NamespaceOption extends ServerOption {
   namespace: string;
 }
+interface DryRunOption {
+  /** A bare --dry-run is client, as kubectl once took it. */
+  dryRun?: string | true;
+}
+
+/**
+ * kubectl's --dry-run: server sends the request with dryRun=All (checked as a real one, nothing
+ * changed); client checks it here with the server's own validation and sends no write at all.
+ */
+type DryRun = 'none' | 'server' | 'client';
+
+const DRY_RUN_HELP = 'server: the server checks it and changes nothing; client: checked here, nothing sent';
+
+function dryRunOf(opts: DryRunOption): DryRun {
+  const value = opts.dryRun === true ? 'client' : (opts.dryRun ?? 'none');
+  if (value !== 'none' && value !== 'server' && value !== 'client') throw new Error(`--dry-run must be "none", "server" or "client", not "${value}"`);
+  return value;
+}
+
+/** What kubectl appends to the line of a dry run. */
+function dryRunSuffix(dryRun: DryRun): string {
+  return dryRun === 'server' ? ' (server dry run)' : dryRun === 'client' ? ' (dry run)' : '';
+}
+
+/** A write to `path` (which may have a query already), or its dry run; client dry runs read the object instead, so it must exist. */
+async function writeUnlessDry<T>(client: ApiClient, dryRun: DryRun, method: HttpMethod, path: string, objectPath: string): Promise<T | undefined> {
+  if (dryRun === 'client') {
+    await client.request('GET', objectPath);
+    return undefined;
+  }
+  return client.request<T>(method, dryRun === 'server' ? `${path}${path.includes('?') ? '&' : '?'}dryRun=All` : path);
+}
+
+// A client dry run checks a document with what the server would check it with, before storing.
+const LOCAL_CHECKS: Record<string, (text: string) => unknown> = {
+  Job: (text) => readSubmission(text, 'application/yaml'),
+  Workflow: (text) => readWorkflowSubmission(text, 'application/yaml', workflowMaxJobs()),
+  CronJob: (text) => readCronJobSubmission(text, 'application/yaml'),
+  Queue: (text) => readQueueSubmission(text, 'application/yaml'),
+  ResourceQuota: (text) => readResourceQuotaSubmission(text, 'application/yaml'),
+};
 interface GetOptions extends NamespaceOption {
   allNamespaces?: boolean;
   watch?: boolean;
@@ -63,9 +110,11 @@ export function registerResourceCommands(program: Command): void {
     .command('apply')
     .description('submit the resources in a YAML file (several documents separated by ---)')
     .requiredOption('-f, --filename <file>', 'manifest file, or - for stdin')
+    .option('--dry-run [strategy]', DRY_RUN_HELP)
     .option('--server <urls>', 'replica URLs, comma-separated')
-    .action(async (opts: ServerOption & { filename: string }) => {
-      await apply(await clientFor(opts), opts.filename);
+    .action(async (opts: ServerOption & DryRunOption & { filename: string }) => {
+      const dryRun = dryRunOf(opts);
+      await apply(dryRun === 'client' ? undefined : await clientFor(opts), opts.filename, dryRun);
     });
 
   program
@@ -120,11 +169,14 @@ export function registerResourceCommands(program: Command): void {
     .argument('<type>', 'job|workflow|cronjob|queue|resourcequota')
     .argument('<name>')
     .option('-n, --namespace <ns>', 'namespace', DEFAULT_NAMESPACE)
+    .option('--dry-run [strategy]', DRY_RUN_HELP)
     .option('--server <urls>', 'replica URLs, comma-separated')
-    .action(async (type: string, name: string, opts: NamespaceOption) => {
+    .action(async (type: string, name: string, opts: NamespaceOption & DryRunOption) => {
       const kind = kindOf(type, ['job', 'workflow', 'cronjob', 'queue', 'resourcequota'], 'delete');
-      await (await clientFor(opts)).request('DELETE', objectPath(kind, opts.namespace, name));
-      process.stdout.write(`${kind}.fencer.dev "${name}" deleted\n`);
+      const dryRun = dryRunOf(opts);
+      const path = objectPath(kind, opts.namespace, name);
+      await writeUnlessDry(await clientFor(opts), dryRun, 'DELETE', path, path);
+      process.stdout.write(`${kind}.fencer.dev "${name}" deleted${dryRunSuffix(dryRun)}\n`);
     });
 
   program
@@ -133,11 +185,14 @@ export function registerResourceCommands(program: Command): void {
     .argument('<type>', 'job|workflow')
     .argument('<name>')
     .option('-n, --namespace <ns>', 'namespace', DEFAULT_NAMESPACE)
+    .option('--dry-run [strategy]', DRY_RUN_HELP)
     .option('--server <urls>', 'replica URLs, comma-separated')
-    .action(async (type: string, name: string, opts: NamespaceOption) => {
+    .action(async (type: string, name: string, opts: NamespaceOption & DryRunOption) => {
       const kind = kindOf(type, ['job', 'workflow'], 'cancel');
-      await (await clientFor(opts)).request('POST', `${objectPath(kind, opts.namespace, name)}/cancel`);
-      process.stdout.write(`${kind}.fencer.dev "${name}" cancelled\n`);
+      const dryRun = dryRunOf(opts);
+      const path = objectPath(kind, opts.namespace, name);
+      await writeUnlessDry(await clientFor(opts), dryRun, 'POST', `${path}/cancel`, path);
+      process.stdout.write(`${kind}.fencer.dev "${name}" cancelled${dryRunSuffix(dryRun)}\n`);
     });
 
   program
@@ -149,21 +204,25 @@ export function registerResourceCommands(program: Command): void {
     .option('-l, --selector <k=v,...>', 'with --all-dead: only jobs with these labels')
     .option('-n, --namespace <ns>', 'namespace', DEFAULT_NAMESPACE)
     .option('-A, --all-namespaces', 'with --all-dead: every namespace')
+    .option('--dry-run <strategy>', 'server: the server checks it and changes nothing')
     .option('--server <urls>', 'replica URLs, comma-separated')
-    .action(async (type: string, name: string | undefined, opts: NamespaceOption & { allDead?: boolean; selector?: string; allNamespaces?: boolean }) => {
+    .action(async (type: string, name: string | undefined, opts: NamespaceOption & DryRunOption & { allDead?: boolean; selector?: string; allNamespaces?: boolean }) => {
       if (resourceType(type) !== 'job') throw new Error(`only jobs are replayed, not "${type}" (a workflow is retried: fencer retry workflow NAME)`);
       if ((name === undefined) === !opts.allDead) throw new Error('name one dead job, or use --all-dead (not both)');
+      const dryRun = dryRunOf(opts);
+      if (dryRun === 'client') throw new Error('replay: --dry-run=client cannot tell which jobs are dead; use --dry-run=server');
       const client = await clientFor(opts);
+      const query = new URLSearchParams();
+      if (dryRun === 'server') query.set('dryRun', 'All');
       if (name !== undefined) {
-        await client.request<Job>('POST', `${objectPath('job', opts.namespace, name)}/replay`);
-        process.stdout.write(`job.fencer.dev "${name}" replayed\n`);
+        await client.request<Job>('POST', `${objectPath('job', opts.namespace, name)}/replay?${query}`);
+        process.stdout.write(`job.fencer.dev "${name}" replayed${dryRunSuffix(dryRun)}\n`);
         return;
       }
-      const query = new URLSearchParams();
       if (!opts.allNamespaces) query.set('namespace', opts.namespace);
       if (opts.selector) query.set('labelSelector', opts.selector);
       const replayed = await client.request<List<Job>>('POST', `/api/v1/jobs/replay?${query}`);
-      for (const job of replayed.items) process.stdout.write(`job.fencer.dev "${job.metadata.name}" replayed\n`);
+      for (const job of replayed.items) process.stdout.write(`job.fencer.dev "${job.metadata.name}" replayed${dryRunSuffix(dryRun)}\n`);
       if (replayed.items.length === 0) process.stderr.write('No dead jobs found.\n');
     });
 
@@ -173,11 +232,15 @@ export function registerResourceCommands(program: Command): void {
     .argument('<type>', 'workflow')
     .argument('<name>')
     .option('-n, --namespace <ns>', 'namespace', DEFAULT_NAMESPACE)
+    .option('--dry-run <strategy>', 'server: the server checks it and changes nothing')
     .option('--server <urls>', 'replica URLs, comma-separated')
-    .action(async (type: string, name: string, opts: NamespaceOption) => {
+    .action(async (type: string, name: string, opts: NamespaceOption & DryRunOption) => {
       if (resourceType(type) !== 'workflow') throw new Error(`only workflows are retried, not "${type}" (a dead job is replayed: fencer replay job NAME)`);
-      await (await clientFor(opts)).request('POST', `${objectPath('workflow', opts.namespace, name)}/retry`);
-      process.stdout.write(`workflow.fencer.dev "${name}" retried\n`);
+      const dryRun = dryRunOf(opts);
+      if (dryRun === 'client') throw new Error('retry: --dry-run=client cannot tell what would run again; use --dry-run=server');
+      const path = objectPath('workflow', opts.namespace, name);
+      await writeUnlessDry(await clientFor(opts), dryRun, 'POST', `${path}/retry`, path);
+      process.stdout.write(`workflow.fencer.dev "${name}" retried${dryRunSuffix(dryRun)}\n`);
     });
 }
 
@@ -375,13 +438,13 @@ interface ManifestDocument {
   parseError?: string;
 }
 
-async function apply(client: ApiClient, filename: string): Promise<void> {
+async function apply(client: ApiClient | undefined, filename: string, dryRun: DryRun): Promise<void> {
   const source = filename === '-' ? readFileSync(0, 'utf8') : readFileSync(filename, 'utf8');
   const documents = splitManifest(source);
   if (documents.length === 0) throw new Error(`no objects passed to apply (${filename === '-' ? 'stdin' : filename})`);
   let failed = 0;
   for (const document of documents) {
-    if (!(await applyDocument(client, document, documents.length > 1))) failed++;
+    if (!(await applyDocument(client, document, documents.length > 1, dryRun))) failed++;
   }
   if (failed > 0) throw new Error(`${failed} of ${documents.length} document(s) not applied`);
 }
@@ -412,7 +475,7 @@ export function splitManifest(source: string): ManifestDocument[] {
 }
 
 /** Returns whether the document was accepted; refusals are reported here, unreachability is thrown. */
-async function applyDocument(client: ApiClient, document: ManifestDocument, several: boolean): Promise<boolean> {
+async function applyDocument(client: ApiClient | undefined, document: ManifestDocument, several: boolean, dryRun: DryRun): Promise<boolean> {
   const kind = document.kind ?? 'Job';
   const label = `${kind.toLowerCase()}.fencer.dev/${document.name ?? '<unnamed>'}`;
   const where = several ? ` (document ${document.index}, line ${document.firstLine})` : '';
@@ -426,13 +489,23 @@ async function applyDocument(client: ApiClient, document: ManifestDocument, seve
     return false;
   }
   try {
-    const response = await client.exchange<Job>('POST', path, document.text, 'application/yaml');
+    if (!client) {
+      LOCAL_CHECKS[kind]!(document.text);
+      process.stdout.write(`${label} created${dryRunSuffix(dryRun)}\n`);
+      return true;
+    }
+    const response = await client.exchange<Job>('POST', dryRun === 'server' ? `${path}?dryRun=All` : path, document.text, 'application/yaml');
     const name = response.body?.metadata?.name ?? document.name ?? '<unnamed>';
     // A 200 of a mutable kind may be a change or the same again: the server does not say which.
     const outcome = response.status === 201 ? 'created' : MUTABLE_KINDS.has(kind) ? 'configured' : 'unchanged';
-    process.stdout.write(`${kind.toLowerCase()}.fencer.dev/${name} ${outcome}\n`);
+    process.stdout.write(`${kind.toLowerCase()}.fencer.dev/${name} ${outcome}${dryRunSuffix(dryRun)}\n`);
     return true;
   } catch (err) {
+    if (err instanceof ValidationError) {
+      const details = err.details.map((d) => `  ${formatDetail(d, document.firstLine - 1)}\n`).join('');
+      process.stderr.write(`error: ${label}${where}: the ${kind} is not valid\n${details}`);
+      return false;
+    }
     if (!(err instanceof ApiError)) throw err;
     // The server counts lines from the start of the document it got; the user reads the file.
     const lineOffset = document.firstLine - 1;

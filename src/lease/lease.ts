@@ -30,7 +30,7 @@
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { createClient } from '../store/db.js';
+import { createClient, type Db } from '../store/db.js';
 import { sql } from '../store/sql.js';
 import { Wakeup, delay } from '../lifecycle.js';
 import { leaderChanges, leaseRenewals, takeoverSeconds } from '../metrics/registry.js';
@@ -252,6 +252,6 @@ function livenessKey(epoch: number): number {
 }
 
 /** The lease row as any replica reads it, for status pages. */
-export async function readLease(db: pg.Pool): Promise<{ holder: string | null; epoch: number; acquired_at: Date | null; expires_at: Date | null; free: boolean }> {
+export async function readLease(db: Db): Promise<{ holder: string | null; epoch: number; acquired_at: Date | null; expires_at: Date | null; free: boolean }> {
   return (await db.query(sql('lease/read'))).rows[0];
 }

@@ -2,7 +2,13 @@
 // history triggers can record who made each change.
 import pg from 'pg';
 
-export type Db = pg.Pool;
+/** A pool's own handle: what opens and closes connections and counts them. */
+export type Pool = pg.Pool;
+/**
+ * What queries need of a pool: a statement, or a connection for a transaction. Narrower than
+ * Pool so that a rehearsal (store/rehearsal.ts) can stand in for it.
+ */
+export type Db = Pick<pg.Pool, 'query' | 'connect'>;
 export type Tx = pg.PoolClient;
 
 // bigint (int8) columns hold millicores, bytes and epochs, all far below 2^53.
@@ -33,7 +39,7 @@ export function applicationName(replica: string): string {
   return `fencer:${replica}`;
 }
 
-export function createPool(opts: PoolOptions): Db {
+export function createPool(opts: PoolOptions): Pool {
   const pool = new pg.Pool({
     connectionString: opts.databaseUrl,
     max: opts.max ?? 10,

@@ -8,13 +8,13 @@ import { join } from 'node:path';
 import { DEFAULT_TIMINGS } from '../../src/config.js';
 import type { Job, List } from '../../src/domain/resources.js';
 import { Cluster } from '../../src/simulator/cluster.js';
-import { createPool, type Db } from '../../src/store/db.js';
+import { createPool, type Pool } from '../../src/store/db.js';
 import { eventually } from '../helpers/eventually.js';
 import { CLEAN, runFindings } from '../helpers/history.js';
 import { jobYaml, submit } from '../helpers/jobs.js';
 
 let cluster: Cluster;
-let db: Db;
+let db: Pool;
 let home: string;
 const savedDatabaseUrl = process.env.DATABASE_URL;
 

@@ -1,6 +1,7 @@
 // CronJobs: apply (create or edit; one YAML or JSON document), get, list, delete, and a
 // CronJob's recent occurrences. Any replica, no leader needed: firing is the leader's.
 import type { FastifyInstance } from 'fastify';
+import { REHEARSABLE, writeOrRehearse } from '../dry-run.js';
 import type { ApiContext } from '../context.js';
 import { HttpError } from '../../errors/http-error.js';
 import { readCronJobSubmission } from '../validation/cronjob.js';
@@ -17,9 +18,9 @@ interface CronJobParams {
 const OCCURRENCES_SHOWN = 20;
 
 export function cronJobRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  app.post('/api/v1/cronjobs', async (request, reply) => {
+  app.post('/api/v1/cronjobs', REHEARSABLE, async (request, reply) => {
     const cronJob = readCronJobSubmission(String(request.body ?? ''), request.headers['content-type']);
-    const result = await applyCronJob(ctx.db, cronJob);
+    const result = await writeOrRehearse(request, ctx.db, (db) => applyCronJob(db, cronJob));
     reply.code(result.outcome === 'created' ? 201 : 200);
     return presentCronJob(result.cronJob);
   });
@@ -60,9 +61,10 @@ export function cronJobRoutes(app: FastifyInstance, ctx: ApiContext): void {
   });
 
   // propagationPolicy Orphan leaves its Jobs and workflows running; otherwise they go with it.
-  app.delete<{ Params: CronJobParams; Querystring: { propagationPolicy?: string } }>('/api/v1/namespaces/:namespace/cronjobs/:name', async (request) => {
+  app.delete<{ Params: CronJobParams; Querystring: { propagationPolicy?: string } }>('/api/v1/namespaces/:namespace/cronjobs/:name', REHEARSABLE, async (request) => {
     const { namespace, name } = request.params;
-    const row = await deleteCronJob(ctx.db, namespace, name, overdueSlackMs(ctx.timings), propagationOf(request.query.propagationPolicy) === 'Orphan');
+    const orphan = propagationOf(request.query.propagationPolicy) === 'Orphan';
+    const row = await writeOrRehearse(request, ctx.db, (db) => deleteCronJob(db, namespace, name, overdueSlackMs(ctx.timings), orphan));
     if (!row) throw notFound(namespace, name);
     return presentCronJob(row);
   });

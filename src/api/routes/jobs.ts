@@ -12,6 +12,7 @@ const EVENTS_SHOWN = 100;
 import { API_VERSION, type JobPhase, type JobRequest } from '../../domain/resources.js';
 import { parseLabelSelector, parsePhaseSelector } from '../../domain/names.js';
 import { actorOf, idempotencyKeyOf } from '../request-headers.js';
+import { REHEARSABLE, writeOrRehearse } from '../dry-run.js';
 
 interface JobParams {
   namespace: string;
@@ -29,8 +30,8 @@ const PHASES: readonly JobPhase[] = ['Pending', 'Assigned', 'Running', 'Succeede
 /** Room for a backlog of ten thousand jobs in one request. */
 const BATCH_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 
-async function submitMany(ctx: ApiContext, jobs: JobRequest[], reply: FastifyReply) {
-  const result = await submitJobs(ctx.db, jobs);
+async function submitMany(ctx: ApiContext, request: FastifyRequest, jobs: JobRequest[], reply: FastifyReply) {
+  const result = await writeOrRehearse(request, ctx.db, (db) => submitJobs(db, jobs));
   if (result.outcome === 'conflict') {
     const { namespace, name } = result.job;
     throw new HttpError(409, `job ${namespace}/${name} already exists with a different spec (jobs are immutable; delete it first); none of the ${jobs.length} jobs was accepted`);
@@ -42,11 +43,12 @@ async function submitMany(ctx: ApiContext, jobs: JobRequest[], reply: FastifyRep
 export function jobRoutes(app: FastifyInstance, ctx: ApiContext): void {
   // One document: that job. Several (`---` documents or a JSON array): all of them in one
   // transaction, all accepted or none, answered with a JobList.
-  app.post('/api/v1/jobs', { bodyLimit: BATCH_BODY_LIMIT_BYTES }, async (request, reply) => {
+  app.post('/api/v1/jobs', { bodyLimit: BATCH_BODY_LIMIT_BYTES, ...REHEARSABLE }, async (request, reply) => {
     const { jobs, several } = await readSubmissionOffLoop(String(request.body ?? ''), request.headers['content-type']);
-    if (several) return submitMany(ctx, jobs, reply);
+    if (several) return submitMany(ctx, request, jobs, reply);
     const job = jobs[0]!;
-    const result = await submitJob(ctx.db, job, idempotencyKeyOf(request));
+    const key = idempotencyKeyOf(request);
+    const result = await writeOrRehearse(request, ctx.db, (db) => submitJob(db, job, key));
     if (result.outcome === 'conflict') {
       throw new HttpError(409, `job ${job.namespace}/${job.name} already exists with a different spec (jobs are immutable; delete it first)`);
     }
@@ -79,17 +81,17 @@ export function jobRoutes(app: FastifyInstance, ctx: ApiContext): void {
     return { apiVersion: API_VERSION, kind: 'JobEventList', items: rows.map(presentJobEvent) };
   });
 
-  app.delete<{ Params: JobParams }>('/api/v1/namespaces/:namespace/jobs/:name', async (request) => {
+  app.delete<{ Params: JobParams }>('/api/v1/namespaces/:namespace/jobs/:name', REHEARSABLE, async (request) => {
     const { namespace, name } = request.params;
-    const result = await deleteJob(ctx.db, namespace, name, overdueSlackMs(ctx.timings));
+    const result = await writeOrRehearse(request, ctx.db, (db) => deleteJob(db, namespace, name, overdueSlackMs(ctx.timings)));
     if (result.outcome === 'not-found') throw notFound(namespace, name);
     if (result.outcome === 'owned') throw new HttpError(409, `job ${namespace}/${name} belongs to workflow ${result.workflow}: delete the workflow (fencer delete workflow ${result.workflow})`);
     return presentJob(result.job);
   });
 
-  app.post<{ Params: JobParams }>('/api/v1/namespaces/:namespace/jobs/:name/cancel', async (request) => {
+  app.post<{ Params: JobParams }>('/api/v1/namespaces/:namespace/jobs/:name/cancel', REHEARSABLE, async (request) => {
     const { namespace, name } = request.params;
-    const result = await cancelJob(ctx.db, namespace, name, overdueSlackMs(ctx.timings));
+    const result = await writeOrRehearse(request, ctx.db, (db) => cancelJob(db, namespace, name, overdueSlackMs(ctx.timings)));
     if (result.outcome === 'not-found') throw notFound(namespace, name);
     if (result.outcome === 'finished') throw new HttpError(409, `job ${namespace}/${name} already finished (${result.job.phase})`);
     if (result.outcome === 'owned') throw new HttpError(409, `job ${namespace}/${name} belongs to workflow ${result.workflow}`);
@@ -97,9 +99,9 @@ export function jobRoutes(app: FastifyInstance, ctx: ApiContext): void {
   });
 
   // A dead letter back to Pending with fresh attempts; the history records who asked.
-  app.post<{ Params: JobParams }>('/api/v1/namespaces/:namespace/jobs/:name/replay', async (request) => {
+  app.post<{ Params: JobParams }>('/api/v1/namespaces/:namespace/jobs/:name/replay', REHEARSABLE, async (request) => {
     const { namespace, name } = request.params;
-    const replayed = await replayJobs(ctx.db, namespace, { name }, actorOf(request));
+    const replayed = await writeOrRehearse(request, ctx.db, (db) => replayJobs(db, namespace, { name }, actorOf(request)));
     if (replayed.length === 0) {
       const row = await getJob(ctx.db, namespace, name);
       if (!row) throw notFound(namespace, name);
@@ -113,8 +115,9 @@ export function jobRoutes(app: FastifyInstance, ctx: ApiContext): void {
   });
 
   // Every dead letter of a namespace (all namespaces without one) matching a label selector.
-  app.post<{ Querystring: ListQuery }>('/api/v1/jobs/replay', async (request: FastifyRequest<{ Querystring: ListQuery }>) => {
-    const replayed = await replayJobs(ctx.db, request.query.namespace || null, { labels: filterOf(request.query).labels }, actorOf(request));
+  app.post<{ Querystring: ListQuery }>('/api/v1/jobs/replay', REHEARSABLE, async (request: FastifyRequest<{ Querystring: ListQuery }>) => {
+    const filter = { labels: filterOf(request.query).labels };
+    const replayed = await writeOrRehearse(request, ctx.db, (db) => replayJobs(db, request.query.namespace || null, filter, actorOf(request)));
     return { apiVersion: API_VERSION, kind: 'JobList', items: replayed.map(presentJob) };
   });
 }

@@ -21,6 +21,7 @@ import { streamWatch } from '../kube/watch.js';
 import { listVersion } from '../../store/watch.js';
 import { expectedVersionOf, mergePatch, replaceObject } from '../kube/updates.js';
 import { propagationOf } from './cronjobs.js';
+import { dryRunQuery, REHEARSABLE, writeOrRehearse } from '../dry-run.js';
 import YAML from 'yaml';
 import { ValidationError } from '../../errors/validation-error.js';
 import { QuotaExceededError } from '../../errors/quota-exceeded-error.js';
@@ -114,10 +115,10 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     // Writes go through the /api/v1 routes (one validation and one store path per kind), with
     // their answers turned into Kubernetes ones: a create of an object that exists is
     // AlreadyExists even when it is the same, refusals are Status objects with their causes.
-    kube.post<{ Params: ListParams }>('/apis/:group/:version/namespaces/:namespace/:plural', async (request, reply) => {
+    kube.post<{ Params: ListParams }>('/apis/:group/:version/namespaces/:namespace/:plural', REHEARSABLE, async (request, reply) => {
       const kind = kindOf(kinds, request.params);
       const object = objectIn(String(request.body ?? ''), request.params.namespace!);
-      const answered = await app.inject({ method: 'POST', url: `/api/v1/${kind.plural}`, payload: JSON.stringify(object), headers: { 'content-type': 'application/json' } });
+      const answered = await app.inject({ method: 'POST', url: `/api/v1/${kind.plural}${dryRunQuery(request)}`, payload: JSON.stringify(object), headers: { 'content-type': 'application/json' } });
       const body = answered.json() as Record<string, unknown>;
       if (answered.statusCode === 200) throw new KubeError(409, 'AlreadyExists', `${kind.plural}.${kind.group} "${String((body.metadata as { name?: string })?.name)}" already exists`);
       if (answered.statusCode >= 300) throw fromFencer(answered.statusCode, body, answered.headers['retry-after']);
@@ -126,29 +127,30 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     });
     // propagationPolicy (query or DeleteOptions body): Orphan leaves a CronJob's Jobs and
     // workflows running; a workflow's jobs need their workflow, so it cannot orphan them.
-    kube.delete<{ Params: GetParams; Querystring: { propagationPolicy?: string } }>('/apis/:group/:version/namespaces/:namespace/:plural/:name', async (request) => {
+    kube.delete<{ Params: GetParams; Querystring: { propagationPolicy?: string } }>('/apis/:group/:version/namespaces/:namespace/:plural/:name', REHEARSABLE, async (request) => {
       const kind = kindOf(kinds, request.params);
       const { namespace, name } = request.params;
       const options = String(request.body ?? '').trim();
       const policy = propagationOf(request.query.propagationPolicy ?? (options ? deleteOptions(options).propagationPolicy : undefined));
       if (policy === 'Orphan' && kind.kind === 'Workflow') throw new KubeError(422, 'Invalid', 'propagationPolicy Orphan: a workflow\'s jobs wait on each other through it and cannot be left without it');
-      const query = policy === 'Orphan' ? '?propagationPolicy=Orphan' : '';
+      const query = policy === 'Orphan' ? `?propagationPolicy=Orphan${dryRunQuery(request, '&')}` : dryRunQuery(request);
       const answered = await app.inject({ method: 'DELETE', url: `/api/v1/namespaces/${encodeURIComponent(namespace!)}/${kind.plural}/${encodeURIComponent(name)}${query}` });
       const body = answered.json() as Record<string, unknown>;
       if (answered.statusCode >= 300) throw fromFencer(answered.statusCode, body, undefined);
       return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, group: kind.group, kind: kind.plural } };
     });
     // A whole new object, optimistic on the resourceVersion it names.
-    kube.put<{ Params: GetParams }>('/apis/:group/:version/namespaces/:namespace/:plural/:name', async (request) => {
+    kube.put<{ Params: GetParams }>('/apis/:group/:version/namespaces/:namespace/:plural/:name', REHEARSABLE, async (request) => {
       const kind = kindOf(kinds, request.params);
-      const current = await objects.get(kind, request.params.namespace!, request.params.name);
-      if (!current) throw new HttpError(404, `${kind.plural}.${kind.group} "${request.params.name}" not found`);
-      const desired = objectIn(String(request.body ?? ''), request.params.namespace!);
-      return replaceObject(ctx, kind, current, desired, expectedVersionOf(desired), () => objects.get(kind, request.params.namespace!, request.params.name));
+      const { namespace, name } = request.params;
+      const current = await objects.get(kind, namespace!, name);
+      if (!current) throw new HttpError(404, `${kind.plural}.${kind.group} "${name}" not found`);
+      const desired = objectIn(String(request.body ?? ''), namespace!);
+      return writeOrRehearse(request, ctx.db, (db) => replaceObject({ ...ctx, db }, kind, current, desired, expectedVersionOf(desired), () => kubeObjects({ ...ctx, db }).get(kind, namespace!, name)));
     });
     // A JSON merge patch, or server-side apply (which also creates). Each applies to the object
     // as read and writes at its version, read again if another change came first.
-    kube.patch<{ Params: GetParams }>('/apis/:group/:version/namespaces/:namespace/:plural/:name', async (request, reply) => {
+    kube.patch<{ Params: GetParams }>('/apis/:group/:version/namespaces/:namespace/:plural/:name', REHEARSABLE, async (request, reply) => {
       const kind = kindOf(kinds, request.params);
       const { namespace, name } = request.params;
       const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim();
@@ -166,7 +168,12 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
         const current = await objects.get(kind, namespace!, name);
         if (!current) {
           if (type !== 'application/apply-patch+yaml') throw new HttpError(404, `${kind.plural}.${kind.group} "${name}" not found`);
-          const answered = await app.inject({ method: 'POST', url: `/api/v1/${kind.plural}`, payload: JSON.stringify({ ...patch, metadata: { ...(patch.metadata as object), name } }), headers: { 'content-type': 'application/json' } });
+          const answered = await app.inject({
+            method: 'POST',
+            url: `/api/v1/${kind.plural}${dryRunQuery(request)}`,
+            payload: JSON.stringify({ ...patch, metadata: { ...(patch.metadata as object), name } }),
+            headers: { 'content-type': 'application/json' },
+          });
           if (answered.statusCode >= 300) throw fromFencer(answered.statusCode, answered.json() as Record<string, unknown>, answered.headers['retry-after']);
           void reply.code(201);
           return answered.json();
@@ -176,7 +183,8 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
         const named = expectedVersionOf(patch);
         const version = named ?? expectedVersionOf(current as Record<string, unknown>);
         try {
-          return await replaceObject(ctx, kind, current, mergePatch(current, patch) as Record<string, unknown>, version, () => objects.get(kind, namespace!, name));
+          const desired = mergePatch(current, patch) as Record<string, unknown>;
+          return await writeOrRehearse(request, ctx.db, (db) => replaceObject({ ...ctx, db }, kind, current, desired, version, () => kubeObjects({ ...ctx, db }).get(kind, namespace!, name)));
         } catch (error) {
           if (!(error instanceof KubeError && error.reason === 'Conflict') || named !== null || attempt >= 3) throw error;
         }

@@ -1,6 +1,7 @@
 // Queues and ResourceQuotas: apply (create or change; one YAML or JSON document), get, list,
 // delete; and a namespace's use against its limits. Any replica, no leader needed.
 import type { FastifyInstance } from 'fastify';
+import { REHEARSABLE, writeOrRehearse } from '../dry-run.js';
 import type { ApiContext } from '../context.js';
 import { HttpError } from '../../errors/http-error.js';
 import { readQueueSubmission, readResourceQuotaSubmission } from '../validation/queue.js';
@@ -18,9 +19,9 @@ interface ObjectParams {
 }
 
 export function queueRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  app.post('/api/v1/queues', async (request, reply) => {
+  app.post('/api/v1/queues', REHEARSABLE, async (request, reply) => {
     const queue = readQueueSubmission(String(request.body ?? ''), request.headers['content-type']);
-    const result = await applyQueue(ctx.db, queue);
+    const result = await writeOrRehearse(request, ctx.db, (db) => applyQueue(db, queue));
     reply.code(result.outcome === 'created' ? 201 : 200);
     return presentQueue(result.queue);
   });
@@ -42,17 +43,17 @@ export function queueRoutes(app: FastifyInstance, ctx: ApiContext): void {
     return presentQueue(row);
   });
 
-  app.delete<{ Params: ObjectParams }>('/api/v1/namespaces/:namespace/queues/:name', async (request) => {
+  app.delete<{ Params: ObjectParams }>('/api/v1/namespaces/:namespace/queues/:name', REHEARSABLE, async (request) => {
     const { namespace, name } = request.params;
-    const result = await deleteQueue(ctx.db, namespace, name);
+    const result = await writeOrRehearse(request, ctx.db, (db) => deleteQueue(db, namespace, name));
     if (result.outcome === 'not-found') throw notFound('queue', namespace, name);
     if (result.outcome === 'not-allowed') throw new HttpError(409, `queue ${namespace}/${name} cannot be deleted: ${result.why}`);
     return deleted('queues', namespace, name);
   });
 
-  app.post('/api/v1/resourcequotas', async (request, reply) => {
+  app.post('/api/v1/resourcequotas', REHEARSABLE, async (request, reply) => {
     const quota = readResourceQuotaSubmission(String(request.body ?? ''), request.headers['content-type']);
-    const result = await applyQuota(ctx.db, quota);
+    const result = await writeOrRehearse(request, ctx.db, (db) => applyQuota(db, quota));
     if (result.outcome === 'conflict') {
       throw new HttpError(
         409,
@@ -82,9 +83,9 @@ export function queueRoutes(app: FastifyInstance, ctx: ApiContext): void {
     return presentResourceQuota(row);
   });
 
-  app.delete<{ Params: ObjectParams }>('/api/v1/namespaces/:namespace/resourcequotas/:name', async (request) => {
+  app.delete<{ Params: ObjectParams }>('/api/v1/namespaces/:namespace/resourcequotas/:name', REHEARSABLE, async (request) => {
     const { namespace, name } = request.params;
-    if (!(await deleteQuota(ctx.db, namespace, name))) throw notFound('resourcequota', namespace, name);
+    if (!(await writeOrRehearse(request, ctx.db, (db) => deleteQuota(db, namespace, name)))) throw notFound('resourcequota', namespace, name);
     return deleted('resourcequotas', namespace, name);
   });
 

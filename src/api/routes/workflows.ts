@@ -1,6 +1,7 @@
 // Workflows: create (one YAML or JSON document: the workflow and all its jobs, or nothing), get,
 // list, cancel, retry, delete. Any replica, no leader needed.
 import type { FastifyInstance } from 'fastify';
+import { REHEARSABLE, writeOrRehearse } from '../dry-run.js';
 import type { ApiContext } from '../context.js';
 import { HttpError } from '../../errors/http-error.js';
 import { readWorkflowSubmission } from '../validation/workflow.js';
@@ -18,9 +19,10 @@ interface WorkflowParams {
 export function workflowRoutes(app: FastifyInstance, ctx: ApiContext): void {
   const maxJobs = workflowMaxJobs();
 
-  app.post('/api/v1/workflows', async (request, reply) => {
+  app.post('/api/v1/workflows', REHEARSABLE, async (request, reply) => {
     const workflow = readWorkflowSubmission(String(request.body ?? ''), request.headers['content-type'], maxJobs);
-    const result = await submitWorkflow(ctx.db, workflow, idempotencyKeyOf(request));
+    const key = idempotencyKeyOf(request);
+    const result = await writeOrRehearse(request, ctx.db, (db) => submitWorkflow(db, workflow, key));
     if (result.outcome === 'conflict') throw new HttpError(409, result.what);
     reply.code(result.outcome === 'created' ? 201 : 200);
     return presentWorkflow(result.workflow, result.jobs);
@@ -43,20 +45,20 @@ export function workflowRoutes(app: FastifyInstance, ctx: ApiContext): void {
     return presentWorkflow(found.workflow, found.jobs);
   });
 
-  app.delete<{ Params: WorkflowParams }>('/api/v1/namespaces/:namespace/workflows/:name', async (request) => {
+  app.delete<{ Params: WorkflowParams }>('/api/v1/namespaces/:namespace/workflows/:name', REHEARSABLE, async (request) => {
     const { namespace, name } = request.params;
-    return answer(await deleteWorkflow(ctx.db, namespace, name, actorOf(request), overdueSlackMs(ctx.timings)), namespace, name);
+    return answer(await writeOrRehearse(request, ctx.db, (db) => deleteWorkflow(db, namespace, name, actorOf(request), overdueSlackMs(ctx.timings))), namespace, name);
   });
 
-  app.post<{ Params: WorkflowParams }>('/api/v1/namespaces/:namespace/workflows/:name/cancel', async (request) => {
+  app.post<{ Params: WorkflowParams }>('/api/v1/namespaces/:namespace/workflows/:name/cancel', REHEARSABLE, async (request) => {
     const { namespace, name } = request.params;
-    return answer(await cancelWorkflow(ctx.db, namespace, name, actorOf(request), overdueSlackMs(ctx.timings)), namespace, name);
+    return answer(await writeOrRehearse(request, ctx.db, (db) => cancelWorkflow(db, namespace, name, actorOf(request), overdueSlackMs(ctx.timings))), namespace, name);
   });
 
   // Runs a finished workflow again from its failed jobs; succeeded jobs are not run again.
-  app.post<{ Params: WorkflowParams }>('/api/v1/namespaces/:namespace/workflows/:name/retry', async (request) => {
+  app.post<{ Params: WorkflowParams }>('/api/v1/namespaces/:namespace/workflows/:name/retry', REHEARSABLE, async (request) => {
     const { namespace, name } = request.params;
-    return answer(await retryWorkflow(ctx.db, namespace, name, actorOf(request), overdueSlackMs(ctx.timings)), namespace, name);
+    return answer(await writeOrRehearse(request, ctx.db, (db) => retryWorkflow(db, namespace, name, actorOf(request), overdueSlackMs(ctx.timings))), namespace, name);
   });
 }
 

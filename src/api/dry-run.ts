@@ -1,0 +1,49 @@
+// dryRun=All on a write (Kubernetes' query parameter, and fencer's own routes'): the write is
+// rehearsed (store/rehearsal.ts), so it is checked and answered as a real one and changes nothing.
+// A write route says it can rehearse (route config `dryRun: true`); any other write route refuses
+// a dry run, so no route can ignore one and make the change it was asked only to preview.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Db } from '../store/db.js';
+import { rehearse } from '../store/rehearsal.js';
+import { HttpError } from '../errors/http-error.js';
+import { guardBroken } from '../guards.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route's writes go through writeOrRehearse, so it honours dryRun=All. */
+    dryRun?: boolean;
+  }
+}
+
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Whether the request asks for a dry run: `dryRun=All`, possibly repeated; any other value is 400. */
+export function isDryRun(request: FastifyRequest): boolean {
+  const raw = (request.query as { dryRun?: string | string[] } | undefined)?.dryRun;
+  if (raw === undefined) return false;
+  const values = Array.isArray(raw) ? raw : [raw];
+  const unsupported = values.find((v) => v !== 'All');
+  if (unsupported !== undefined) throw new HttpError(400, `dryRun: Unsupported value: "${unsupported}": supported values: "All"`);
+  return true;
+}
+
+/** Refuses, before anything is read or written, a bad dryRun value and a dry run of a route that cannot rehearse. */
+export function checkDryRuns(app: FastifyInstance): void {
+  app.addHook('preHandler', async (request) => {
+    if (!WRITES.has(request.method) || !isDryRun(request)) return;
+    if (request.routeOptions.config.dryRun !== true) throw new HttpError(400, `dryRun is not supported by ${request.method} ${request.routeOptions.url ?? request.url}`);
+  });
+}
+
+/** Runs a route's write, or rehearses it when the request is a dry run. */
+export function writeOrRehearse<T>(request: FastifyRequest, db: Db, write: (db: Db) => Promise<T>): Promise<T> {
+  return isDryRun(request) && !guardBroken('dry-run') ? rehearse(db, write) : write(db);
+}
+
+/** The dry-run query to pass on when a route answers through another (`?dryRun=All` or ''). */
+export function dryRunQuery(request: FastifyRequest, joiner: '?' | '&' = '?'): string {
+  return isDryRun(request) ? `${joiner}dryRun=All` : '';
+}
+
+/** Route options of a write that honours dryRun=All. */
+export const REHEARSABLE = { config: { dryRun: true } } as const;
