@@ -17,14 +17,28 @@ declare module 'fastify' {
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** Whether the request asks for a dry run: `dryRun=All`, possibly repeated; any other value is 400. */
+/**
+ * Whether the request asks for a dry run: `dryRun=All` in the query, possibly repeated, or in a
+ * delete's DeleteOptions body (where kubectl puts it); any other value is 400.
+ */
 export function isDryRun(request: FastifyRequest): boolean {
-  const raw = (request.query as { dryRun?: string | string[] } | undefined)?.dryRun;
+  const raw = (request.query as { dryRun?: string | string[] } | undefined)?.dryRun ?? (request.method === 'DELETE' ? deleteOptionsDryRun(request.body) : undefined);
   if (raw === undefined) return false;
-  const values = Array.isArray(raw) ? raw : [raw];
+  const values: unknown[] = Array.isArray(raw) ? raw : [raw];
   const unsupported = values.find((v) => v !== 'All');
-  if (unsupported !== undefined) throw new HttpError(400, `dryRun: Unsupported value: "${unsupported}": supported values: "All"`);
+  if (unsupported !== undefined) throw new HttpError(400, `dryRun: Unsupported value: "${String(unsupported)}": supported values: "All"`);
   return true;
+}
+
+/** DeleteOptions.dryRun of a delete's body; a body that is not JSON is the route's to refuse. */
+function deleteOptionsDryRun(body: unknown): unknown[] | undefined {
+  if (typeof body !== 'string' || body.trim() === '') return undefined;
+  try {
+    const dryRun = (JSON.parse(body) as { dryRun?: unknown } | null)?.dryRun;
+    return dryRun === undefined || dryRun === null ? undefined : Array.isArray(dryRun) ? dryRun : [dryRun];
+  } catch {
+    return undefined;
+  }
 }
 
 /** Refuses, before anything is read or written, a bad dryRun value and a dry run of a route that cannot rehearse. */

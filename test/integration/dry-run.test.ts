@@ -254,6 +254,10 @@ describe('dryRun=All on the Kubernetes routes', () => {
     const deleted = await unchanged(() => call('DELETE', dry(`${jobs}/existing`)));
     expect(deleted.status).toBe(200);
     expect(deleted.body).toMatchObject({ kind: 'Status', status: 'Success' });
+    // kubectl puts a delete's dryRun in its DeleteOptions body.
+    const options = JSON.stringify({ kind: 'DeleteOptions', apiVersion: 'v1', dryRun: ['All'], propagationPolicy: 'Background' });
+    const inBody = await unchanged(() => call('DELETE', `${jobs}/existing`, options, 'application/json'));
+    expect(inBody.status).toBe(200);
     const orphaned = await unchanged(() => call('DELETE', dry(`${cron}?propagationPolicy=Orphan`)));
     expect(orphaned.status).toBe(200);
     const bad = await unchanged(() => call('DELETE', `${jobs}/existing?dryRun=all`));

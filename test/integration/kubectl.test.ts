@@ -220,6 +220,76 @@ describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => 
     expect(await fencer('get', 'jobs')).toMatch(/^train\s/m);
   });
 
+  it('previews without changing anything: apply, create and delete with --dry-run=server, and diff of a new and of a changed object', async () => {
+    const file = join(home, 'preview.yaml');
+    const preview = (v: string) =>
+      `apiVersion: fencer.dev/v1\nkind: Job\nmetadata:\n  name: preview\n  labels: { v: ${v} }\nspec:\n  resources: { cpu: 100m, memory: 64Mi }\n  duration: 1h\n`;
+    const gone = async () => expect((await kubectl('get', 'fj', 'preview')).stderr).toMatch(/NotFound|not found/);
+    writeFileSync(file, preview('one'));
+
+    const applied = await kubectl('apply', '--dry-run=server', '-f', file);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toContain('job.fencer.dev/preview created (server dry run)');
+    await gone();
+    const created = await kubectl('create', '--dry-run=server', '-f', file, '-o', 'json');
+    expect(created.code, created.stderr).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ kind: 'Job', metadata: { name: 'preview', labels: { v: 'one' } }, status: { phase: 'Pending' } });
+    await gone();
+    // kubectl diff exits 1 when it found a difference.
+    const fresh = await kubectl('diff', '-f', file);
+    expect(fresh.code, fresh.stderr).toBe(1);
+    expect(fresh.stdout).toMatch(/^\+\s+name: preview$/m);
+    await gone();
+
+    expect((await kubectl('apply', '-f', file)).code).toBe(0);
+    writeFileSync(file, preview('two'));
+    const changed = await kubectl('diff', '-f', file);
+    expect(changed.code, changed.stderr).toBe(1);
+    expect(changed.stdout).toMatch(/^-\s+v: one$/m);
+    expect(changed.stdout).toMatch(/^\+\s+v: two$/m);
+    const serverSide = await kubectl('apply', '--server-side', '--dry-run=server', '-f', file);
+    expect(serverSide.code, serverSide.stderr).toBe(0);
+    const label = async () => (await kubectl('get', 'fj', 'preview', '-o', 'jsonpath={.metadata.labels.v}')).stdout;
+    expect(await label()).toBe('one');
+
+    const deleted = await kubectl('delete', 'fj', 'preview', '--dry-run=server');
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(deleted.stdout).toContain('job.fencer.dev "preview" deleted (server dry run)');
+    expect(await label()).toBe('one');
+  });
+
+  it('fencer apply, delete and cancel with --dry-run=server and --dry-run=client change nothing', async () => {
+    const fencer = async (...args: string[]) => {
+      try {
+        const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(projectRoot(), 'dist/cli/main.js'), ...args, '--server', replica.url]);
+        return { stdout, stderr, code: 0 };
+      } catch (error) {
+        const e = error as { stdout?: string; stderr?: string; code?: number };
+        return { stdout: e.stdout ?? '', stderr: e.stderr ?? '', code: e.code ?? 1 };
+      }
+    };
+    const file = join(home, 'rehearsed.yaml');
+    writeFileSync(file, 'apiVersion: fencer.dev/v1\nkind: Job\nmetadata:\n  name: rehearsed\nspec:\n  resources: { cpu: 100m, memory: 64Mi }\n  duration: 1h\n');
+    const server = await fencer('apply', '-f', file, '--dry-run=server');
+    expect(server.stdout.trim()).toBe('job.fencer.dev/rehearsed created (server dry run)');
+    const client = await fencer('apply', '-f', file, '--dry-run=client');
+    expect(client.stdout.trim()).toBe('job.fencer.dev/rehearsed created (dry run)');
+    expect((await fencer('get', 'job', 'rehearsed')).code).not.toBe(0);
+    writeFileSync(file, 'apiVersion: fencer.dev/v1\nkind: Job\nmetadata:\n  name: rehearsed\nspec:\n  resources: { cpu: lots, memory: 64Mi }\n  duration: 1h\n');
+    const bad = await fencer('apply', '-f', file, '--dry-run=client');
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/spec\.resources\.cpu: .*\(line 6\)/);
+
+    const phase = async () => JSON.parse((await fencer('get', 'job', 'train', '-o', 'json')).stdout).status.phase;
+    const before = await phase();
+    expect((await fencer('cancel', 'job', 'train', '--dry-run=server')).stdout.trim()).toBe('job.fencer.dev "train" cancelled (server dry run)');
+    expect((await fencer('delete', 'job', 'train', '--dry-run=server')).stdout.trim()).toBe('job.fencer.dev "train" deleted (server dry run)');
+    expect((await fencer('delete', 'job', 'train', '--dry-run=client')).stdout.trim()).toBe('job.fencer.dev "train" deleted (dry run)');
+    expect((await fencer('delete', 'job', 'nothing', '--dry-run=client')).code).not.toBe(0);
+    expect(await phase()).toBe(before);
+    expect((await fencer('delete', 'job', 'train', '--dry-run=maybe')).stderr).toContain('--dry-run must be "none", "server" or "client"');
+  });
+
   it('lists namespaces (core v1) with what each holds', async () => {
     const { stdout, code, stderr } = await kubectl('get', 'namespaces');
     expect(code, stderr).toBe(0);
