@@ -24,6 +24,7 @@ export type Guard =
   | 'cron-name' // each cron fire names its Job afresh, so firing an occurrence again makes a second Job
   | 'cron-replace-wait' // Replace starts the new Job in the same fire that cancels the old, before its node stopped it
   | 'pending-set-reread' // the leader's pending set is not read whole again after its LISTEN connection was lost
+  | 'not-reported-is-loss' // job-reconcile ends a live node's run it has no report of past the run's end, and retries it using an attempt
   | 'dry-run' // writes ignore dryRun=All and make the change they were asked only to check
   | 'watch-xmin'; // watches and list versions take events of ended transactions past a running one's (xid order)
 

@@ -21,6 +21,7 @@ const CONDITION_TYPES: Record<string, { type: string; status: Condition['status'
   Completed: { type: 'Complete', status: 'True' },
   Error: { type: 'Failed', status: 'True' },
   AttemptsExhausted: { type: 'Failed', status: 'True' },
+  TooManyDisruptions: { type: 'Failed', status: 'True' },
   NotReported: { type: 'Requeued', status: 'True' },
   Replayed: { type: 'Requeued', status: 'True' },
   Retried: { type: 'Requeued', status: 'True' },
@@ -49,6 +50,7 @@ export function presentJob(row: JobRow): Job {
     conditions.push({ ...kind, reason: row.reason, message: row.message ?? '', lastTransitionTime: row.updated_at.toISOString() });
   }
   const status: JobStatus = { phase: row.phase, attempt: row.attempt, conditions };
+  if (row.disruptions > 0) status.disruptions = row.disruptions;
   if (row.node) status.node = row.node;
   if (row.assignment_id) status.assignment = row.assignment_id;
   if (row.epoch !== null) status.epoch = row.epoch;

@@ -33,6 +33,8 @@ export interface JobSpec {
   /** An image the node must hold (it advertises its images when it registers). */
   image?: string;
   maxAttempts?: number;
+  /** Runs its nodes may lose (died, fenced, drained, shut down) before it is Dead; such runs use no attempt. */
+  maxDisruptions?: number;
   /** Whether a failure of the job itself is retried (OnFailure, the default) or final (Never). */
   retryPolicy?: RetryPolicy;
   /** Full-jitter exponential backoff between attempts: delay = random(0, min(cap, base·2^attempt)). */
@@ -84,6 +86,8 @@ export interface JobStatus {
   phase: JobPhase;
   node?: string;
   attempt: number;
+  /** Runs its nodes lost (died, fenced, drained, shut down): they use no attempt (spec.maxDisruptions caps them). */
+  disruptions?: number;
   assignment?: string;
   epoch?: number;
   startTime?: string;

@@ -1,18 +1,23 @@
 // What becomes of a job whose run ended without success, pure: the leader decides it in a
 // fenced transaction (job-reconcile, node-health) and stores the answer, due time included.
 //
-// As a Kubernetes Job's pod failure policy: a failure of the infrastructure (the node died, was
-// lost, or fenced itself) is retried while attempts remain; a failure of the job itself is
-// retried unless its retryPolicy is Never. Out of attempts, the job is Dead: the dead letter a
-// user can replay. A run that never started (its claim given back) is not a failure at all.
+// Lag is not loss. A job uses an attempt only for a failure of its own run; a failure of the job
+// itself is retried unless its retryPolicy is Never, and out of attempts the job is Dead. A
+// disruption (its node died, fenced itself, was drained or shut down), as a Kubernetes Job's pod
+// failure policy can ignore DisruptionTarget, uses no attempt: it is counted apart, and the job is
+// Dead only at maxDisruptions, a job that every node it touches loses. A run that never started
+// (its claim given back) is neither.
 
-export type FailureCause = 'infrastructure' | 'job' | 'never-ran';
+export type FailureCause = 'job' | 'disruption' | 'never-ran';
 
 export interface RetryInput {
   cause: FailureCause;
   /** The attempt that just ended (1 for the first run). */
   attempt: number;
   maxAttempts: number;
+  /** Disruptions before this run's end. */
+  disruptions: number;
+  maxDisruptions: number;
   retryPolicy: 'OnFailure' | 'Never';
   backoffBaseMs: number;
   backoffCapMs: number;
@@ -21,13 +26,18 @@ export interface RetryInput {
 export type RetryDecision =
   | { kind: 'retry'; delayMs: number; usesAttempt: boolean }
   | { kind: 'failed' } // the job's own failure, and it asked not to be retried
-  | { kind: 'dead' }; // out of attempts
+  | { kind: 'dead'; by: 'attempts' | 'disruptions' };
 
 /** `random` returns a number in [0, 1), as Math.random does (tests pass their own). */
 export function decideRetry(input: RetryInput, random: () => number = Math.random): RetryDecision {
   if (input.cause === 'never-ran') return { kind: 'retry', delayMs: 0, usesAttempt: false };
-  if (input.cause === 'job' && input.retryPolicy === 'Never') return { kind: 'failed' };
-  if (input.attempt >= input.maxAttempts) return { kind: 'dead' };
+  if (input.cause === 'disruption') {
+    if (input.disruptions + 1 >= input.maxDisruptions) return { kind: 'dead', by: 'disruptions' };
+    // Jittered as a failure is: the jobs of a node that died go back spread, not all at once.
+    return { kind: 'retry', delayMs: Math.floor(random() * (backoffWindowMs({ ...input, attempt: input.disruptions + 1 }) + 1)), usesAttempt: false };
+  }
+  if (input.retryPolicy === 'Never') return { kind: 'failed' };
+  if (input.attempt >= input.maxAttempts) return { kind: 'dead', by: 'attempts' };
   return { kind: 'retry', delayMs: Math.floor(random() * (backoffWindowMs(input) + 1)), usesAttempt: true };
 }
 

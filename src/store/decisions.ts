@@ -262,7 +262,7 @@ export async function declareNodeDead(
   // A placement its node never claimed never ran: it goes back without using an attempt.
   await retryJobs(
     tx,
-    lost.map((a) => ({ ...a, cause: a.started_at ? 'infrastructure' : 'never-ran', reason: 'NodeDied', message: `node ${node} died: ${reason}` })),
+    lost.map((a) => ({ ...a, cause: a.started_at ? 'disruption' : 'never-ran', reason: 'NodeDied', message: `node ${node} died: ${reason}` })),
   );
   await tx.query(sql('nodes/notify'), [[node]]);
   return lost.length;
@@ -282,18 +282,31 @@ export async function returnUnconfirmed(tx: Tx, assignments: Array<{ id: string;
   return ended.length;
 }
 
-export async function overdueAssignments(db: Db, limit: number, slackMs: number): Promise<Array<{ id: string; job_uid: string }>> {
-  return (await db.query<{ id: string; job_uid: string }>(sql('assignments/overdue'), [limit, slackMs])).rows;
+export async function overdueAssignments(db: Db, limit: number, slackMs: number): Promise<Array<{ id: string; job_uid: string; node: string }>> {
+  return (await db.query<{ id: string; job_uid: string; node: string }>(sql('assignments/overdue'), [limit, slackMs])).rows;
 }
 
-/** Ends runs their live node never reported the end of, and retries their jobs (using an attempt). */
+/**
+ * Broken on purpose (src/guards.ts, not-reported-is-loss): ends runs their live node has not yet
+ * reported the end of and retries their jobs, as if a late report were a lost run.
+ */
 export async function expireOverdue(tx: Tx, assignments: Array<{ id: string; job_uid: string }>, slackMs: number): Promise<number> {
   if (assignments.length === 0) return 0;
   await tx.query(sql('jobs/lock'), [assignments.map((a) => a.job_uid)]);
   const ended = await endAssignments(tx, assignments.map((a) => a.id), 'Lost', null);
   const message = `the node reported nothing about the run for ${slackMs} ms past its end`;
-  await retryJobs(tx, ended.map((a) => ({ ...a, cause: 'infrastructure', reason: 'NotReported', message })));
+  await retryJobs(tx, ended.map((a) => ({ ...a, cause: 'job', reason: 'NotReported', message })));
   return ended.length;
+}
+
+/**
+ * A run past its end with no report from its live node is a question to the node, never a
+ * failure: its watch is sent a snapshot now, and the node says again how each run it no longer
+ * runs ended (agent: settleForgotten). The run stays active meanwhile, so nothing places it again
+ * while its node may still run it; if the node dies, node-health ends it.
+ */
+export async function askAboutOverdue(db: Db, nodes: readonly string[]): Promise<void> {
+  if (nodes.length > 0) await db.query(sql('nodes/notify'), [nodes]);
 }
 
 export interface Orphan {
@@ -311,8 +324,8 @@ export async function orphanedJobs(db: Db, limit: number): Promise<Orphan[]> {
 
 /**
  * Decides for jobs whose run ended without success: a failed run by the job's retry policy, a
- * run its node stopped (it fenced itself or shut down) as an infrastructure failure, a claim
- * given back unrun without using an attempt.
+ * run its node stopped (it fenced itself or shut down) as a disruption, a claim given back unrun
+ * without using an attempt.
  */
 export async function retryOrphaned(tx: Tx, orphans: Orphan[]): Promise<number> {
   if (orphans.length === 0) return 0;
@@ -324,7 +337,7 @@ export async function retryOrphaned(tx: Tx, orphans: Orphan[]): Promise<number> 
 function endedRun(state: string | null, message: string | null): { cause: FailureCause; reason: string; message: string } {
   if (state === 'Unconfirmed') return { cause: 'never-ran', reason: 'NotConfirmed', message: 'the node gave the placement back unrun: its claim was answered too late' };
   if (state === 'Failed') return { cause: 'job', reason: 'Error', message: message ?? 'the job failed' };
-  return { cause: 'infrastructure', reason: 'NodeLost', message: 'the node stopped the job before it finished (it fenced itself or shut down)' };
+  return { cause: 'disruption', reason: 'NodeLost', message: 'the node stopped the job before it finished (it fenced itself or shut down)' };
 }
 
 /**
@@ -341,6 +354,8 @@ interface RetryFacts {
   assignment_message: string | null;
   attempt: number;
   max_attempts: number;
+  disruptions: number;
+  max_disruptions: number;
   retry_policy: 'OnFailure' | 'Never';
   backoff_base_ms: number;
   backoff_cap_ms: number;
@@ -363,6 +378,8 @@ export async function retryJobs(tx: Tx, runs: EndedRun[]): Promise<void> {
       cause: run.cause,
       attempt: f.attempt,
       maxAttempts: f.max_attempts,
+      disruptions: f.disruptions,
+      maxDisruptions: f.max_disruptions,
       retryPolicy: f.retry_policy,
       backoffBaseMs: f.backoff_base_ms,
       backoffCapMs: f.backoff_cap_ms,
@@ -375,13 +392,15 @@ export async function retryJobs(tx: Tx, runs: EndedRun[]): Promise<void> {
     decided.map((d) => (d.decision.kind === 'retry' ? 'Pending' : d.decision.kind === 'failed' ? 'Failed' : 'Dead')),
     decided.map((d) => d.decision.kind === 'retry' && d.decision.usesAttempt),
     decided.map((d) => (d.decision.kind === 'retry' ? d.decision.delayMs : 0)),
-    decided.map((d) => d.run.reason),
+    decided.map((d) => (d.decision.kind === 'dead' && d.decision.by === 'disruptions' ? 'TooManyDisruptions' : d.run.reason)),
     decided.map((d) => {
       const { decision, run, f } = d;
+      if (decision.kind === 'dead' && decision.by === 'disruptions') return `${run.message}; its nodes lost ${f.disruptions + 1} of its runs (maxDisruptions ${f.max_disruptions})`;
       if (decision.kind === 'dead') return `${run.message}; no attempts left (${f.attempt} of ${f.max_attempts} used)`;
       if (decision.kind === 'retry' && decision.delayMs > 0) return `${run.message}; attempt ${f.attempt + 1} of ${f.max_attempts} after a backoff of ${decision.delayMs} ms`;
       return run.message;
     }),
+    decided.map((d) => d.run.cause === 'disruption'),
   ]);
   await tx.query(sql('jobs/notify_pending'));
 }

@@ -14,6 +14,8 @@ export interface JobRow {
   max_attempts: number;
   phase: JobPhase;
   attempt: number;
+  /** Runs its nodes lost (migration 0020). */
+  disruptions: number;
   due_at: Date;
   assignment_id: string | null;
   node: string | null;

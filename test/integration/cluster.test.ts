@@ -138,7 +138,7 @@ describe('a cluster of real processes', () => {
     // Both show in the cluster's events (fencer get events, the dashboard). The refusal is
     // recorded after it is logged, by its own write: wait for it.
     const events = await eventually(async () => {
-      const items = (await cluster.askAnyReplica<{ items: Array<Record<string, unknown>> }>('/api/v1/events?limit=1000')).items;
+      const items = (await cluster.askAnyReplica<{ items: Array<Record<string, unknown>> }>('/api/v1/clusterevents?limit=1000')).items;
       return items.some((e) => e.reason === 'FencedRejection') ? items : null;
     }, { what: 'the FencedRejection event' });
     expect(events).toContainEqual(expect.objectContaining({ reason: 'LeaderElected', object: `replica/${after.name}`, epoch: after.epoch }));
@@ -179,8 +179,8 @@ describe('a cluster of real processes', () => {
     expect((await cluster.leader())!.name).toBe(after.name);
   });
 
-  it("a killed node's jobs are rescheduled on other nodes, or are dead letters when out of attempts", async () => {
-    expect(await submit(cluster.replicaUrls, jobYaml('only-once', { cpu: '500m', memory: '256Mi', duration: '6s', nodeSelector: { zone: 'z1' }, maxAttempts: 1 }))).toBe(201);
+  it("a killed node's jobs are rescheduled on other nodes using no attempt, or are dead letters at maxDisruptions", async () => {
+    expect(await submit(cluster.replicaUrls, jobYaml('only-once', { cpu: '500m', memory: '256Mi', duration: '6s', nodeSelector: { zone: 'z1' } }) + '  maxDisruptions: 1\n')).toBe(201);
     await flow('victim', 8, 10, { cpu: '1', memory: '1Gi', duration: '6s' });
     const onNode1 = await eventually(async () => {
       const rows = (await t.db.query("SELECT name FROM jobs WHERE node = 'node-1' AND phase = 'Running' AND name LIKE 'victim-%'")).rows;
@@ -189,12 +189,12 @@ describe('a cluster of real processes', () => {
     }, { what: 'jobs running on node-1' });
     await cluster.kill('node-1');
     await allFinished();
-    const once = (await t.db.query("SELECT phase, reason, attempt FROM jobs WHERE name = 'only-once'")).rows[0];
-    expect(once).toEqual({ phase: 'Dead', reason: 'NodeDied', attempt: 1 });
-    const events = (await cluster.askAnyReplica<{ items: unknown[] }>('/api/v1/events?limit=1000')).items;
+    const once = (await t.db.query("SELECT phase, reason, attempt, disruptions FROM jobs WHERE name = 'only-once'")).rows[0];
+    expect(once).toEqual({ phase: 'Dead', reason: 'TooManyDisruptions', attempt: 1, disruptions: 1 });
+    const events = (await cluster.askAnyReplica<{ items: unknown[] }>('/api/v1/clusterevents?limit=1000')).items;
     expect(events).toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'NodeDied', object: 'node/node-1' }));
-    const moved = (await t.db.query("SELECT name, node, attempt, phase FROM jobs WHERE name = ANY($1)", [onNode1])).rows;
-    for (const job of moved) expect(job).toMatchObject({ phase: 'Succeeded', attempt: 2 });
+    const moved = (await t.db.query("SELECT name, node, attempt, disruptions, phase FROM jobs WHERE name = ANY($1)", [onNode1])).rows;
+    for (const job of moved) expect(job).toMatchObject({ phase: 'Succeeded', attempt: 1, disruptions: 1 });
     for (const job of moved) expect(job.node).not.toBe('node-1');
     const died = (await t.db.query("SELECT count(*)::int AS n FROM history WHERE entity = 'job' AND reason = 'NodeDied'")).rows[0].n;
     expect(died).toBeGreaterThanOrEqual(onNode1.length);

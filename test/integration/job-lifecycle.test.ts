@@ -1,8 +1,9 @@
 // A job's lifecycle at the store, decided as the leader decides it (in fenced transactions):
 // retries wait a full-jitter backoff stored as the due time (and the history keeps it, which the
-// checker's "never early" reads); failures of the job follow its retry policy, failures of the
-// infrastructure are always retried; out of attempts a job is Dead, and a replay by a named user
-// brings it back; a run that never started uses no attempt; start times; idempotent creates.
+// checker's "never early" reads); failures of the job follow its retry policy; a run its node lost
+// uses no attempt and is retried until maxDisruptions (lag is not loss); out of attempts a job is
+// Dead, and a replay by a named user brings it back; a run that never started uses no attempt;
+// start times; idempotent creates.
 import { DEFAULT_TIMINGS, overdueSlackMs } from '../../src/config.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
@@ -35,13 +36,14 @@ interface JobState {
   uid: string;
   phase: string;
   attempt: number;
+  disruptions: number;
   reason: string | null;
   message: string | null;
   due_at: Date;
   assignment_id: string | null;
 }
 
-const jobOf = async (name: string) => (await t.db.query<JobState>('SELECT uid, phase, attempt, reason, message, due_at, assignment_id FROM jobs WHERE name = $1', [name])).rows[0]!;
+const jobOf = async (name: string) => (await t.db.query<JobState>('SELECT uid, phase, attempt, disruptions, reason, message, due_at, assignment_id FROM jobs WHERE name = $1', [name])).rows[0]!;
 
 async function submit(request: JobRequest): Promise<string> {
   return (await submitJob(t.db, request)).job.uid;
@@ -99,8 +101,8 @@ describe('retries', () => {
     expect(await jobOf('never')).toMatchObject({ phase: 'Failed', attempt: 1, reason: 'Error', message: 'exit code 7' });
   });
 
-  it('are made for infrastructure failures, also of a Never job, until its attempts run out', async () => {
-    const uid = await submit({ ...jobRequest('unlucky'), retryPolicy: 'Never', maxAttempts: 2 });
+  it('are made for runs their nodes lost, also of a Never job, using no attempt, until maxDisruptions', async () => {
+    const uid = await submit({ ...jobRequest('unlucky'), retryPolicy: 'Never', maxAttempts: 1, spec: { ...jobRequest('unlucky').spec, maxAttempts: 1, maxDisruptions: 2 } });
     for (const node of ['d1', 'd2']) {
       await registerNode(t.db, node, 4000, 8 * 1024 ** 3, {});
       await t.db.query('UPDATE nodes SET watch_session = gen_random_uuid() WHERE name = $1', [node]);
@@ -111,10 +113,11 @@ describe('retries', () => {
       await t.db.query("UPDATE node_heartbeats SET at = now() - interval '1 hour' WHERE name = $1", [node]);
       const rule = { silentMs: 5000, disconnectedMs: 1000, disconnectedQuietMs: 1500 };
       expect(await fenced(t.db, leader, (tx) => declareNodeDead(tx, node, rule, 'test'))).toBe(1);
+      if (node === 'd1') expect(await jobOf('unlucky')).toMatchObject({ phase: 'Pending', attempt: 1, disruptions: 1, reason: 'NodeDied' });
     }
     const job = await jobOf('unlucky');
-    expect(job).toMatchObject({ phase: 'Dead', attempt: 2, reason: 'NodeDied' });
-    expect(job.message).toMatch(/node d2 died: test; no attempts left \(2 of 2 used\)/);
+    expect(job).toMatchObject({ phase: 'Dead', attempt: 1, disruptions: 2, reason: 'TooManyDisruptions' });
+    expect(job.message).toMatch(/node d2 died: test; its nodes lost 2 of its runs \(maxDisruptions 2\)/);
   });
 
   it('use no attempt for a placement its node died before claiming', async () => {

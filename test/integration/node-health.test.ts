@@ -211,7 +211,11 @@ describe('registering again', () => {
     expect(await watchOf('r1')).toMatchObject({ watch_session: null, disconnected_at: null });
   });
 
-  it('job-reconcile retries a run its live node never reported the end of, once it cannot still be running', async () => {
+  // Lag is not loss: a run past its end with no report from its live node is a question to the
+  // node (a snapshot sent now; it says again how the run ended), never a failure, and never placed
+  // again while its node may still run it. Broken variant (src/guards.ts, not-reported-is-loss):
+  // the run is ended Lost and retried using an attempt, although its node may report it yet.
+  it.each([false, true])('job-reconcile asks a live node about a run past its end with no report, and leaves it running (guard broken: %s)', async (broken) => {
     const SLACK_MS = 10_000;
     const placed: string[] = [];
     for (const name of ['overdue', 'on-time']) {
@@ -224,10 +228,32 @@ describe('registering again', () => {
     // Claimed 12 s ago, 1 s long: past the slack. The other was claimed 5 s ago: it may still run.
     await t.db.query("UPDATE assignments SET started_at = now() - interval '12 seconds' WHERE job_uid = $1", [placed[0]]);
     await t.db.query("UPDATE assignments SET started_at = now() - interval '5 seconds' WHERE job_uid = $1", [placed[1]]);
-    await new JobReconcile(t.db, lease, 100, 60_000, SLACK_MS).reconcile(logger);
+    const asked: string[] = [];
+    const listener = await t.db.connect();
+    listener.on('notification', (n) => asked.push(n.payload ?? ''));
+    await listener.query('LISTEN fencer_assignments');
+    if (broken) process.env.FENCER_BREAK_GUARDS = 'not-reported-is-loss';
+    try {
+      await new JobReconcile(t.db, lease, 100, 60_000, SLACK_MS).reconcile(logger);
+    } finally {
+      delete process.env.FENCER_BREAK_GUARDS;
+    }
     const state = async (uid: string) => (await t.db.query('SELECT j.phase, j.attempt, j.reason, a.state FROM jobs j JOIN assignments a ON a.job_uid = j.uid WHERE j.uid = $1', [uid])).rows[0];
-    expect(await state(placed[0]!)).toMatchObject({ phase: 'Pending', attempt: 2, reason: 'NotReported', state: 'Lost' });
-    expect(await state(placed[1]!)).toMatchObject({ phase: 'Running', attempt: 1, state: 'Running' });
+    try {
+      if (broken) {
+        expect(await state(placed[0]!)).toMatchObject({ phase: 'Pending', attempt: 2, reason: 'NotReported', state: 'Lost' });
+      } else {
+        expect(await state(placed[0]!)).toMatchObject({ phase: 'Running', attempt: 1, state: 'Running' });
+        await eventually(() => asked.includes('n1'), { what: 'n1 to be asked (sent a snapshot)' });
+      }
+      expect(await state(placed[1]!)).toMatchObject({ phase: 'Running', attempt: 1, state: 'Running' });
+    } finally {
+      listener.release();
+    }
+    // The late report, when it comes, ends the run as the node says (the broken variant has placed it again by then).
+    const first = (await t.db.query<{ id: string }>('SELECT id FROM assignments WHERE job_uid = $1 ORDER BY created_at LIMIT 1', [placed[0]])).rows[0]!.id;
+    await applyReports(t.db, 'n1', [{ kind: 'finished', id: first, outcome: 'Succeeded', message: null }]);
+    if (!broken) expect(await state(placed[0]!)).toMatchObject({ phase: 'Succeeded', attempt: 1, state: 'Succeeded' });
   });
 
   // Broken variant (src/guards.ts, registration-generation): the late registration ends what the newer process runs.

@@ -136,8 +136,9 @@ describe('a node report batch', () => {
     expect(await state(ran)).toBe('Lost');
     const orphans = (await orphanedJobs(t.db, 100)).filter((o) => o.id === late || o.id === ran);
     await fenced(t.db, leader, (tx) => retryOrphaned(tx, orphans));
-    const job = async (name: string) => (await t.db.query('SELECT phase, attempt, reason FROM jobs WHERE name = $1', [name])).rows[0];
-    expect(await job('claimed-late')).toEqual({ phase: 'Pending', attempt: 1, reason: 'NotConfirmed' });
-    expect(await job('ran-then-fenced')).toEqual({ phase: 'Pending', attempt: 2, reason: 'NodeLost' });
+    const job = async (name: string) => (await t.db.query('SELECT phase, attempt, disruptions, reason FROM jobs WHERE name = $1', [name])).rows[0];
+    expect(await job('claimed-late')).toEqual({ phase: 'Pending', attempt: 1, disruptions: 0, reason: 'NotConfirmed' });
+    // A run its node stopped (self-fence, shutdown) is a disruption: it uses no attempt.
+    expect(await job('ran-then-fenced')).toEqual({ phase: 'Pending', attempt: 1, disruptions: 1, reason: 'NodeLost' });
   });
 });

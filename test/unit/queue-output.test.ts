@@ -122,6 +122,7 @@ describe('presentJob', () => {
     max_attempts: 3,
     phase: 'Pending',
     attempt: 0,
+    disruptions: 0,
     due_at: new Date('2000-01-01T00:00:00Z'), // due long ago, whatever the machine's clock says
     assignment_id: null,
     node: null,

@@ -54,6 +54,7 @@ describe('validateJob accepts', () => {
           duration: '1m30s',
           nodeSelector: { pool: 'gpu' },
           maxAttempts: 3,
+          maxDisruptions: 10,
           retryPolicy: 'OnFailure',
         },
         cpuMillis: 500,
@@ -98,6 +99,7 @@ describe('validateJob accepts', () => {
       duration: '2m',
       image: 'ghcr.io/acme/builder:1.4',
       maxAttempts: 3,
+      maxDisruptions: 10,
       retryPolicy: 'Never',
       backoff: { base: '500ms', cap: '5m' },
       startAt: '2026-01-02T16:04:05.5+01:00',
@@ -134,7 +136,7 @@ describe('validateJob accepts', () => {
       memoryBytes: 1_073_741_824,
       durationMs: 300_000,
       maxAttempts: 1,
-      spec: { resources: { cpu: 2, memory: 1_073_741_824 }, duration: '5m', maxAttempts: 1, retryPolicy: 'OnFailure' },
+      spec: { resources: { cpu: 2, memory: 1_073_741_824 }, duration: '5m', maxAttempts: 1, maxDisruptions: 10, retryPolicy: 'OnFailure' },
     });
   });
 
@@ -438,6 +440,7 @@ describe('the Job CRD', () => {
     const spec = (schema.properties as Record<string, Schema>).spec!.properties!;
     const defaults = {
       maxAttempts: spec.maxAttempts?.default,
+      maxDisruptions: spec.maxDisruptions?.default,
       retryPolicy: spec.retryPolicy?.default,
       backoff: { base: spec.backoff?.properties?.base?.default, cap: spec.backoff?.properties?.cap?.default },
       simulate: { exitCode: spec.simulate?.properties?.exitCode?.default },

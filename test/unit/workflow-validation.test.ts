@@ -70,7 +70,7 @@ describe('validateWorkflow accepts', () => {
       name: 'ci-test-linux',
       generateName: null,
       labels: { team: 'platform', 'fencer.dev/workflow': 'ci', 'fencer.dev/workflow-job': 'test-linux' },
-      spec: { resources: { cpu: 1, memory: '2Gi' }, duration: '5m', nodeSelector: { os: 'linux' }, retryPolicy: 'Never', maxAttempts: 3 },
+      spec: { resources: { cpu: 1, memory: '2Gi' }, duration: '5m', nodeSelector: { os: 'linux' }, retryPolicy: 'Never', maxAttempts: 3, maxDisruptions: 10 },
       cpuMillis: 1000,
       memoryBytes: 2 * 1024 ** 3,
       durationMs: 300_000,

@@ -25,6 +25,7 @@ const DEFAULT_NAMESPACE = 'default';
 // (a field of an object that was written); test/unit/validation.test.ts holds the two together.
 export const SPEC_DEFAULTS = {
   maxAttempts: 3,
+  maxDisruptions: 10,
   retryPolicy: 'OnFailure',
   backoff: { base: formatDuration(DEFAULT_BACKOFF_BASE_MS), cap: formatDuration(DEFAULT_BACKOFF_CAP_MS) },
   simulate: { exitCode: 1 },
@@ -281,6 +282,7 @@ function withSpecDefaults(written: JobSpec): JobSpec {
   const spec: JobSpec = {
     ...structuredClone(written),
     maxAttempts: written.maxAttempts ?? SPEC_DEFAULTS.maxAttempts,
+    maxDisruptions: written.maxDisruptions ?? SPEC_DEFAULTS.maxDisruptions,
     retryPolicy: written.retryPolicy ?? SPEC_DEFAULTS.retryPolicy,
   };
   if (spec.backoff) spec.backoff = { ...SPEC_DEFAULTS.backoff, ...spec.backoff };

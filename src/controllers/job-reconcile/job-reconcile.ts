@@ -1,21 +1,23 @@
 // job-reconcile: a placement whose node never claimed it (never reported start) within the
-// confirm timeout goes back to pending without using an attempt; a job whose node gave up its
-// assignment (self-fence, shutdown) is retried, using an attempt; a run its live node never
-// reported the end of, long after it must have ended, is ended Lost and retried (its node
-// repeats an end report until the control plane agrees, so this is the last resort: a node
-// whose reports are refused for good). Retries after a node's death are counted when
-// node-health gives the job back.
+// confirm timeout goes back to pending without using an attempt; a job whose run ended without
+// success (it failed, or its node gave it up: self-fence, shutdown) is decided by the retry rule.
+// A run its live node has not reported the end of, long after it must have ended, is not a
+// failure but a question: the node is sent a snapshot, and says again how the run ended (lag is
+// not loss). Retries after a node's death are decided when node-health gives the job back.
 import type { Logger } from 'pino';
 import type { Db } from '../../store/db.js';
 import type { Lease } from '../../lease/lease.js';
 import { fenced } from '../../lease/fenced.js';
-import { expireOverdue, orphanedJobs, overdueAssignments, retryOrphaned, returnUnconfirmed, unconfirmedAssignments } from '../../store/decisions.js';
+import { askAboutOverdue, expireOverdue, orphanedJobs, overdueAssignments, retryOrphaned, returnUnconfirmed, unconfirmedAssignments } from '../../store/decisions.js';
+import { guardBroken } from '../../guards.js';
 import type { ReconcileResult, Reconciler } from '../controller.js';
 
 const BATCH = 1000;
 
 export class JobReconcile implements Reconciler {
   readonly name = 'job-reconcile';
+  /** When each overdue run's node was last asked about it (monotonic ms): asked again only after askEveryMs. */
+  private readonly asked = new Map<string, number>();
 
   constructor(
     private readonly db: Db,
@@ -25,9 +27,11 @@ export class JobReconcile implements Reconciler {
     /**
      * How long past a run's end (its claim plus its duration) the node may still be running it:
      * a run begins within the confirm timeout of its claim, and a node stalled (not cut off) for
-     * up to the silence timeout still ends it late. After that, nobody runs it.
+     * up to the silence timeout still ends it late. After that, its node is asked.
      */
     private readonly overdueSlackMs: number,
+    /** How often a node is asked again about a run it still has not reported the end of. */
+    private readonly askEveryMs = 5000,
   ) {}
 
   async reconcile(log: Logger): Promise<ReconcileResult> {
@@ -36,15 +40,29 @@ export class JobReconcile implements Reconciler {
       orphanedJobs(this.db, BATCH),
       overdueAssignments(this.db, BATCH, this.overdueSlackMs),
     ]);
-    if (unconfirmed.length === 0 && orphans.length === 0 && overdue.length === 0) return 'done';
+    const lossy = guardBroken('not-reported-is-loss'); // broken on purpose (src/guards.ts)
+    if (!lossy) await this.ask(overdue, log);
+    if (unconfirmed.length === 0 && orphans.length === 0 && (!lossy || overdue.length === 0)) return 'done';
     const [returned, retried, expired] = await fenced(this.db, this.lease, async (tx) => [
       await returnUnconfirmed(tx, unconfirmed, this.confirmTimeoutMs),
       await retryOrphaned(tx, orphans),
-      await expireOverdue(tx, overdue, this.overdueSlackMs),
+      lossy ? await expireOverdue(tx, overdue, this.overdueSlackMs) : 0,
     ]);
     if (returned > 0) log.warn({ returned }, 'gave back placements their nodes never confirmed');
-    if (retried > 0) log.warn({ retried }, 'retrying jobs their nodes gave up');
+    if (retried > 0) log.info({ retried }, 'decided jobs whose runs ended without success');
     if (expired > 0) log.warn({ expired }, 'retrying runs their nodes never reported the end of');
-    return [unconfirmed, orphans, overdue].some((list) => list.length === BATCH) ? 'requeue' : 'done';
+    return [unconfirmed, orphans].some((list) => list.length === BATCH) ? 'requeue' : 'done';
+  }
+
+  private async ask(overdue: ReadonlyArray<{ id: string; node: string }>, log: Logger): Promise<void> {
+    const now = performance.now();
+    const still = new Set(overdue.map((a) => a.id));
+    for (const id of this.asked.keys()) if (!still.has(id)) this.asked.delete(id);
+    const due = overdue.filter((a) => now - (this.asked.get(a.id) ?? -Infinity) >= this.askEveryMs);
+    if (due.length === 0) return;
+    const nodes = [...new Set(due.map((a) => a.node))];
+    await askAboutOverdue(this.db, nodes);
+    for (const a of due) this.asked.set(a.id, now);
+    log.warn({ runs: due.length, nodes }, 'asked nodes about runs past their end with no report');
   }
 }

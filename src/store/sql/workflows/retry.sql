@@ -6,7 +6,7 @@
 -- its claim; $2 ms is that slack (as for overdue runs, assignments/overdue.sql).
 -- $1 workflow uid (locked, with its jobs), $2 slack ms.
 UPDATE jobs j
-SET phase = 'Pending', waiting = cardinality(j.needs) > 0, attempt = 1,
+SET phase = 'Pending', waiting = cardinality(j.needs) > 0, attempt = 1, disruptions = 0,
     due_at = greatest(now(), j.not_before,
                       (SELECT a.started_at + (a.duration_ms + $2::bigint) * interval '1 millisecond'
                        FROM assignments a WHERE a.id = j.assignment_id AND a.state = 'Cancelled' AND a.started_at IS NOT NULL)),
