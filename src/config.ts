@@ -167,6 +167,18 @@ export function workflowMaxJobs(env: NodeJS.ProcessEnv = process.env): number {
   return value;
 }
 
+/**
+ * The most jobs that may wait to be placed, cluster-wide (FENCER_MAX_PENDING, default 200,000):
+ * past it, submissions get 429 with Retry-After (src/api/backlog.ts).
+ */
+export function maxPendingJobs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.FENCER_MAX_PENDING;
+  if (raw === undefined || raw === '') return 200_000;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`FENCER_MAX_PENDING: "${raw}" is not a positive integer`);
+  return value;
+}
+
 /** A replica that has not said it is alive for this long counts as gone (`fencer cluster status`). */
 export function replicaGoneMs(timings: Pick<Timings, 'heartbeatMs'>): number {
   return 3 * timings.heartbeatMs;

@@ -1,8 +1,9 @@
 // A control-plane replica: serves the API (always), and runs the controllers while it holds
 // the lease. One lifecycle: start(), stop() returning its stored promise.
+import { Backlog } from './api/backlog.js';
 import type { Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
-import { overdueSlackMs, replicaGoneMs, type Timings } from './config.js';
+import { maxPendingJobs, overdueSlackMs, replicaGoneMs, type Timings } from './config.js';
 import { createPool, type Pool } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { sql } from './store/sql.js';
@@ -189,6 +190,7 @@ export class Replica {
       changes: this.changes,
       origins: new ReplicaOrigins(this.api, this.advertisedUrl),
       lease: this.lease,
+      backlog: new Backlog(this.api, maxPendingJobs()),
       logger,
     });
     await this.server.listen({ host: this.opts.host, port: this.opts.port });

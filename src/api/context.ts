@@ -7,6 +7,7 @@ import type { WatchHub } from './watch-hub.js';
 import type { Lease } from '../lease/lease.js';
 import type { ChangeFeed } from './change-feed.js';
 import type { ReplicaOrigins } from './origins.js';
+import type { Backlog } from './backlog.js';
 
 export interface ApiContext {
   replica: string;
@@ -25,5 +26,7 @@ export interface ApiContext {
   /** Web origins whose pages may read answers (CORS). */
   origins: ReplicaOrigins;
   lease: Lease;
+  /** Backpressure on submissions (FENCER_MAX_PENDING). */
+  backlog: Backlog;
   logger: Logger;
 }

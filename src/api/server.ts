@@ -6,7 +6,7 @@ import { ValidationError } from '../errors/validation-error.js';
 import { HttpError } from '../errors/http-error.js';
 import { jobRoutes } from './routes/jobs.js';
 import { nodeRoutes } from './routes/nodes.js';
-import { QuotaExceededError } from '../errors/quota-exceeded-error.js';
+import { RetryLaterError } from '../errors/retry-later-error.js';
 import { IdempotencyKeyReusedError } from '../errors/idempotency-key-reused-error.js';
 import { workflowRoutes } from './routes/workflows.js';
 import { queueRoutes } from './routes/queues.js';
@@ -40,7 +40,7 @@ export function buildServer(ctx: ApiContext): FastifyInstance {
       status = err.statusCode;
     } else if (err instanceof IdempotencyKeyReusedError) {
       status = 409;
-    } else if (err instanceof QuotaExceededError) {
+    } else if (err instanceof RetryLaterError) {
       status = 429;
       void reply.header('Retry-After', String(err.retryAfterSeconds));
     } else if (err.message === POOL_WAIT_EXCEEDED) {

@@ -5,6 +5,7 @@ import type { ErrorBody } from '../domain/resources.js';
 import { readClusterState } from '../simulator/state.js';
 import { ApiError, type ErrorDetail } from './errors/api-error.js';
 import { UnreachableError } from './errors/unreachable-error.js';
+import { delay } from '../lifecycle.js';
 import { ReplicaList, askReplicas, describeFetchFailure, type Attempt } from '../net/any-replica.js';
 
 export const DEFAULT_SERVER = 'http://127.0.0.1:7070';
@@ -27,11 +28,20 @@ export interface ApiResponse<T> {
 
 export interface ApiClientOptions {
   timeoutMs?: number;
+  /**
+   * How long in all to wait out 429s with Retry-After (a full backlog, a quota) before giving up
+   * (default 5 min). Safe for writes: a named object sent again is unchanged, and a generated
+   * name is sent with an Idempotency-Key.
+   */
+  retryLaterForMs?: number;
 }
+
+const RETRY_LATER_FOR_MS = 5 * 60_000;
 
 export class ApiClient {
   readonly servers: string[];
   private readonly timeoutMs: number;
+  private readonly retryLaterForMs: number;
   // Start where the last request succeeded, so a multi-document apply pays the timeout of a
   // dead replica once rather than once per document.
   private readonly replicas: ReplicaList;
@@ -41,20 +51,33 @@ export class ApiClient {
     this.servers = servers.map(normalizeServer);
     this.replicas = new ReplicaList(this.servers);
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.retryLaterForMs = options.retryLaterForMs ?? RETRY_LATER_FOR_MS;
   }
 
   async request<T>(method: HttpMethod, path: string, body?: string | object, contentType?: string): Promise<T> {
     return (await this.exchange<T>(method, path, body, contentType)).body;
   }
 
-  /** Like request, but also says which status the server answered (201 created vs 200 unchanged). */
-  async exchange<T>(
-    method: HttpMethod,
-    path: string,
-    body?: string | object,
-    contentType?: string,
-  ): Promise<ApiResponse<T>> {
-    const init = requestInit(method, body, contentType);
+  /**
+   * Like request, but also says which status the server answered (201 created vs 200 unchanged).
+   * A 429 with Retry-After is waited out and sent again, the same request with the same headers.
+   */
+  async exchange<T>(method: HttpMethod, path: string, body?: string | object, contentType?: string, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
+    for (let waitedMs = 0; ; ) {
+      try {
+        return await this.exchangeOnce<T>(method, path, body, contentType, headers);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.retryAfterSeconds === undefined || waitedMs >= this.retryLaterForMs) throw err;
+        const waitMs = Math.min(err.retryAfterSeconds * 1000, this.retryLaterForMs - waitedMs);
+        process.stderr.write(`${err.serverMessage} (waiting ${Math.ceil(waitMs / 1000)} s, as the server asked)\n`);
+        await delay(waitMs);
+        waitedMs += waitMs;
+      }
+    }
+  }
+
+  private async exchangeOnce<T>(method: HttpMethod, path: string, body: string | object | undefined, contentType: string | undefined, headers: Record<string, string>): Promise<ApiResponse<T>> {
+    const init = requestInit(method, body, contentType, headers);
     let lastRefusal: ApiError | undefined;
     const outcome = await askReplicas(this.replicas, async (server): Promise<Attempt<ApiResponse<T>>> => {
       let response: Response;
@@ -169,8 +192,8 @@ function actor(): string {
   }
 }
 
-function requestInit(method: HttpMethod, body: string | object | undefined, contentType?: string): RequestInit {
-  const headers: Record<string, string> = { accept: 'application/json', 'x-remote-user': actor() };
+function requestInit(method: HttpMethod, body: string | object | undefined, contentType?: string, extra: Record<string, string> = {}): RequestInit {
+  const headers: Record<string, string> = { accept: 'application/json', 'x-remote-user': actor(), ...extra };
   if (body === undefined) return { method, headers };
   if (typeof body === 'string') {
     // Manifests are the only text bodies; JSON text is valid YAML too.
@@ -196,7 +219,8 @@ function toApiError(response: Response, text: string, server: string): ApiError 
   const error = (parsed as Partial<ErrorBody> | undefined)?.error;
   if (error && typeof error.message === 'string') {
     const details: ErrorDetail[] = Array.isArray(error.details) ? error.details : [];
-    return new ApiError(response.status, error.message, details, server);
+    const retryAfter = Number(response.headers.get('retry-after') ?? NaN);
+    return new ApiError(response.status, error.message, details, server, response.status === 429 && retryAfter >= 0 ? retryAfter : undefined);
   }
   // Not a fencer answer (a proxy page, a plain-text 502): say what we got.
   const summary = text.trim().slice(0, 200) || response.statusText || 'no body';

@@ -1,6 +1,7 @@
 // The kubectl-like resource commands: apply, get, describe, delete, cancel. Each failure
 // throws, and main.ts turns it into a message on stderr and exit code 1 (DESIGN, "Exit codes").
 import { readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import YAML from 'yaml';
 import type { ClusterEvent, CronJob, Job, JobEvent, List, NodeResource, Queue, ResourceQuota, Workflow } from '../domain/resources.js';
@@ -494,7 +495,8 @@ async function applyDocument(client: ApiClient | undefined, document: ManifestDo
       process.stdout.write(`${label} created${dryRunSuffix(dryRun)}\n`);
       return true;
     }
-    const response = await client.exchange<Job>('POST', dryRun === 'server' ? `${path}?dryRun=All` : path, document.text, 'application/yaml');
+    // One key per document, kept across the client's resends after a 429: a generated name is made once.
+    const response = await client.exchange<Job>('POST', dryRun === 'server' ? `${path}?dryRun=All` : path, document.text, 'application/yaml', { 'idempotency-key': randomUUID() });
     const name = response.body?.metadata?.name ?? document.name ?? '<unnamed>';
     // A 200 of a mutable kind may be a change or the same again: the server does not say which.
     const outcome = response.status === 201 ? 'created' : MUTABLE_KINDS.has(kind) ? 'configured' : 'unchanged';

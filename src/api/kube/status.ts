@@ -1,7 +1,7 @@
 // Errors as Kubernetes Status objects (meta/v1), with the reason and code clients act on.
 import { HttpError } from '../../errors/http-error.js';
 import { ValidationError } from '../../errors/validation-error.js';
-import { QuotaExceededError } from '../../errors/quota-exceeded-error.js';
+import { RetryLaterError } from '../../errors/retry-later-error.js';
 
 export interface Status {
   kind: 'Status';
@@ -50,7 +50,7 @@ export function statusOf(thrown: unknown): Status {
       details: { causes: err.details.map((d) => ({ reason: 'FieldValueInvalid', message: d.message, field: d.path })) },
     };
   }
-  if (err instanceof QuotaExceededError) return { ...base, reason: 'TooManyRequests', code: 429, details: { retryAfterSeconds: err.retryAfterSeconds } };
+  if (err instanceof RetryLaterError) return { ...base, reason: 'TooManyRequests', code: 429, details: { retryAfterSeconds: err.retryAfterSeconds } };
   const code = err instanceof HttpError ? err.statusCode : typeof (err as { statusCode?: unknown }).statusCode === 'number' ? (err as unknown as { statusCode: number }).statusCode : 500;
   return { ...base, reason: REASONS[code] ?? (code >= 500 ? 'InternalError' : 'BadRequest'), code };
 }

@@ -12,7 +12,7 @@ const EVENTS_SHOWN = 100;
 import { API_VERSION, type JobPhase, type JobRequest } from '../../domain/resources.js';
 import { parseLabelSelector, parsePhaseSelector } from '../../domain/names.js';
 import { actorOf, idempotencyKeyOf } from '../request-headers.js';
-import { REHEARSABLE, writeOrRehearse } from '../dry-run.js';
+import { isDryRun, REHEARSABLE, writeOrRehearse } from '../dry-run.js';
 
 interface JobParams {
   namespace: string;
@@ -31,12 +31,15 @@ const PHASES: readonly JobPhase[] = ['Pending', 'Assigned', 'Running', 'Succeede
 const BATCH_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 
 async function submitMany(ctx: ApiContext, request: FastifyRequest, jobs: JobRequest[], reply: FastifyReply) {
+  await ctx.backlog.admit(jobs.length);
   const result = await writeOrRehearse(request, ctx.db, (db) => submitJobs(db, jobs));
   if (result.outcome === 'conflict') {
     const { namespace, name } = result.job;
     throw new HttpError(409, `job ${namespace}/${name} already exists with a different spec (jobs are immutable; delete it first); none of the ${jobs.length} jobs was accepted`);
   }
-  reply.code(result.results.some((r) => r.outcome === 'created') ? 201 : 200);
+  const created = result.results.filter((r) => r.outcome === 'created').length;
+  if (!isDryRun(request)) ctx.backlog.accepted(created);
+  reply.code(created > 0 ? 201 : 200);
   return { apiVersion: API_VERSION, kind: 'JobList', items: result.results.map((r) => presentJob(r.job)) };
 }
 
@@ -48,10 +51,12 @@ export function jobRoutes(app: FastifyInstance, ctx: ApiContext): void {
     if (several) return submitMany(ctx, request, jobs, reply);
     const job = jobs[0]!;
     const key = idempotencyKeyOf(request);
+    await ctx.backlog.admit(1);
     const result = await writeOrRehearse(request, ctx.db, (db) => submitJob(db, job, key));
     if (result.outcome === 'conflict') {
       throw new HttpError(409, `job ${job.namespace}/${job.name} already exists with a different spec (jobs are immutable; delete it first)`);
     }
+    if (result.outcome === 'created' && !isDryRun(request)) ctx.backlog.accepted(1);
     reply.code(result.outcome === 'created' ? 201 : 200);
     return presentJob(result.job);
   });

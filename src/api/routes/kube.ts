@@ -24,7 +24,7 @@ import { propagationOf } from './cronjobs.js';
 import { dryRunQuery, REHEARSABLE, writeOrRehearse } from '../dry-run.js';
 import YAML from 'yaml';
 import { ValidationError } from '../../errors/validation-error.js';
-import { QuotaExceededError } from '../../errors/quota-exceeded-error.js';
+import { RetryLaterError } from '../../errors/retry-later-error.js';
 
 interface GroupVersion {
   group: string;
@@ -251,7 +251,7 @@ function objectIn(text: string, namespace: string): Record<string, unknown> {
 function fromFencer(code: number, body: Record<string, unknown>, retryAfter: string | number | string[] | undefined): Error {
   const error = (body.error ?? {}) as { message?: string; details?: Array<{ path: string; message: string; line?: number }> };
   if (code === 400 && error.details) return new ValidationError(error.details);
-  if (code === 429) return new QuotaExceededError(error.message ?? 'too many requests', Number(retryAfter ?? 5));
+  if (code === 429) return new RetryLaterError(error.message ?? 'too many requests', Number(retryAfter ?? 5));
   return new HttpError(code, error.message ?? `refused (${code})`);
 }
 

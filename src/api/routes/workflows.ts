@@ -1,7 +1,7 @@
 // Workflows: create (one YAML or JSON document: the workflow and all its jobs, or nothing), get,
 // list, cancel, retry, delete. Any replica, no leader needed.
 import type { FastifyInstance } from 'fastify';
-import { REHEARSABLE, writeOrRehearse } from '../dry-run.js';
+import { isDryRun, REHEARSABLE, writeOrRehearse } from '../dry-run.js';
 import type { ApiContext } from '../context.js';
 import { HttpError } from '../../errors/http-error.js';
 import { readWorkflowSubmission } from '../validation/workflow.js';
@@ -22,7 +22,9 @@ export function workflowRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.post('/api/v1/workflows', REHEARSABLE, async (request, reply) => {
     const workflow = readWorkflowSubmission(String(request.body ?? ''), request.headers['content-type'], maxJobs);
     const key = idempotencyKeyOf(request);
+    await ctx.backlog.admit(workflow.jobs.length);
     const result = await writeOrRehearse(request, ctx.db, (db) => submitWorkflow(db, workflow, key));
+    if (result.outcome === 'created' && !isDryRun(request)) ctx.backlog.accepted(workflow.jobs.length);
     if (result.outcome === 'conflict') throw new HttpError(409, result.what);
     reply.code(result.outcome === 'created' ? 201 : 200);
     return presentWorkflow(result.workflow, result.jobs);

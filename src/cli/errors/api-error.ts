@@ -12,6 +12,8 @@ export class ApiError extends Error {
     readonly serverMessage: string,
     readonly details: ErrorDetail[] = [],
     readonly server?: string,
+    /** A 429's Retry-After, in seconds. */
+    readonly retryAfterSeconds?: number,
   ) {
     // The message stands alone (main.ts prints only it), so the details go into it too.
     super([serverMessage, ...details.map((d) => `  ${formatDetail(d)}`)].join('\n'));
