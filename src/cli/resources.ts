@@ -326,7 +326,7 @@ async function get(client: ApiClient, type: string, name: string | undefined, op
   if (resourceType(type) === 'namespace') throw new Error('namespaces are not listed: fencer describe namespace NAME shows one');
   if (resourceType(type) === 'event') {
     if (single) throw new Error('events are listed, not named: fencer get events');
-    const events = (await client.request<List<ClusterEvent>>('GET', '/api/v1/events')).items;
+    const events = (await client.request<List<ClusterEvent>>('GET', '/api/v1/clusterevents')).items;
     if (events.length === 0 && !isDocumentFormat(format)) return nothingFound('');
     return renderClusterEvents(events, { format, now });
   }

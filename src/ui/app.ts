@@ -94,7 +94,7 @@ async function read(parts: Set<Part>): Promise<Part[]> {
     ['nodes', async () => (state.nodes = await list<NodeResource>('/api/v1/nodes'))],
     ['workflows', async () => (state.workflows = await list<Workflow>('/api/v1/workflows'))],
     ['cronjobs', async () => (state.cronjobs = await list<CronJob>('/api/v1/cronjobs'))],
-    ['events', async () => (state.events = await list<ClusterEvent>('/api/v1/events'))],
+    ['events', async () => (state.events = await list<ClusterEvent>('/api/v1/clusterevents'))],
     ['detail', readDetail],
   ];
   // The nodes' boxes are drawn from the jobs, so reading nodes reads the jobs too.

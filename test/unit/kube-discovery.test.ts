@@ -1,7 +1,7 @@
 // The discovery documents, legacy and aggregated, in the shapes kube-apiserver serves.
 import { describe, expect, it } from 'vitest';
 import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, storageVersionHash } from '../../src/api/kube/discovery.js';
-import { ALL_VERBS, CORE_KINDS, fencerKinds } from '../../src/api/kube/kinds.js';
+import { ALL_VERBS, apisKinds, CORE_KINDS, fencerKinds } from '../../src/api/kube/kinds.js';
 
 const kinds = fencerKinds();
 
@@ -23,13 +23,26 @@ describe('legacy discovery', () => {
     });
   });
 
-  it('GET /api/v1 lists namespaces, cluster-scoped, get and list', () => {
+  it('GET /api/v1 lists namespaces (cluster-scoped, get and list) and events (namespaced, read-only)', () => {
     expect(apiResourceList(CORE_KINDS, 'v1')).toEqual({
       kind: 'APIResourceList',
       groupVersion: 'v1',
       resources: [
         { name: 'namespaces', singularName: 'namespace', namespaced: false, kind: 'Namespace', verbs: ['get', 'list'], shortNames: ['ns'], storageVersionHash: expect.any(String) },
+        { name: 'events', singularName: 'event', namespaced: true, kind: 'Event', verbs: ['get', 'list', 'watch'], shortNames: ['ev'], storageVersionHash: storageVersionHash({ group: '', version: 'v1', kind: 'Event' }) },
       ],
+    });
+  });
+
+  it('GET /apis lists events.k8s.io after fencer.dev, with its events read-only', () => {
+    const v1 = { groupVersion: 'events.k8s.io/v1', version: 'v1' };
+    expect(apiGroupList(apisKinds()).groups.map((g) => g.name)).toEqual(['fencer.dev', 'events.k8s.io']);
+    expect(apiGroup(apisKinds(), 'events.k8s.io')).toEqual({ kind: 'APIGroup', apiVersion: 'v1', name: 'events.k8s.io', versions: [v1], preferredVersion: v1 });
+    expect(apiResourceList(apisKinds(), 'events.k8s.io/v1')).toEqual({
+      kind: 'APIResourceList',
+      apiVersion: 'v1',
+      groupVersion: 'events.k8s.io/v1',
+      resources: [{ name: 'events', singularName: 'event', namespaced: true, kind: 'Event', verbs: ['get', 'list', 'watch'], shortNames: ['ev'], storageVersionHash: expect.any(String) }],
     });
   });
 
@@ -98,7 +111,23 @@ describe.each(['v2', 'v2beta1'] as const)('aggregated discovery %s', (version) =
     });
   });
 
-  it('GET /api: the core group, unnamed, with namespaces', () => {
+  it('GET /apis: events.k8s.io after fencer.dev', () => {
+    const [, events] = aggregatedDiscovery(apisKinds(), version).items;
+    expect(events).toEqual({
+      metadata: { name: 'events.k8s.io', creationTimestamp: null },
+      versions: [
+        {
+          version: 'v1',
+          freshness: 'Current',
+          resources: [
+            { resource: 'events', responseKind: { group: 'events.k8s.io', version: 'v1', kind: 'Event' }, scope: 'Namespaced', singularResource: 'event', verbs: ['get', 'list', 'watch'], shortNames: ['ev'] },
+          ],
+        },
+      ],
+    });
+  });
+
+  it('GET /api: the core group, unnamed, with namespaces and events', () => {
     expect(aggregatedDiscovery(CORE_KINDS, version).items).toEqual([
       {
         metadata: { creationTimestamp: null },
@@ -114,6 +143,14 @@ describe.each(['v2', 'v2beta1'] as const)('aggregated discovery %s', (version) =
                 singularResource: 'namespace',
                 verbs: ['get', 'list'],
                 shortNames: ['ns'],
+              },
+              {
+                resource: 'events',
+                responseKind: { group: '', version: 'v1', kind: 'Event' },
+                scope: 'Namespaced',
+                singularResource: 'event',
+                verbs: ['get', 'list', 'watch'],
+                shortNames: ['ev'],
               },
             ],
           },

@@ -48,8 +48,11 @@ describe('fencerKinds', () => {
     ]);
   });
 
-  it('serves namespaces in the core group: cluster-scoped, get and list', () => {
-    expect(CORE_KINDS).toEqual([expect.objectContaining({ group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false, verbs: ['get', 'list'] })]);
+  it('serves namespaces (cluster-scoped, get and list) and events (namespaced, read-only) in the core group', () => {
+    expect(CORE_KINDS).toEqual([
+      expect.objectContaining({ group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false, verbs: ['get', 'list'] }),
+      expect.objectContaining({ group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, verbs: ['get', 'list', 'watch'], shortNames: ['ev'] }),
+    ]);
   });
 });
 

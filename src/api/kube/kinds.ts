@@ -1,7 +1,9 @@
 // The kinds fencer serves the Kubernetes way, in one place. Each fencer.dev kind comes from its
 // CRD in crds/, so a kind added there with a CRD shows up in discovery, OpenAPI and tables
-// without a line of code here. The core group's one resource, namespaces, has no CRD (a
-// namespace is a name its objects share, not a stored object) and is declared below.
+// without a line of code here. The kinds without a CRD are declared below: the core group's
+// namespaces (a namespace is a name its objects share, not a stored object) and events, and
+// events.k8s.io's events (both views of the history and the cluster events, read-only:
+// src/api/kube/events/).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -55,7 +57,38 @@ const STATUS_VERBS: readonly Verb[] = ['get'];
 /** A kind without printer columns shows its age, as the apiserver defaults a CRD to. */
 const AGE_COLUMN: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
 
-/** GET /api/v1/namespaces/NS is what a namespace uses against its limits (src/domain/namespace.ts). */
+/** What a Kubernetes Event is, in either group; its Table is built by src/api/kube/events/table.ts. */
+function eventKind(group: string): KubeKind {
+  return {
+    group,
+    version: 'v1',
+    kind: 'Event',
+    listKind: 'EventList',
+    plural: 'events',
+    singular: 'event',
+    namespaced: true,
+    shortNames: ['ev'],
+    categories: [],
+    verbs: ['get', 'list', 'watch'],
+    statusVerbs: null,
+    // The cells are computed (the object as kind/name, the source as component, host), as
+    // kube-apiserver's printer computes them, not read at a path.
+    printerColumns: [],
+    schema: null,
+    crdFile: null,
+  };
+}
+
+/** The core v1 Event: fencer's events in the shape kubectl describe and kubectl events read. */
+export const CORE_EVENT_KIND: KubeKind = eventKind('');
+
+/** events.k8s.io/v1 Event: the same events in the newer shape (regarding, note). */
+export const EVENTS_KIND: KubeKind = eventKind('events.k8s.io');
+
+/**
+ * The core group: namespaces (GET /api/v1/namespaces/NS is what a namespace uses against its
+ * limits, src/domain/namespace.ts) and events. Namespaces stay first: /api/v1/namespaces answers as CORE_KINDS[0].
+ */
 export const CORE_KINDS: readonly KubeKind[] = [
   {
     group: '',
@@ -76,6 +109,7 @@ export const CORE_KINDS: readonly KubeKind[] = [
     schema: null,
     crdFile: null,
   },
+  CORE_EVENT_KIND,
 ];
 
 interface CrdVersion {
@@ -143,6 +177,13 @@ let cached: readonly KubeKind[] | undefined;
 export function fencerKinds(): readonly KubeKind[] {
   return (cached ??= readKinds());
 }
+
+/** Every kind under /apis: fencer.dev's, then events.k8s.io's. */
+export function apisKinds(): readonly KubeKind[] {
+  return (apis ??= [...fencerKinds(), EVENTS_KIND]);
+}
+
+let apis: readonly KubeKind[] | undefined;
 
 /** The kind served at /apis/GROUP/VERSION/PLURAL (or /api/v1/PLURAL for group ''), if any. */
 export function kindOfResource(kinds: readonly KubeKind[], group: string, version: string, plural: string): KubeKind | undefined {

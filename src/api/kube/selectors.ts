@@ -48,10 +48,10 @@ export function parseFieldSelector(selector: string): Array<(object: KubeObject)
     });
 }
 
-export function selectObjects(objects: KubeObject[], query: ObjectQuery): { items: KubeObject[]; continue?: string; remaining?: number } {
+export function selectObjects<T extends KubeObject>(objects: T[], query: ObjectQuery): { items: T[]; continue?: string; remaining?: number } {
   const labels = query.labelSelector ? parseLabelSelector(query.labelSelector) : [];
   const fields = query.fieldSelector ? parseFieldSelector(query.fieldSelector) : [];
-  const key = (o: KubeObject) => `${String(o.metadata?.namespace ?? '')}/${o.metadata?.name ?? ''}`;
+  const key = (o: T) => `${String(o.metadata?.namespace ?? '')}/${o.metadata?.name ?? ''}`;
   let items = objects
     .filter((o) => labels.every((r) => r((o.metadata?.labels ?? {}) as Record<string, string>)) && fields.every((f) => f(o)))
     .sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));

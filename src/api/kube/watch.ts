@@ -4,7 +4,8 @@
 // is now but carries the event's resourceVersion, so a client resuming from what it last saw
 // misses nothing (it may see a newer state twice). From no version (or "0"): every object
 // ADDED first, then the changes after the list. A version no longer kept: an ERROR event with
-// a 410 Status (Expired): the client lists again.
+// a 410 Status (Expired): the client lists again. openWatch is the framing every watch shares
+// (the Events' too, events/watch.ts).
 import type { FastifyReply } from 'fastify';
 import type { Db } from '../../store/db.js';
 import { eventsAfter, listVersion, positionOf, type WatchPosition } from '../../store/watch.js';
@@ -20,6 +21,57 @@ const BATCH = 500;
 const BOOKMARK_EVERY_MS = 5_000;
 const DEFAULT_TIMEOUT_S = 30 * 60;
 
+/** A watch's answer: one JSON event per line, until the client goes, its timeoutSeconds pass, or end(). */
+export interface WatchStream {
+  /** The client still reads and the deadline has not passed. */
+  live(): boolean;
+  /** Aborts when the client goes: a wait between polls ends with it. */
+  signal: AbortSignal;
+  send(type: string, object: unknown): void;
+  /** A BOOKMARK, when the client asked for them (allowWatchBookmarks) and one is due. */
+  bookmark(object: () => unknown): void;
+  end(): void;
+}
+
+export function openWatch(reply: FastifyReply, query: Pick<ObjectQuery, 'timeoutSeconds' | 'allowWatchBookmarks'>): WatchStream {
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache' });
+  res.flushHeaders(); // a client waits for the headers before it reads any event
+  let open = true;
+  let ended = false;
+  openWatches++;
+  const gone = new AbortController();
+  res.on('close', () => {
+    open = false;
+    gone.abort();
+  });
+  const deadline = Date.now() + 1000 * (Number(query.timeoutSeconds) > 0 ? Number(query.timeoutSeconds) : DEFAULT_TIMEOUT_S);
+  let bookmarkAt = Date.now() + BOOKMARK_EVERY_MS;
+  const send = (type: string, object: unknown) => void (open && res.write(`${JSON.stringify({ type, object })}\n`));
+  return {
+    live: () => open && Date.now() < deadline,
+    signal: gone.signal,
+    send,
+    bookmark: (object) => {
+      if (query.allowWatchBookmarks !== 'true' || Date.now() < bookmarkAt) return;
+      send('BOOKMARK', object());
+      bookmarkAt = Date.now() + BOOKMARK_EVERY_MS;
+    },
+    end: () => {
+      if (ended) return;
+      ended = true;
+      openWatches--;
+      if (open) res.end();
+    },
+  };
+}
+
+/** The ERROR event's object for a resourceVersion no longer kept: the client lists again. */
+export function expired(message: string): Record<string, unknown> {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Expired', code: 410, message };
+}
+
 export async function streamWatch(
   db: Db,
   objects: KubeObjects,
@@ -29,37 +81,28 @@ export async function streamWatch(
   query: ObjectQuery,
   table: TableVersion | null,
 ): Promise<void> {
-  reply.hijack();
-  const res = reply.raw;
-  res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache' });
-  res.flushHeaders(); // a client waits for the headers before it reads any event
-  let open = true;
-  openWatches++;
-  res.on('close', () => (open = false));
-  const send = (type: string, object: unknown) => open && res.write(`${JSON.stringify({ type, object })}\n`);
+  const stream = openWatch(reply, query);
   const shown = (object: KubeObject) => (table ? toTable(kind, [object], { now: new Date(), version: table }) : object);
   const matches = (object: KubeObject) => selectObjects([object], { labelSelector: query.labelSelector, fieldSelector: query.fieldSelector }).items.length === 1;
-  const deadline = Date.now() + 1000 * (Number(query.timeoutSeconds) > 0 ? Number(query.timeoutSeconds) : DEFAULT_TIMEOUT_S);
   try {
     let position: WatchPosition;
     const from = query.resourceVersion ?? '';
     if (from === '' || from === '0') {
       const rv = await listVersion(db);
       for (const object of selectObjects(await objects.list(kind, namespace), { labelSelector: query.labelSelector, fieldSelector: query.fieldSelector }).items) {
-        send('ADDED', shown(object));
+        stream.send('ADDED', shown(object));
       }
       const found = await positionOf(db, rv);
       position = found === 'gone' ? { xid: '0', id: 0 } : found;
     } else {
       const found = /^\d+$/.test(from) ? await positionOf(db, Number(from)) : 'gone';
       if (found === 'gone') {
-        send('ERROR', { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Expired', code: 410, message: `too old resource version: ${from}` });
+        stream.send('ERROR', expired(`too old resource version: ${from}`));
         return;
       }
       position = found;
     }
-    let bookmarkAt = Date.now() + BOOKMARK_EVERY_MS;
-    while (open && Date.now() < deadline) {
+    while (stream.live()) {
       const events = await eventsAfter(db, position, BATCH);
       for (const event of events) {
         position = { xid: event.xid, id: event.id };
@@ -76,17 +119,13 @@ export async function streamWatch(
           if (!object) continue; // deleted since: its DELETED event follows
         }
         object = { ...object, metadata: { ...object.metadata, resourceVersion: String(event.id) } };
-        if (matches(object)) send(event.type, shown(object));
+        if (matches(object)) stream.send(event.type, shown(object));
       }
-      if (query.allowWatchBookmarks === 'true' && Date.now() >= bookmarkAt) {
-        send('BOOKMARK', { apiVersion: groupVersionOf(kind), kind: kind.kind, metadata: { resourceVersion: String(position.id) } });
-        bookmarkAt = Date.now() + BOOKMARK_EVERY_MS;
-      }
-      if (events.length < BATCH) await delay(POLL_MS);
+      stream.bookmark(() => ({ apiVersion: groupVersionOf(kind), kind: kind.kind, metadata: { resourceVersion: String(position.id) } }));
+      if (events.length < BATCH) await delay(POLL_MS, stream.signal);
     }
   } finally {
-    openWatches--;
-    if (open) res.end();
+    stream.end();
   }
 }
 

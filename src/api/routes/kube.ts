@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { HttpError } from '../../errors/http-error.js';
-import { CORE_KINDS, fencerKinds, groupVersionOf, kindOfResource, type KubeKind } from '../kube/kinds.js';
+import { apisKinds, CORE_KINDS, fencerKinds, groupVersionOf, kindOfResource, type KubeKind } from '../kube/kinds.js';
 import { acceptsJson, discoveryFormat, DISCOVERY_CONTENT_TYPES, parseAccept, tableVersion } from '../kube/accept.js';
 import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions } from '../kube/discovery.js';
 import { openApiV2, openApiV3, openApiV3Index } from '../kube/openapi.js';
@@ -25,6 +25,7 @@ import { dryRunQuery, REHEARSABLE, writeOrRehearse } from '../dry-run.js';
 import YAML from 'yaml';
 import { ValidationError } from '../../errors/validation-error.js';
 import { RetryLaterError } from '../../errors/retry-later-error.js';
+import { kubeEventRoutes } from './kube-events.js';
 
 interface GroupVersion {
   group: string;
@@ -40,7 +41,10 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
       void reply.code(status.code).type('application/json').send(status);
     });
     const kinds = fencerKinds();
+    // Discovery of /apis lists events.k8s.io too; its routes are kubeEventRoutes'.
+    const groups = apisKinds();
     const objects = kubeObjects(ctx);
+    kubeEventRoutes(kube, ctx);
 
     kube.get('/version', async () => ({
       major: '1',
@@ -56,10 +60,10 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
       if (format === null) throw new HttpError(406, `none of the media types in Accept can be served: ${request.headers.accept}`);
       void reply.type(DISCOVERY_CONTENT_TYPES[format]);
       if (format === 'legacy') return legacy();
-      return aggregatedDiscovery(core ? CORE_KINDS : kinds, format === 'aggregated-v2' ? 'v2' : 'v2beta1');
+      return aggregatedDiscovery(core ? CORE_KINDS : groups, format === 'aggregated-v2' ? 'v2' : 'v2beta1');
     };
     kube.get('/api', async (request, reply) => discovery(request, reply, () => apiVersions(ctx.url), true));
-    kube.get('/apis', async (request, reply) => discovery(request, reply, () => apiGroupList(kinds), false));
+    kube.get('/apis', async (request, reply) => discovery(request, reply, () => apiGroupList(groups), false));
     kube.get('/api/v1', async () => apiResourceList(CORE_KINDS, 'v1'));
     // The core namespaces: every namespace something lives in, with fencer's use in each status.
     kube.get<{ Querystring: ObjectQuery }>('/api/v1/namespaces', async (request, reply) => {
@@ -70,12 +74,12 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
       return answer(request, reply, CORE_KINDS[0]!, found.items, { resourceVersion, continue: found.continue, remainingItemCount: found.remaining });
     });
     kube.get<{ Params: { group: string } }>('/apis/:group', async (request) => {
-      const found = apiGroup(kinds, request.params.group);
+      const found = apiGroup(groups, request.params.group);
       if (!found) throw new HttpError(404, `the server could not find the requested resource (group ${request.params.group})`);
       return found;
     });
     kube.get<{ Params: GroupVersion }>('/apis/:group/:version', async (request) => {
-      const found = apiResourceList(kinds, `${request.params.group}/${request.params.version}`);
+      const found = apiResourceList(groups, `${request.params.group}/${request.params.version}`);
       if (!found) throw new HttpError(404, `the server could not find the requested resource (${request.params.group}/${request.params.version})`);
       return found;
     });

@@ -1,7 +1,7 @@
 // The live dashboard every replica serves (/ui): a static page whose modules are the compiled
 // src/ui/*.ts, the change feed it is pushed (/api/v1/changes, Server-Sent Events) and the cluster
-// events (/api/v1/events, also `fencer get events`). Everything else the page reads is the REST
-// API the CLI reads.
+// events (/api/v1/clusterevents, also `fencer get events`; /api/v1/events is the core Kubernetes
+// Event list, routes/kube-events.ts). Everything else the page reads is the REST API the CLI reads.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -52,7 +52,7 @@ export function uiRoutes(app: FastifyInstance, ctx: ApiContext): void {
     return body;
   });
 
-  app.get<{ Querystring: { limit?: string } }>('/api/v1/events', async (request) => {
+  app.get<{ Querystring: { limit?: string } }>('/api/v1/clusterevents', async (request) => {
     const limit = request.query.limit === undefined ? EVENTS_SHOWN : Number(request.query.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > MOST_EVENTS) throw new HttpError(400, `limit: ${JSON.stringify(request.query.limit)} is not a whole number from 1 to ${MOST_EVENTS}`);
     const rows = await listClusterEvents(ctx.db, limit);
