@@ -141,7 +141,8 @@ describe('while no replica leads', () => {
     const done = await (await fetch(`${replica.url}/api/v1/namespaces/default/jobs/ok`)).json();
     expect(done.status.phase).toBe('Succeeded');
 
-    // The node gives a job up on its own (it fenced itself): the leader retries it, using an attempt.
+    // The node gives a job up on its own (it fenced itself): the leader retries it, a disruption
+    // that uses no attempt.
     expect((await post('/api/v1/jobs', GOOD.replace('name: ok', 'name: given-up'))).status).toBe(201);
     const first = await eventually(
       () => lines.flatMap((l) => (l.type === 'snapshot' ? l.assignments : [])).find((a: any) => a.job === 'default/given-up'),
@@ -154,7 +155,9 @@ describe('while no replica leads', () => {
       () => lines.flatMap((l) => (l.type === 'snapshot' ? l.assignments : [])).find((a: any) => a.job === 'default/given-up' && a.id !== first.id),
       { what: 'given-up placed again' },
     );
-    expect(retried.attempt).toBe(2);
+    expect(retried.attempt).toBe(1);
+    const given = await (await fetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up`)).json();
+    expect(given.status).toMatchObject({ attempt: 1, disruptions: 1 });
 
     // Many reports in one request, answered one by one, in order: only the node's own active
     // assignment changes; a bad batch changes nothing and names the field.

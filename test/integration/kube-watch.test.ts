@@ -89,9 +89,11 @@ describe('watch', () => {
   }, 120_000);
 
   it('a resourceVersion no longer kept is 410 Gone (ERROR event, reason Expired)', async () => {
-    const res = await fetch(`${cluster.replicaUrls[0]}/apis/fencer.dev/v1/namespaces/default/jobs?watch=1&resourceVersion=1`);
+    // The leader: alive, whichever replica the test before killed.
+    const server = cluster.replicaUrl((await cluster.leader())!.name);
+    const res = await fetch(`${server}/apis/fencer.dev/v1/namespaces/default/jobs?watch=1&resourceVersion=1`);
     await t.db.query('DELETE FROM watch_events WHERE id <= 1');
-    const again = await fetch(`${cluster.replicaUrls[0]}/apis/fencer.dev/v1/namespaces/default/jobs?watch=1&resourceVersion=1`);
+    const again = await fetch(`${server}/apis/fencer.dev/v1/namespaces/default/jobs?watch=1&resourceVersion=1`);
     void res.body?.cancel();
     const line = (await again.text()).trim().split('\n')[0]!;
     expect(JSON.parse(line)).toMatchObject({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired' } });
