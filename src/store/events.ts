@@ -6,23 +6,14 @@
 import type { Db } from './db.js';
 import { sql } from './sql.js';
 import type { ClusterEventRow } from './cluster-events.js';
+import type { JobHistoryRow } from './jobs.js';
 
 /** A history row with what names its job. */
-export interface HistoryEventRow {
+export interface HistoryEventRow extends JobHistoryRow {
   id: number;
-  at: Date;
-  entity: 'job' | 'assignment';
   job_uid: string;
   /** namespace/name of the job when the row was written ('?' when its job was already gone). */
   job: string;
-  assignment: string | null;
-  node: string | null;
-  epoch: number | null;
-  from_state: string | null;
-  to_state: string;
-  reason: string | null;
-  replica: string | null;
-  actor: string | null;
 }
 
 /** The last id of each table's sequence, taken or not yet committed. */

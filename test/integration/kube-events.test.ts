@@ -4,17 +4,16 @@
 // selectors (a node declared dead is a Warning), and watches (kubectl get events -w, and a raw ?watch=true from a list's version)
 // that see an event written after they began. Skips, saying why, when no kubectl can be found.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { startReplica } from '../helpers/replica.js';
+import { KUBECTL, kubectlAgainst } from '../helpers/kubectl.js';
 import { eventually } from '../helpers/eventually.js';
 import type { Replica } from '../../src/replica.js';
 
-const KUBECTL = ['/usr/bin/kubectl', '/usr/local/bin/kubectl'].find((p) => existsSync(p));
 let t: TestDatabase;
 let replica: Replica;
 let home: string;
@@ -49,17 +48,7 @@ afterAll(async () => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
-// Not execFileSync: the replica answering it runs in this process. A fresh cache directory, so
-// discovery is asked of this server.
-async function kubectl(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(KUBECTL!, ['--server', replica.url, '--cache-dir', join(home, 'cache'), ...args], { env: { ...process.env, KUBECONFIG: join(home, 'none') } });
-    return { stdout, stderr, code: 0 };
-  } catch (error) {
-    const e = error as { stdout?: string; stderr?: string; code?: number };
-    return { stdout: e.stdout ?? '', stderr: e.stderr ?? '', code: e.code ?? 1 };
-  }
-}
+const kubectl = kubectlAgainst(() => replica.url, () => home);
 
 const rows = (stdout: string) => stdout.trim().split('\n').slice(1);
 

@@ -3,7 +3,7 @@
 // errors as Status objects. Skips, saying why, when no kubectl can be found.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,9 +11,9 @@ import { projectRoot } from '../../src/paths.js';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { startReplica } from '../helpers/replica.js';
 import type { Replica } from '../../src/replica.js';
+import { KUBECTL, kubectlAgainst, run } from '../helpers/kubectl.js';
 import { eventually } from '../helpers/eventually.js';
 
-const KUBECTL = ['/usr/bin/kubectl', '/usr/local/bin/kubectl'].find((p) => existsSync(p));
 let t: TestDatabase;
 let replica: Replica;
 let home: string;
@@ -36,17 +36,7 @@ afterAll(async () => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
-// Not execFileSync: the replica answering it runs in this process. A fresh cache directory, so
-// discovery is asked of this server.
-async function kubectl(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(KUBECTL!, ['--server', replica.url, '--cache-dir', join(home, 'cache'), ...args], { env: { ...process.env, KUBECONFIG: join(home, 'none') } });
-    return { stdout, stderr, code: 0 };
-  } catch (error) {
-    const e = error as { stdout?: string; stderr?: string; code?: number };
-    return { stdout: e.stdout ?? '', stderr: e.stderr ?? '', code: e.code ?? 1 };
-  }
-}
+const kubectl = kubectlAgainst(() => replica.url, () => home);
 
 describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => {
   it('lists fencer’s resources with their short names (api-resources)', async () => {
@@ -259,15 +249,7 @@ describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => 
   });
 
   it('fencer apply, delete and cancel with --dry-run=server and --dry-run=client change nothing', async () => {
-    const fencer = async (...args: string[]) => {
-      try {
-        const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(projectRoot(), 'dist/cli/main.js'), ...args, '--server', replica.url]);
-        return { stdout, stderr, code: 0 };
-      } catch (error) {
-        const e = error as { stdout?: string; stderr?: string; code?: number };
-        return { stdout: e.stdout ?? '', stderr: e.stderr ?? '', code: e.code ?? 1 };
-      }
-    };
+    const fencer = (...args: string[]) => run(process.execPath, [join(projectRoot(), 'dist/cli/main.js'), ...args, '--server', replica.url]);
     const file = join(home, 'rehearsed.yaml');
     writeFileSync(file, 'apiVersion: fencer.dev/v1\nkind: Job\nmetadata:\n  name: rehearsed\nspec:\n  resources: { cpu: 100m, memory: 64Mi }\n  duration: 1h\n');
     const server = await fencer('apply', '-f', file, '--dry-run=server');

@@ -1,0 +1,30 @@
+// The real kubectl, for the tests that drive it: where it is (undefined: those tests skip and say
+// why), and a runner against one server with a fresh discovery cache and no kubeconfig.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+export const KUBECTL = ['/usr/bin/kubectl', '/usr/local/bin/kubectl'].find((p) => existsSync(p));
+
+export interface Run {
+  stdout: string;
+  stderr: string;
+  code: number;
+}
+
+/** A command's output and exit code, a failure included (not execFileSync: the server answering may run in this process). */
+export async function run(file: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Run> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(file, args, { env });
+    return { stdout, stderr, code: 0 };
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string; code?: number };
+    return { stdout: e.stdout ?? '', stderr: e.stderr ?? '', code: e.code ?? 1 };
+  }
+}
+
+/** kubectl against `server()` (read at each call), discovery cached under `home`. */
+export function kubectlAgainst(server: () => string, home: () => string): (...args: string[]) => Promise<Run> {
+  return (...args) => run(KUBECTL!, ['--server', server(), '--cache-dir', join(home(), 'cache'), ...args], { ...process.env, KUBECONFIG: join(home(), 'none') });
+}
