@@ -7,6 +7,7 @@ import type { Db } from '../store/db.js';
 import { rehearse } from '../store/rehearsal.js';
 import { HttpError } from '../errors/http-error.js';
 import { guardBroken } from '../guards.js';
+import { deleteOptionsOf } from './delete-options.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -30,14 +31,18 @@ export function isDryRun(request: FastifyRequest): boolean {
   return true;
 }
 
-/** DeleteOptions.dryRun of a delete's body; a body that is not JSON is the route's to refuse. */
+/** DeleteOptions.dryRun of a delete's body (a body that is not DeleteOptions is refused). */
 function deleteOptionsDryRun(body: unknown): unknown[] | undefined {
-  if (typeof body !== 'string' || body.trim() === '') return undefined;
+  const dryRun = deleteOptionsOf(body)?.dryRun;
+  return dryRun === undefined || dryRun === null ? undefined : Array.isArray(dryRun) ? dryRun : [dryRun];
+}
+
+/** Whether the request asked for a dry run, for its metrics: a refused dryRun value counts as asked. */
+export function dryRunAsked(request: FastifyRequest): boolean {
   try {
-    const dryRun = (JSON.parse(body) as { dryRun?: unknown } | null)?.dryRun;
-    return dryRun === undefined || dryRun === null ? undefined : Array.isArray(dryRun) ? dryRun : [dryRun];
+    return WRITES.has(request.method) && isDryRun(request);
   } catch {
-    return undefined;
+    return true;
   }
 }
 

@@ -14,7 +14,7 @@ import { cronJobRoutes } from './routes/cronjobs.js';
 import { assignmentRoutes } from './routes/assignments.js';
 import { statusRoutes } from './routes/status.js';
 import { kubeRoutes } from './routes/kube.js';
-import { checkDryRuns } from './dry-run.js';
+import { checkDryRuns, dryRunAsked } from './dry-run.js';
 import { uiRoutes } from './routes/ui.js';
 import type { ErrorBody } from '../domain/resources.js';
 import { httpRequestSeconds, httpRequests, httpShed } from '../metrics/registry.js';
@@ -62,7 +62,7 @@ export function buildServer(ctx: ApiContext): FastifyInstance {
   // debug level (FENCER_LOG_LEVEL=debug): agents' heartbeats and reports make many a second.
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    httpRequests.inc({ method: request.method, route, code: String(reply.statusCode) });
+    httpRequests.inc({ method: request.method, route, code: String(reply.statusCode), dry_run: String(dryRunAsked(request)) });
     httpRequestSeconds.observe({ method: request.method, route }, reply.elapsedTime / 1000);
     if (ctx.logger.isLevelEnabled('debug')) ctx.logger.debug({ reqId: request.id, method: request.method, url: request.url, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
   });

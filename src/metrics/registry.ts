@@ -102,8 +102,8 @@ export const leaseRenewals = new Counter({
 
 export const httpRequests = new Counter({
   name: 'fencer_http_requests_total',
-  help: 'HTTP requests answered, by method, route (the pattern, not the path) and status code.',
-  labelNames: ['method', 'route', 'code'] as const,
+  help: 'HTTP requests answered, by method, route (the pattern, not the path), status code and whether it was a dry run (true: nothing was written).',
+  labelNames: ['method', 'route', 'code', 'dry_run'] as const,
   registers: [registry],
 });
 

@@ -10,6 +10,7 @@
 // to where it began and the write's own retry still works.
 import type pg from 'pg';
 import type { Db, Tx } from './db.js';
+import { sql } from './sql.js';
 
 /** Runs `write` against a pool whose changes are all rolled back; returns what it returned. */
 export async function rehearse<T>(db: Db, write: (db: Db) => Promise<T>): Promise<T> {
@@ -19,6 +20,7 @@ export async function rehearse<T>(db: Db, write: (db: Db) => Promise<T>): Promis
   let broken = false;
   try {
     await connection.query('BEGIN');
+    await connection.query(sql('rehearsal/idle_timeout'));
     return await write(standIn(connection));
   } finally {
     broken = await connection.query('ROLLBACK').then(

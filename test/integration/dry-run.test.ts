@@ -258,10 +258,34 @@ describe('dryRun=All on the Kubernetes routes', () => {
     const options = JSON.stringify({ kind: 'DeleteOptions', apiVersion: 'v1', dryRun: ['All'], propagationPolicy: 'Background' });
     const inBody = await unchanged(() => call('DELETE', `${jobs}/existing`, options, 'application/json'));
     expect(inBody.status).toBe(200);
+    // DeleteOptions as YAML is DeleteOptions too; a body that is none is refused, never taken for no options (a real delete).
+    const yaml = await unchanged(() => call('DELETE', '/api/v1/namespaces/default/jobs/existing', 'kind: DeleteOptions\napiVersion: v1\ndryRun: [All]\n', 'application/yaml'));
+    expect(yaml.status).toBe(200);
+    for (const body of ['{"dryRun":["All"]', '[{"dryRun":["All"]}]']) {
+      const refused = await unchanged(() => call('DELETE', `${jobs}/existing?propagationPolicy=Background`, body, 'application/json'));
+      expect(refused.status, body).toBe(400);
+    }
+    for (const body of ['\uFEFF{"dryRun":["All"]}', '{"dryRun":["All"],}']) {
+      expect((await unchanged(() => call('DELETE', `${jobs}/existing?propagationPolicy=Background`, body, 'application/json'))).status, body).toBe(200);
+    }
     const orphaned = await unchanged(() => call('DELETE', dry(`${cron}?propagationPolicy=Orphan`)));
     expect(orphaned.status).toBe(200);
     const bad = await unchanged(() => call('DELETE', `${jobs}/existing?dryRun=all`));
     expect(bad.status).toBe(400);
+  });
+
+  it('a create of a Queue that exists is AlreadyExists and changes nothing, dry run or not', async () => {
+    const queues = '/apis/fencer.dev/v1/namespaces/default/queues';
+    for (const path of [dry(queues), queues]) {
+      const again = await unchanged(() => call('POST', path, queue('q1', 9)));
+      expect(again.status).toBe(409);
+      expect(again.body).toMatchObject({ kind: 'Status', reason: 'AlreadyExists' });
+    }
+  });
+
+  it('counts dry runs apart in fencer_http_requests_total (dry_run="true")', async () => {
+    const metrics = await (await fetch(`${replica.url}/metrics`)).text();
+    expect(metrics).toMatch(/^fencer_http_requests_total\{method="POST",route="\/api\/v1\/jobs",code="201",dry_run="true"\} [1-9]/m);
   });
 });
 

@@ -84,7 +84,7 @@ describe('/metrics', () => {
     expect(starts(leader) + starts(standby)).toBe(1);
     const lateness = (text: string) => value(text, 'fencer_job_lateness_seconds_count') ?? 0;
     expect(lateness(leader) + lateness(standby)).toBe(1);
-    const submits = (text: string) => value(text, 'fencer_http_requests_total{method="POST",route="/api/v1/jobs",code="201"}') ?? 0;
+    const submits = (text: string) => value(text, 'fencer_http_requests_total{method="POST",route="/api/v1/jobs",code="201",dry_run="false"}') ?? 0;
     expect(submits(leader) + submits(standby)).toBe(1);
 
     expect(value(standby, 'fencer_leader')).toBe(0);

@@ -22,6 +22,7 @@ import { listVersion } from '../../store/watch.js';
 import { expectedVersionOf, mergePatch, replaceObject } from '../kube/updates.js';
 import { propagationOf } from './cronjobs.js';
 import { dryRunQuery, REHEARSABLE, writeOrRehearse } from '../dry-run.js';
+import { deleteOptionsOf } from '../delete-options.js';
 import YAML from 'yaml';
 import { ValidationError } from '../../errors/validation-error.js';
 import { RetryLaterError } from '../../errors/retry-later-error.js';
@@ -122,6 +123,13 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     kube.post<{ Params: ListParams }>('/apis/:group/:version/namespaces/:namespace/:plural', REHEARSABLE, async (request, reply) => {
       const kind = kindOf(kinds, request.params);
       const object = objectIn(String(request.body ?? ''), request.params.namespace!);
+      // The /api/v1 route of a Queue, ResourceQuota or CronJob applies (creates or changes): a
+      // create of one that exists must not change it. A create racing another for the same name
+      // may still be taken as a change.
+      const named = (object.metadata as { name?: unknown }).name;
+      if (typeof named === 'string' && named !== '' && (await objects.get(kind, request.params.namespace!, named))) {
+        throw new KubeError(409, 'AlreadyExists', `${kind.plural}.${kind.group} "${named}" already exists`);
+      }
       const answered = await app.inject({ method: 'POST', url: `/api/v1/${kind.plural}${dryRunQuery(request)}`, payload: JSON.stringify(object), headers: { 'content-type': 'application/json' } });
       const body = answered.json() as Record<string, unknown>;
       if (answered.statusCode === 200) throw new KubeError(409, 'AlreadyExists', `${kind.plural}.${kind.group} "${String((body.metadata as { name?: string })?.name)}" already exists`);
@@ -134,8 +142,7 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     kube.delete<{ Params: GetParams; Querystring: { propagationPolicy?: string } }>('/apis/:group/:version/namespaces/:namespace/:plural/:name', REHEARSABLE, async (request) => {
       const kind = kindOf(kinds, request.params);
       const { namespace, name } = request.params;
-      const options = String(request.body ?? '').trim();
-      const policy = propagationOf(request.query.propagationPolicy ?? (options ? deleteOptions(options).propagationPolicy : undefined));
+      const policy = propagationOf(request.query.propagationPolicy ?? deleteOptionsOf(request.body)?.propagationPolicy);
       if (policy === 'Orphan' && kind.kind === 'Workflow') throw new KubeError(422, 'Invalid', 'propagationPolicy Orphan: a workflow\'s jobs wait on each other through it and cannot be left without it');
       const query = policy === 'Orphan' ? `?propagationPolicy=Orphan${dryRunQuery(request, '&')}` : dryRunQuery(request);
       const answered = await app.inject({ method: 'DELETE', url: `/api/v1/namespaces/${encodeURIComponent(namespace!)}/${kind.plural}/${encodeURIComponent(name)}${query}` });
@@ -257,13 +264,5 @@ function fromFencer(code: number, body: Record<string, unknown>, retryAfter: str
   if (code === 400 && error.details) return new ValidationError(error.details);
   if (code === 429) return new RetryLaterError(error.message ?? 'too many requests', Number(retryAfter ?? 5));
   return new HttpError(code, error.message ?? `refused (${code})`);
-}
-
-function deleteOptions(text: string): { propagationPolicy?: string } {
-  try {
-    return JSON.parse(text) as { propagationPolicy?: string };
-  } catch (error) {
-    throw new HttpError(400, `the body of a delete must be DeleteOptions in JSON: ${(error as Error).message}`);
-  }
 }
 
