@@ -7,7 +7,7 @@ FREEZE_SECONDS ?= 5
 
 .DEFAULT_GOAL := help
 # Chaos on the running cluster (chaos/ scripts; each works on both runtimes).
-.PHONY: help build image cluster-up jobs cluster-status kill-leader freeze-leader kill-worker cluster-down test freeze-worker partition-worker restart-postgres terminate-leader-backends campaign check bench-packing bench-placement bench-failover bench-workflows bench-cancel bench-fairness bench-cron
+.PHONY: help build image cluster-up jobs cluster-status kill-leader freeze-leader kill-worker cluster-down test freeze-worker partition-worker restart-postgres terminate-leader-backends campaign check bench-packing bench-placement bench-failover bench-workflows bench-cancel bench-fairness bench-cron bench-throughput
 
 help: ## list these targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z-]*:.*## / {printf "  \033[1m%-26s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -83,3 +83,6 @@ bench-fairness: build ## fair share: a flood of FLOOD (10,000) jobs against two 
 
 bench-cron: build ## CronJobs firing every second, steady then through leader kills and freezes: how late each fired and started (CRONJOBS=, FAILOVERS=)
 	@$(FENCER) bench cron --cronjobs $(or $(CRONJOBS),10) --failovers $(or $(FAILOVERS),10)
+
+bench-throughput: build ## the job hot path beside graphile-worker on the same PostgreSQL: jobs/s, submit → start p50/p99, CPU by process (JOBS= burst size, MODE=burst|steady|single|all)
+	@$(FENCER) bench throughput --mode $(or $(MODE),burst) --jobs $(or $(JOBS),20000)

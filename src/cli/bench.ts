@@ -59,6 +59,7 @@ export function registerBenchCommands(program: Command): void {
   registerWorkflowBench(bench);
   registerFairnessBench(bench);
   registerCronBench(bench);
+  registerThroughputBench(bench);
   bench
     .command('packing')
     .description('a seeded backlog of jobs on nodes in Docker containers: CPU and memory use, time to finish, round times')
@@ -375,3 +376,88 @@ function registerCronBench(bench: Command): void {
       process.exit(clean ? 0 : 1);
     });
 }
+
+function registerThroughputBench(bench: Command): void {
+  bench
+    .command('throughput')
+    .description('the job hot path on a real cluster (a burst, steady rates, single jobs), side by side with graphile-worker on the same PostgreSQL')
+    .option('--mode <mode>', 'burst, steady, single or all (single, burst, steady in turn)', 'burst')
+    .option('--jobs <n>', "the burst's jobs", '20000')
+    .option('--batch <n>', `jobs per request of the burst (at most ${MAX_BATCH})`, '1000')
+    .option('--in-flight <n>', "the burst's requests at once", '3')
+    .option('--rates <list>', 'steady: jobs per second of each step, rising', '50,100,200,400,800,1600')
+    .option('--step-seconds <n>', 'steady: how long each rate is held', '60')
+    .option('--singles <n>', 'single: jobs submitted one at a time', '200')
+    .option('--single-gap-ms <ms>', 'single: from one accepted to the next sent', '20')
+    .option('--replicas <n>', 'control-plane replicas', '3')
+    .option('--nodes <n>', 'nodes (one process each)', '10')
+    .option('--node-cpu <cpu>', 'CPU of each node', '1000')
+    .option('--node-memory <memory>', 'memory of each node', '4000Gi')
+    .option('--peer <which>', 'graphile-worker beside fencer: both, batched, unbatched or none', 'both')
+    .option('--peer-concurrency <n>', "graphile-worker's concurrency (default: --nodes)")
+    .action(async (opts: Record<'mode' | 'jobs' | 'batch' | 'inFlight' | 'rates' | 'stepSeconds' | 'singles' | 'singleGapMs' | 'replicas' | 'nodes' | 'nodeCpu' | 'nodeMemory' | 'peer', string> & { peerConcurrency?: string }) => {
+      const { THROUGHPUT_MODES, runThroughputBench } = await import('../bench/throughput.js');
+      const { GRAPHILE_FLAVOURS } = await import('../bench/graphile-peer.js');
+      const { parseRates } = await import('../bench/throughput-stats.js');
+      const { parseCpu, parseMemory } = await import('../domain/quantity.js');
+      const modes = opts.mode === 'all' ? THROUGHPUT_MODES : THROUGHPUT_MODES.filter((m) => m === opts.mode);
+      if (modes.length === 0) fail(`--mode: "${opts.mode}" is not burst, steady, single or all`);
+      const peers = opts.peer === 'both' ? GRAPHILE_FLAVOURS : opts.peer === 'none' ? [] : GRAPHILE_FLAVOURS.filter((p) => p === opts.peer);
+      if (opts.peer !== 'none' && peers.length === 0) fail(`--peer: "${opts.peer}" is not both, batched, unbatched or none`);
+      const batch = positive(opts.batch, '--batch');
+      if (batch > MAX_BATCH) fail(`--batch: ${batch} is more than the ${MAX_BATCH} jobs one request may carry`);
+      if (parseCpu(opts.nodeCpu) === null) fail(`--node-cpu: "${opts.nodeCpu}" is not a CPU quantity (e.g. 1000, 500m)`);
+      if (parseMemory(opts.nodeMemory) === null) fail(`--node-memory: "${opts.nodeMemory}" is not a memory quantity (e.g. 4000Gi)`);
+      let rates: number[] = [];
+      try {
+        rates = parseRates(opts.rates);
+      } catch (err) {
+        fail(`--rates: ${(err as Error).message}`);
+      }
+      const nodes = positive(opts.nodes, '--nodes');
+      const numbers = {
+        jobs: positive(opts.jobs, '--jobs'),
+        batch,
+        inFlight: positive(opts.inFlight, '--in-flight'),
+        stepSeconds: positive(opts.stepSeconds, '--step-seconds'),
+        singles: positive(opts.singles, '--singles'),
+        singleGapMs: positive(opts.singleGapMs, '--single-gap-ms', true),
+        replicas: positive(opts.replicas, '--replicas'),
+        nodes,
+        peerConcurrency: opts.peerConcurrency === undefined ? nodes : positive(opts.peerConcurrency, '--peer-concurrency'),
+      };
+      const { throughputPlot, throughputReport, burstFigures } = await import('../bench/throughput-report.js');
+      // Ctrl-C or SIGTERM stops the cluster and the database it started before exiting.
+      const { leaveSignalsToTheProgram } = await import('../store/embedded.js');
+      leaveSignalsToTheProgram();
+      const interrupted = new AbortController();
+      const run = runThroughputBench({
+        ...numbers,
+        modes,
+        rates,
+        nodeCpu: opts.nodeCpu,
+        nodeMemory: opts.nodeMemory,
+        peers,
+        signal: interrupted.signal,
+        log: (line) => process.stdout.write(`${line}\n`),
+      });
+      onTerminate(async () => {
+        interrupted.abort(new Error('interrupted'));
+        await run.catch(() => undefined);
+      }, (line) => process.stdout.write(`${line}\n`));
+      const result = await run;
+      const date = new Date();
+      const command = `${process.env.DATABASE_URL ? 'DATABASE_URL=… ' : ''}fencer bench throughput --mode ${opts.mode} --jobs ${opts.jobs} --batch ${opts.batch} --in-flight ${opts.inFlight} --rates ${opts.rates} --step-seconds ${opts.stepSeconds} --singles ${opts.singles} --single-gap-ms ${opts.singleGapMs} --replicas ${opts.replicas} --nodes ${opts.nodes} --node-cpu ${opts.nodeCpu} --node-memory ${opts.nodeMemory} --peer ${opts.peer} --peer-concurrency ${numbers.peerConcurrency}`;
+      const plot = throughputPlot(result);
+      const plotFile = plot === undefined ? undefined : resultName('throughput', date, 'svg');
+      if (plot !== undefined && plotFile !== undefined) writeResultFile(plotFile, plot);
+      const report = throughputReport(result, command, date, plotFile);
+      process.stdout.write(`\n${report}`);
+      process.stdout.write(`\nwritten to ${writeResult('throughput', report, date)}\n`);
+      const unfinished = result.fencer.burst !== undefined && burstFigures(result.fencer.burst.run).wallMs === null;
+      process.exit(result.verdict.ok && !unfinished ? 0 : 1);
+    });
+}
+
+/** The most jobs one request may carry (the API's body limit has room for 10,000). */
+const MAX_BATCH = 10_000;
