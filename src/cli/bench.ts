@@ -6,6 +6,19 @@ import { DEFAULT_POLICY, FIT_RULES, ORDERINGS, parsePolicy } from '../scheduling
 import { onTerminate } from '../lifecycle.js';
 import { fail, positive, runtimeOption } from './options.js';
 
+/** Runs a bench that starts a cluster; Ctrl-C or SIGTERM stops the cluster and the database it started before exiting. */
+async function interruptibly<T>(start: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const { leaveSignalsToTheProgram } = await import('../store/embedded.js');
+  leaveSignalsToTheProgram();
+  const interrupted = new AbortController();
+  const run = start(interrupted.signal);
+  onTerminate(async () => {
+    interrupted.abort(new Error('interrupted'));
+    await run.catch(() => undefined);
+  }, (line) => process.stdout.write(`${line}\n`));
+  return run;
+}
+
 export function registerBenchCommands(program: Command): void {
   const bench = program.command('bench').description('benchmarks; results go to bench/results/');
   bench
@@ -143,22 +156,15 @@ function registerFairnessBench(bench: Command): void {
       };
       const { runFairnessBench } = await import('../bench/fairness.js');
       const { allClean, fairnessPlots, fairnessReport } = await import('../bench/fairness-report.js');
-      // Ctrl-C or SIGTERM stops the cluster it started before exiting.
-      const { leaveSignalsToTheProgram } = await import('../store/embedded.js');
-      leaveSignalsToTheProgram();
-      const interrupted = new AbortController();
-      const run = runFairnessBench({
-        ...numbers,
-        cases: opts.case === 'all' ? ['flood', 'weights'] : [opts.case as 'flood' | 'weights'],
-        runtime,
-        signal: interrupted.signal,
-        log: (line) => process.stdout.write(`${line}\n`),
-      });
-      onTerminate(async () => {
-        interrupted.abort(new Error('interrupted'));
-        await run.catch(() => undefined);
-      }, (line) => process.stdout.write(`${line}\n`));
-      const result = await run;
+      const result = await interruptibly((signal) =>
+        runFairnessBench({
+          ...numbers,
+          cases: opts.case === 'all' ? ['flood', 'weights'] : [opts.case as 'flood' | 'weights'],
+          runtime,
+          signal,
+          log: (line) => process.stdout.write(`${line}\n`),
+        }),
+      );
       const date = new Date();
       const command = `${process.env.DATABASE_URL ? 'DATABASE_URL=… ' : ''}fencer bench fairness --case ${opts.case} --flood ${opts.flood} --trickle-ms ${opts.trickleMs} --nodes ${opts.nodes} --node-cpu ${opts.nodeCpu} --duration-ms ${opts.durationMs} --spread ${opts.spread} --seed ${opts.seed} --weights-seconds ${opts.weightsSeconds} --window-seconds ${opts.windowSeconds} --replicas ${opts.replicas} --runtime ${opts.runtime} --nodes-per-process ${opts.nodesPerProcess}`;
       const plots = fairnessPlots(result);
@@ -427,25 +433,18 @@ function registerThroughputBench(bench: Command): void {
         peerConcurrency: opts.peerConcurrency === undefined ? nodes : positive(opts.peerConcurrency, '--peer-concurrency'),
       };
       const { throughputPlot, throughputReport, burstFigures } = await import('../bench/throughput-report.js');
-      // Ctrl-C or SIGTERM stops the cluster and the database it started before exiting.
-      const { leaveSignalsToTheProgram } = await import('../store/embedded.js');
-      leaveSignalsToTheProgram();
-      const interrupted = new AbortController();
-      const run = runThroughputBench({
-        ...numbers,
-        modes,
-        rates,
-        nodeCpu: opts.nodeCpu,
-        nodeMemory: opts.nodeMemory,
-        peers,
-        signal: interrupted.signal,
-        log: (line) => process.stdout.write(`${line}\n`),
-      });
-      onTerminate(async () => {
-        interrupted.abort(new Error('interrupted'));
-        await run.catch(() => undefined);
-      }, (line) => process.stdout.write(`${line}\n`));
-      const result = await run;
+      const result = await interruptibly((signal) =>
+        runThroughputBench({
+          ...numbers,
+          modes,
+          rates,
+          nodeCpu: opts.nodeCpu,
+          nodeMemory: opts.nodeMemory,
+          peers,
+          signal,
+          log: (line) => process.stdout.write(`${line}\n`),
+        }),
+      );
       const date = new Date();
       const command = `${process.env.DATABASE_URL ? 'DATABASE_URL=… ' : ''}fencer bench throughput --mode ${opts.mode} --jobs ${opts.jobs} --batch ${opts.batch} --in-flight ${opts.inFlight} --rates ${opts.rates} --step-seconds ${opts.stepSeconds} --singles ${opts.singles} --single-gap-ms ${opts.singleGapMs} --replicas ${opts.replicas} --nodes ${opts.nodes} --node-cpu ${opts.nodeCpu} --node-memory ${opts.nodeMemory} --peer ${opts.peer} --peer-concurrency ${numbers.peerConcurrency}`;
       const plot = throughputPlot(result);
