@@ -287,15 +287,17 @@ export async function overdueAssignments(db: Db, limit: number, slackMs: number)
 }
 
 /**
- * Broken on purpose (src/guards.ts, not-reported-is-loss): ends runs their live node has not yet
- * reported the end of and retries their jobs, as if a late report were a lost run.
+ * Ends runs their live node never answered about, long after their end and after being asked
+ * again and again, and retries their jobs: a disruption (the node lost the run), using no attempt.
+ * Broken on purpose (src/guards.ts, not-reported-is-loss), called at the first silence with cause
+ * 'job': a late report taken for a failure.
  */
-export async function expireOverdue(tx: Tx, assignments: Array<{ id: string; job_uid: string }>, slackMs: number): Promise<number> {
+export async function expireOverdue(tx: Tx, assignments: ReadonlyArray<{ id: string; job_uid: string }>, as: { cause: 'job' | 'disruption'; waitedMs: number }): Promise<number> {
   if (assignments.length === 0) return 0;
   await tx.query(sql('jobs/lock'), [assignments.map((a) => a.job_uid)]);
   const ended = await endAssignments(tx, assignments.map((a) => a.id), 'Lost', null);
-  const message = `the node reported nothing about the run for ${slackMs} ms past its end`;
-  await retryJobs(tx, ended.map((a) => ({ ...a, cause: 'job', reason: 'NotReported', message })));
+  const message = `the node said nothing about the run for ${as.waitedMs} ms past its end, asked again and again`;
+  await retryJobs(tx, ended.map((a) => ({ ...a, cause: as.cause, reason: 'NotReported', message })));
   return ended.length;
 }
 

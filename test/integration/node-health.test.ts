@@ -256,6 +256,21 @@ describe('registering again', () => {
     if (!broken) expect(await state(placed[0]!)).toMatchObject({ phase: 'Succeeded', attempt: 1, state: 'Succeeded' });
   });
 
+  it('job-reconcile takes a run its live node never answers about for lost to the node: a disruption, no attempt used', async () => {
+    const uid = (await submitJob(t.db, jobRequest(`forgotten-${randomUUID().slice(0, 6)}`))).job.uid;
+    await fenced(t.db, lease, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'n1' }], 60_000));
+    const id = (await t.db.query<{ id: string }>('SELECT id FROM assignments WHERE job_uid = $1', [uid])).rows[0]!.id;
+    expect(await applyReports(t.db, 'n1', [{ kind: 'started', id }])).toEqual(['ok']);
+    await t.db.query("UPDATE assignments SET started_at = now() - interval '12 seconds' WHERE id = $1", [id]);
+    // Asked at once, and left unanswered for no time at all: the second pass gives up on the node.
+    const reconcile = new JobReconcile(t.db, lease, 100, 60_000, 10_000, 1000, 0);
+    await reconcile.reconcile(logger);
+    const state = async () => (await t.db.query('SELECT j.phase, j.attempt, j.disruptions, j.reason, a.state FROM jobs j JOIN assignments a ON a.id = $2 WHERE j.uid = $1', [uid, id])).rows[0];
+    expect(await state()).toMatchObject({ phase: 'Running', state: 'Running' });
+    await reconcile.reconcile(logger);
+    expect(await state()).toMatchObject({ phase: 'Pending', attempt: 1, disruptions: 1, reason: 'NotReported', state: 'Lost' });
+  });
+
   // Broken variant (src/guards.ts, registration-generation): the late registration ends what the newer process runs.
   it.each([false, true])('refuses a late registration from an older process of the node: what the newer one runs goes on (check broken: %s)', async (broken) => {
     const [older, newer] = [randomUUID(), randomUUID()];

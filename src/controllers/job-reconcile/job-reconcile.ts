@@ -16,8 +16,8 @@ const BATCH = 1000;
 
 export class JobReconcile implements Reconciler {
   readonly name = 'job-reconcile';
-  /** When each overdue run's node was last asked about it (monotonic ms): asked again only after askEveryMs. */
-  private readonly asked = new Map<string, number>();
+  /** When each overdue run's node was first and last asked about it (monotonic ms). */
+  private readonly asked = new Map<string, { first: number; last: number }>();
 
   constructor(
     private readonly db: Db,
@@ -32,6 +32,12 @@ export class JobReconcile implements Reconciler {
     private readonly overdueSlackMs: number,
     /** How often a node is asked again about a run it still has not reported the end of. */
     private readonly askEveryMs = 5000,
+    /**
+     * How long a live node may leave the question unanswered before the run is taken for lost to
+     * it: a disruption (no attempt used), so that a node that forgot a run cannot hold its job
+     * forever. The slack before the first question already covers a run that may still be going.
+     */
+    private readonly unansweredMs = 4 * askEveryMs,
   ) {}
 
   async reconcile(log: Logger): Promise<ReconcileResult> {
@@ -41,12 +47,12 @@ export class JobReconcile implements Reconciler {
       overdueAssignments(this.db, BATCH, this.overdueSlackMs),
     ]);
     const lossy = guardBroken('not-reported-is-loss'); // broken on purpose (src/guards.ts)
-    if (!lossy) await this.ask(overdue, log);
-    if (unconfirmed.length === 0 && orphans.length === 0 && (!lossy || overdue.length === 0)) return 'done';
+    const unanswered = lossy ? overdue : await this.ask(overdue, log);
+    if (unconfirmed.length === 0 && orphans.length === 0 && unanswered.length === 0) return 'done';
     const [returned, retried, expired] = await fenced(this.db, this.lease, async (tx) => [
       await returnUnconfirmed(tx, unconfirmed, this.confirmTimeoutMs),
       await retryOrphaned(tx, orphans),
-      lossy ? await expireOverdue(tx, overdue, this.overdueSlackMs) : 0,
+      await expireOverdue(tx, unanswered, lossy ? { cause: 'job', waitedMs: this.overdueSlackMs } : { cause: 'disruption', waitedMs: this.overdueSlackMs + this.unansweredMs }),
     ]);
     if (returned > 0) log.warn({ returned }, 'gave back placements their nodes never confirmed');
     if (retried > 0) log.info({ retried }, 'decided jobs whose runs ended without success');
@@ -54,15 +60,19 @@ export class JobReconcile implements Reconciler {
     return [unconfirmed, orphans].some((list) => list.length === BATCH) ? 'requeue' : 'done';
   }
 
-  private async ask(overdue: ReadonlyArray<{ id: string; node: string }>, log: Logger): Promise<void> {
+  /** Asks the nodes of overdue runs (again, every askEveryMs); returns the runs whose node left the question unanswered too long. */
+  private async ask<T extends { id: string; node: string }>(overdue: readonly T[], log: Logger): Promise<T[]> {
     const now = performance.now();
     const still = new Set(overdue.map((a) => a.id));
     for (const id of this.asked.keys()) if (!still.has(id)) this.asked.delete(id);
-    const due = overdue.filter((a) => now - (this.asked.get(a.id) ?? -Infinity) >= this.askEveryMs);
-    if (due.length === 0) return;
-    const nodes = [...new Set(due.map((a) => a.node))];
-    await askAboutOverdue(this.db, nodes);
-    for (const a of due) this.asked.set(a.id, now);
-    log.warn({ runs: due.length, nodes }, 'asked nodes about runs past their end with no report');
+    const unanswered = overdue.filter((a) => now - (this.asked.get(a.id)?.first ?? Infinity) >= this.unansweredMs);
+    const due = overdue.filter((a) => now - (this.asked.get(a.id)?.last ?? -Infinity) >= this.askEveryMs);
+    if (due.length > 0) {
+      const nodes = [...new Set(due.map((a) => a.node))];
+      await askAboutOverdue(this.db, nodes);
+      for (const a of due) this.asked.set(a.id, { first: this.asked.get(a.id)?.first ?? now, last: now });
+      log.warn({ runs: due.length, nodes }, 'asked nodes about runs past their end with no report');
+    }
+    return unanswered;
   }
 }
