@@ -127,7 +127,10 @@ describe('watch', () => {
     watcher.stderr.on('data', (d: Buffer) => (out += d.toString()));
     try {
       expect(await submit(cluster.replicaUrls, jobYaml('cli-live-1', { duration: '2s' }))).toBe(201);
-      await eventually(() => /^NAME\s+PHASE/m.test(out) && /^cli-live-1\s+Running/m.test(out), { timeoutMs: 20_000, what: `cli-live-1 Running in the watch (it printed: ${JSON.stringify(out)})` });
+      await eventually(() => /^NAME\s+PHASE/m.test(out) && /^cli-live-1\s+Running/m.test(out), { timeoutMs: 30_000, what: 'cli-live-1 Running in the watch' }).catch((err: Error) => {
+        // What the watch printed by the deadline, not when the wait began.
+        throw new Error(`${err.message} (it printed: ${JSON.stringify(out)}; exit code ${watcher.exitCode})`);
+      });
       await cluster.kill(leader.name); // the replica this watch streams from
       await leaderAfter(cluster, leader.epoch);
       expect(await submit(cluster.replicaUrls, jobYaml('cli-live-2', { duration: '1s' }))).toBe(201);
