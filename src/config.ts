@@ -160,11 +160,7 @@ export function timingsToEnv(timings: Timings): Record<string, string> {
 
 /** The most jobs one workflow may have (FENCER_WORKFLOW_MAX_JOBS, default 500): a bigger one is refused at submit. */
 export function workflowMaxJobs(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.FENCER_WORKFLOW_MAX_JOBS;
-  if (raw === undefined || raw === '') return 500;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`FENCER_WORKFLOW_MAX_JOBS: "${raw}" is not a positive integer`);
-  return value;
+  return positiveInteger(env, 'FENCER_WORKFLOW_MAX_JOBS', 500);
 }
 
 /**
@@ -172,10 +168,26 @@ export function workflowMaxJobs(env: NodeJS.ProcessEnv = process.env): number {
  * past it, submissions get 429 with Retry-After (src/api/backlog.ts).
  */
 export function maxPendingJobs(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.FENCER_MAX_PENDING;
-  if (raw === undefined || raw === '') return 200_000;
+  return positiveInteger(env, 'FENCER_MAX_PENDING', 200_000);
+}
+
+/**
+ * The most assignments a node may have that it has not claimed yet (FENCER_MAX_UNCLAIMED_PER_NODE):
+ * placement gives a node more only as it claims what it has, so in a burst nothing waits long
+ * enough in a node's backlog to outlast the confirm timeout, and each job gets one assignment.
+ * One claim request takes them all.
+ */
+export const DEFAULT_MAX_UNCLAIMED = 64;
+
+export function maxUnclaimedPerNode(env: NodeJS.ProcessEnv = process.env): number {
+  return positiveInteger(env, 'FENCER_MAX_UNCLAIMED_PER_NODE', DEFAULT_MAX_UNCLAIMED);
+}
+
+function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`FENCER_MAX_PENDING: "${raw}" is not a positive integer`);
+  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name}: "${raw}" is not a positive integer`);
   return value;
 }
 

@@ -3,7 +3,7 @@
 import { Backlog } from './api/backlog.js';
 import type { Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
-import { maxPendingJobs, overdueSlackMs, replicaGoneMs, type Timings } from './config.js';
+import { maxPendingJobs, maxUnclaimedPerNode, overdueSlackMs, replicaGoneMs, type Timings } from './config.js';
 import { createPool, type Pool } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { sql } from './store/sql.js';
@@ -105,7 +105,7 @@ export class Replica {
     this.pendingSet = new PendingSet(() => this.listener.listening);
     // Snapshots come in bursts (a placement round touches every node): they read through the
     // API pool, so that the liveness pool stays free for heartbeats and watch opens.
-    this.watches = new WatchHub(this.api, logger.child({ part: 'watch' }));
+    this.watches = new WatchHub(this.api, logger.child({ part: 'watch' }), timings.confirmTimeoutMs);
     this.changes = new ChangeFeed(this.api, replicaGoneMs(timings), logger.child({ part: 'dashboard' }));
     // A refused fenced transaction is recorded for `fencer get events` and the dashboard; the
     // refusal itself wrote nothing, and a failure to record it changes nothing either.
@@ -120,7 +120,7 @@ export class Replica {
       }).catch(() => undefined);
     const controller = (reconciler: Reconciler) => new Controller(reconciler, this.lease, logger, thread, rejected);
     this.placement = controller(
-      new Placement(this.decisions, this.lease, timings.placementPassMs, timings.confirmTimeoutMs, FRESH_HEARTBEATS * timings.heartbeatMs, opts.placementPolicy, opts.fairShare ?? true, this.pendingSet),
+      new Placement(this.decisions, this.lease, timings.placementPassMs, maxUnclaimedPerNode(), FRESH_HEARTBEATS * timings.heartbeatMs, opts.placementPolicy, opts.fairShare ?? true, this.pendingSet),
     );
     this.jobReconcile = controller(new JobReconcile(this.decisions, this.lease, timings.reconcilePassMs, timings.confirmTimeoutMs, overdueSlackMs(timings)));
     this.workflows = controller(new WorkflowController(this.decisions, this.lease, timings.reconcilePassMs));

@@ -23,17 +23,20 @@ import type { AssignmentMessage, RegisterRequest, RegisterResponse } from '../do
 import { FENCE_CHECK_MS, selfFenceRule, type SelfFenceRule, type Timings } from '../config.js';
 import { guardBroken } from '../guards.js';
 import { newAcceptanceMemory, planSnapshot, type AcceptanceOptions } from './acceptance.js';
-import { ReplicaClient, ReplicaUnreachableError, WatchSilentError, type WatchStream } from './replica-client.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, ReplicaClient, ReplicaUnreachableError, WatchSilentError, type WatchStream } from './replica-client.js';
 import { RunLog, readRunLog, type RejectReason, type RunLogLine, type StopReason } from './run-log.js';
 import { agentHeartbeatSeconds, agentJobsRunning, agentRejected, agentRuns, agentSelfFences } from './metrics.js';
 import { ReportBatcher, type Report } from './report-batcher.js';
 import { delay } from '../lifecycle.js';
 import { parseCpu, parseMemory } from '../domain/quantity.js';
+import { DEFAULT_MAX_JOBS } from '../domain/resources.js';
 
 export interface AgentOptions {
   name: string;
   cpu: string;
   memory: string;
+  /** The most runs it holds at once (default DEFAULT_MAX_JOBS): the control plane places no more. */
+  maxJobs?: number;
   labels: Record<string, string>;
   /** Images this node holds (advertised at registration). */
   images?: string[];
@@ -132,7 +135,9 @@ export class Agent {
     this.fenceRule = selfFenceRule(options.timings);
     this.client = new ReplicaClient({ replicas: options.replicas, spreadKey: options.name });
 
-    this.reports = new ReportBatcher(this.client, options.name, this.log, this.reportsLifetime.signal, (round) => backoffMs(round, REPORT_BACKOFF_MAX_MS), (sentAt) => {
+    // Half the confirm timeout: a claim answered later than that is given back anyway.
+    const reportTimeoutMs = Math.max(DEFAULT_REQUEST_TIMEOUT_MS, options.timings.confirmTimeoutMs / 2);
+    this.reports = new ReportBatcher(this.client, options.name, this.log, this.reportsLifetime.signal, (round) => backoffMs(round, REPORT_BACKOFF_MAX_MS), reportTimeoutMs, (sentAt) => {
       // Broken on purpose (src/guards.ts, fence-on-heartbeats): an answered report counts as a heartbeat.
       if (this.guards.fenceOnHeartbeatsBroken) this.heardBack(sentAt);
     });
@@ -162,6 +167,7 @@ export class Agent {
     this.runLog = new RunLog(this.options.logFile, this.options.name, {
       cpuMillis: parseCpu(this.options.cpu) ?? 0,
       memoryBytes: parseMemory(this.options.memory) ?? 0,
+      maxJobs: this.options.maxJobs ?? DEFAULT_MAX_JOBS,
     });
     const guardsBroken = Object.entries(this.guards).filter(([, broken]) => broken).map(([name]) => name);
     if (guardsBroken.length > 0) this.log.warn({ guardsBroken }, 'test-only guard switches are on');
@@ -207,7 +213,7 @@ export class Agent {
   private async register(): Promise<boolean> {
     const request: RegisterRequest = {
       name: this.options.name,
-      capacity: { cpu: this.options.cpu, memory: this.options.memory },
+      capacity: { cpu: this.options.cpu, memory: this.options.memory, ...(this.options.maxJobs === undefined ? {} : { jobs: this.options.maxJobs }) },
       labels: this.options.labels,
       images: this.options.images ?? [],
       incarnation: this.incarnation,

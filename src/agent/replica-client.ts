@@ -85,9 +85,10 @@ export class ReplicaClient {
    * Sends one request, trying each replica at most once, starting with the preferred one.
    * Any answer below 500 is returned (404, 409 and 410 mean something to the caller); network
    * errors, timeouts and 5xx move on to the next replica. Throws ReplicaUnreachableError after
-   * a full round, or the abort reason when `signal` fires.
+   * a full round, or the abort reason when `signal` fires. `timeoutMs` (default the client's)
+   * is how long one replica has to answer before the next is tried.
    */
-  async request<T>(method: 'GET' | 'POST', path: string, body?: unknown, signal?: AbortSignal): Promise<ReplicaReply<T>> {
+  async request<T>(method: 'GET' | 'POST', path: string, body?: unknown, signal?: AbortSignal, timeoutMs = this.timeoutMs): Promise<ReplicaReply<T>> {
     const causes: string[] = [];
     for (let tried = 0; tried < this.replicas.length; tried++) {
       signal?.throwIfAborted();
@@ -95,7 +96,7 @@ export class ReplicaClient {
       const replica = this.replicas[index] as string;
       const sentAt = performance.now();
       try {
-        const { status, text } = await this.exchange(replica, method, path, body, signal, this.timeoutMs);
+        const { status, text } = await this.exchange(replica, method, path, body, signal, timeoutMs);
         if (status >= 500) {
           causes.push(`${replica}: HTTP ${status}`);
           continue;

@@ -38,6 +38,12 @@ export class ReportBatcher {
     /** Ends every retry: the reports still queued resolve undefined. */
     private readonly signal: AbortSignal,
     private readonly backoffMs: (round: number) => number,
+    /**
+     * How long one replica has to answer a batch. Far longer than a heartbeat's: a replica slow
+     * under load is still the quickest way in, and a batch given up on was often applied all the
+     * same (its claims committed, unknown to the node), so giving up early only adds load.
+     */
+    private readonly timeoutMs: number,
     /** Told when a batch sent at `sentAt` (local monotonic time) was answered. */
     private readonly onAnswered: (sentAt: number) => void = () => undefined,
   ) {}
@@ -57,7 +63,10 @@ export class ReportBatcher {
       const batch = this.take();
       if (batch.length === 0) continue;
       try {
-        const reply = await this.client.request<{ outcomes?: ReportOutcome[] }>('POST', path, { reports: batch.map((q) => q.report) }, this.signal);
+        const reply = await this.client.request<{ outcomes?: ReportOutcome[] }>('POST', path, { reports: batch.map((q) => q.report) }, this.signal, this.timeoutMs);
+        // A replica too busy to answer (429, 503) or failing (a deadlock, a lost connection) is no
+        // answer at all: the reports go again, like those that reached no replica.
+        if (reply.status === 429 || reply.status >= 500) throw new Error(`answered ${reply.status}`);
         if (reply.status >= 300) {
           // Not something a retry fixes (a malformed batch would be our bug): say so, drop it.
           this.log.error({ status: reply.status, body: reply.body, reports: batch.length }, 'reports refused');
@@ -72,7 +81,7 @@ export class ReportBatcher {
           for (const q of [...batch, ...this.queue.splice(0)]) q.resolve(undefined);
           return;
         }
-        this.log.debug({ err: (err as Error).message, reports: batch.length }, 'reports reached no replica; retrying');
+        this.log.debug({ err: (err as Error).message, reports: batch.length }, 'reports taken by no replica; retrying');
         agentReportRetries.inc({ node: this.node });
         this.queue.unshift(...batch);
         await delay(this.backoffMs(failures++), this.signal);

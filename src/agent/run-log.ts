@@ -40,6 +40,8 @@ export interface RunLogLine {
   memoryBytes?: number;
   nodeCpuMillis?: number;
   nodeMemoryBytes?: number;
+  /** On `start` lines: the most runs the node holds at once (its --max-jobs). */
+  nodeMaxJobs?: number;
   wallTime: string;
   wallMs: number;
   /** process.hrtime.bigint() as a decimal string: monotonic, comparable within one process. */
@@ -53,6 +55,7 @@ type Subject = Pick<AssignmentMessage, 'id' | 'job' | 'jobUid' | 'epoch' | 'atte
 export interface NodeCapacity {
   cpuMillis: number;
   memoryBytes: number;
+  maxJobs?: number;
 }
 
 export class RunLog {
@@ -99,6 +102,7 @@ export class RunLog {
       ...(reason === undefined ? {} : { reason }),
       ...(event === 'start' && a.cpuMillis !== undefined && a.memoryBytes !== undefined ? { cpuMillis: a.cpuMillis, memoryBytes: a.memoryBytes } : {}),
       ...(event === 'start' && this.capacity ? { nodeCpuMillis: this.capacity.cpuMillis, nodeMemoryBytes: this.capacity.memoryBytes } : {}),
+      ...(event === 'start' && this.capacity?.maxJobs !== undefined ? { nodeMaxJobs: this.capacity.maxJobs } : {}),
       wallTime: now.toISOString(),
       wallMs: now.getTime(),
       monoNs: process.hrtime.bigint().toString(),

@@ -90,10 +90,10 @@ export function presentNode(row: NodeRow): NodeResource {
     apiVersion: API_VERSION,
     kind: 'Node',
     metadata: { name: row.name, labels: row.labels, creationTimestamp: row.registered_at.toISOString(), resourceVersion: String(row.watch_rv ?? 0) },
-    spec: { capacity: { cpu: formatCpu(row.cpu_millis), memory: formatMemory(row.memory_bytes) } },
+    spec: { capacity: { cpu: formatCpu(row.cpu_millis), memory: formatMemory(row.memory_bytes), jobs: row.max_jobs } },
     status: {
       phase: row.state,
-      allocated: { cpu: formatCpu(row.allocated_cpu_millis), memory: formatMemory(row.allocated_memory_bytes) },
+      allocated: { cpu: formatCpu(row.allocated_cpu_millis), memory: formatMemory(row.allocated_memory_bytes), jobs: row.allocated_jobs, unclaimed: row.unclaimed_jobs },
       lastHeartbeatTime: row.last_heartbeat_at.toISOString(),
       connected: row.watch_session !== null && row.disconnected_at === null,
       conditions,

@@ -7,7 +7,8 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Db } from '../store/db.js';
-import { activeAssignments } from '../store/assignments.js';
+import { markDelivered, snapshotFor } from '../store/assignments.js';
+import { guardBroken } from '../guards.js';
 import { closeWatch } from '../store/nodes.js';
 import type { WatchMessage } from '../domain/assignment.js';
 import { faultFor } from '../faults.js';
@@ -30,7 +31,7 @@ class WatchStream {
    * delayMs after its read, in order, or as soon as the fault is lifted. A late link, not a slow
    * read: the node still hears of every assignment the control plane held for a moment.
    */
-  private readonly late: Array<{ message: WatchMessage; dueAt: number }> = [];
+  private readonly late: Array<{ message: WatchMessage; undelivered: string[]; dueAt: number }> = [];
   private lateTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -39,6 +40,7 @@ class WatchStream {
     private readonly res: ServerResponse,
     private readonly db: Db,
     private readonly logger: Logger,
+    private readonly confirmTimeoutMs: number,
   ) {}
 
   /** The hub's tick: a keepalive (even while a snapshot is being read), and the safety-net snapshot when due. */
@@ -60,8 +62,10 @@ class WatchStream {
         this.dirty = false;
         try {
           const readAt = performance.now();
-          const assignments = await activeAssignments(this.db, this.node);
-          this.deliver({ type: 'snapshot', assignments }, readAt);
+          const { assignments, undelivered } = await snapshotFor(this.db, this.node);
+          // Broken on purpose (src/guards.ts, confirm-at-delivery): the deadline starts at the read.
+          if (guardBroken('confirm-at-delivery')) this.startDeadlines(undelivered);
+          this.deliver({ type: 'snapshot', assignments }, readAt, guardBroken('confirm-at-delivery') ? [] : undelivered);
         } catch (err) {
           this.logger.warn({ node: this.node, err: (err as Error).message }, 'watch snapshot failed');
         }
@@ -70,24 +74,41 @@ class WatchStream {
     })();
   }
 
-  private deliver(message: WatchMessage, readAt: number): void {
+  private deliver(message: WatchMessage, readAt: number, undelivered: string[] = []): void {
     const delayMs = faultFor('snapshots', this.node)?.delayMs;
-    if (!delayMs && this.late.length === 0) return this.write(message);
-    this.late.push({ message, dueAt: readAt + (delayMs ?? 0) });
+    if (!delayMs && this.late.length === 0) return this.write(message, undelivered);
+    this.late.push({ message, undelivered, dueAt: readAt + (delayMs ?? 0) });
     this.deliverLate();
   }
 
   private deliverLate(): void {
     const lifted = !faultFor('snapshots', this.node)?.delayMs;
     const now = performance.now();
-    while (this.late.length > 0 && (lifted || this.late[0]!.dueAt <= now)) this.write(this.late.shift()!.message);
+    while (this.late.length > 0 && (lifted || this.late[0]!.dueAt <= now)) {
+      const { message, undelivered } = this.late.shift()!;
+      this.write(message, undelivered);
+    }
     clearTimeout(this.lateTimer);
     const next = this.late[0];
     if (next && !this.closed) this.lateTimer = setTimeout(() => this.deliverLate(), Math.max(0, next.dueAt - now));
   }
 
-  private write(message: WatchMessage): void {
-    if (!this.closed) this.res.write(`${JSON.stringify(message)}\n`);
+  /** Sends a message; assignments it carries for the first time get their confirm deadline from now. */
+  private write(message: WatchMessage, undelivered: readonly string[] = []): void {
+    if (this.closed) return;
+    this.res.write(`${JSON.stringify(message)}\n`);
+    this.startDeadlines(undelivered);
+  }
+
+  /**
+   * After the write, never before: the deadline measures the node, not this replica. If it is
+   * never recorded (this replica dies first), the next snapshot of any replica records it.
+   */
+  private startDeadlines(ids: readonly string[]): void {
+    if (ids.length === 0) return;
+    markDelivered(this.db, this.node, ids, this.confirmTimeoutMs).catch((err: Error) =>
+      this.logger.warn({ node: this.node, err: err.message }, 'could not record when assignments were sent'),
+    );
   }
 
   close(): void {
@@ -105,6 +126,8 @@ export class WatchHub {
   constructor(
     private readonly db: Db,
     private readonly logger: Logger,
+    /** How long a node has to claim an assignment from when it is first sent to it. */
+    private readonly confirmTimeoutMs: number,
   ) {
     this.ticker = setInterval(() => {
       const now = performance.now();
@@ -118,7 +141,7 @@ export class WatchHub {
    * is recorded in the database and the headers are sent: nothing may reach the node before.
    */
   open(node: string, session: string, res: ServerResponse): WatchStream {
-    const stream = new WatchStream(node, session, res, this.db, this.logger);
+    const stream = new WatchStream(node, session, res, this.db, this.logger, this.confirmTimeoutMs);
     let set = this.streams.get(node);
     if (!set) this.streams.set(node, (set = new Set()));
     set.add(stream);

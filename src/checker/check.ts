@@ -6,7 +6,8 @@
 //                             no job ever has two active (Assigned/Running) assignments;
 //   5. runs never overlap   — no two runs (run-log `start` lines) of a job overlap in wall time;
 //      nodes never overcommitted — at no instant do the runs a node's own log shows exceed what
-//                             it has (start lines carry both; older logs without them are skipped);
+//                             it has, in CPU, memory or runs at once (start lines carry both;
+//                             older logs without them are skipped);
 //   2. never lost           — every job in the history ends in a terminal state;
 //   3. never early          — nothing is placed (history) or started (run log) before the
 //                             job's due_at in force for that attempt;
@@ -109,6 +110,7 @@ export interface Run {
   memoryBytes?: number;
   nodeCpuMillis?: number;
   nodeMemoryBytes?: number;
+  nodeMaxJobs?: number;
 }
 
 export interface OvercommitCase {
@@ -117,7 +119,7 @@ export interface OvercommitCase {
   at: Instant;
   cpuMillis: number;
   memoryBytes: number;
-  capacity: { cpuMillis: number; memoryBytes: number };
+  capacity: { cpuMillis: number; memoryBytes: number; maxJobs?: number };
   /** the runs at that instant */
   running: Array<{ job: string; assignment: string }>;
 }
@@ -395,6 +397,7 @@ function runOf(start: RunLogLine, end: RunEnd): Run {
     end,
     ...(start.cpuMillis === undefined ? {} : { cpuMillis: start.cpuMillis, memoryBytes: start.memoryBytes }),
     ...(start.nodeCpuMillis === undefined ? {} : { nodeCpuMillis: start.nodeCpuMillis, nodeMemoryBytes: start.nodeMemoryBytes }),
+    ...(start.nodeMaxJobs === undefined ? {} : { nodeMaxJobs: start.nodeMaxJobs }),
   };
 }
 
@@ -453,12 +456,12 @@ function findOvercommits(runs: Run[]): OvercommitCase[] {
   const sized = runs.filter((r) => r.cpuMillis !== undefined && r.memoryBytes !== undefined && r.nodeCpuMillis !== undefined && r.nodeMemoryBytes !== undefined);
   for (const [node, nodeRuns] of groupBy(sized, (r) => r.node)) {
     // What the node has, as its newest start line says (a node may come back with another size).
-    let capacity = { cpuMillis: 0, memoryBytes: 0 };
+    let capacity: OvercommitCase['capacity'] = { cpuMillis: 0, memoryBytes: 0 };
     sweep(
       nodeRuns,
       (now, latest) => {
-        capacity = { cpuMillis: latest.nodeCpuMillis!, memoryBytes: latest.nodeMemoryBytes! };
-        return now.cpu > capacity.cpuMillis || now.memory > capacity.memoryBytes;
+        capacity = { cpuMillis: latest.nodeCpuMillis!, memoryBytes: latest.nodeMemoryBytes!, ...(latest.nodeMaxJobs === undefined ? {} : { maxJobs: latest.nodeMaxJobs }) };
+        return now.cpu > capacity.cpuMillis || now.memory > capacity.memoryBytes || (capacity.maxJobs !== undefined && now.runs.size > capacity.maxJobs);
       },
       (now, ms) => cases.push({ node, at: instant(ms), cpuMillis: now.cpu, memoryBytes: now.memory, capacity, running: [...now.runs].map((r) => ({ job: r.job, assignment: r.assignment })) }),
     );

@@ -113,7 +113,8 @@ function render(report: CheckReport, files: string[], maxCases: number): string 
     `${o.job}: ${describeRun(o.runs[0])} and ${describeRun(o.runs[1])}; overlap ${o.overlapMs === null ? 'unbounded' : `${o.overlapMs} ms`}`,
   );
   section('node ran more than it has', report.overcommitted, (o) =>
-    `${o.node} at ${o.at.iso}: ${o.cpuMillis}m CPU / ${o.memoryBytes} B of ${o.capacity.cpuMillis}m / ${o.capacity.memoryBytes} B, ` +
+    `${o.node} at ${o.at.iso}: ${o.running.length} runs, ${o.cpuMillis}m CPU / ${o.memoryBytes} B of ` +
+    `${o.capacity.maxJobs ?? 'any number of'} runs, ${o.capacity.cpuMillis}m / ${o.capacity.memoryBytes} B, ` +
     `running ${o.running.map((r) => `${r.job} (${r.assignment})`).join(', ')}`,
   );
   section('lost', report.lost, (l) =>

@@ -3,11 +3,13 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { pino } from 'pino';
 import { Agent } from '../agent/agent.js';
 import { timingsFromEnv } from '../config.js';
+import { DEFAULT_MAX_JOBS } from '../domain/resources.js';
 
 interface AgentFlags {
   name: string[];
   cpu: string;
   memory: string;
+  maxJobs: number;
   label?: Record<string, string>;
   labels?: Record<string, string>;
   image?: string[];
@@ -28,6 +30,7 @@ export function registerAgentCommand(program: Command): void {
     )
     .requiredOption('--cpu <quantity>', 'CPU capacity, e.g. 4 or 3500m')
     .requiredOption('--memory <quantity>', 'memory capacity, e.g. 8Gi')
+    .option('--max-jobs <n>', 'the most runs this node holds at once, whatever their size (as kubelet\'s max pods)', parseMaxJobs, DEFAULT_MAX_JOBS)
     .option('--label <k=v>', 'a node label, repeatable (os, arch and pool=default are set unless given)', collectLabel)
     .option('--labels <k=v,...>', 'node labels, comma-separated', collectLabels)
     .option('--image <name>', 'an image this node holds, repeatable (a job with spec.image runs only where it is)', collectImage)
@@ -56,6 +59,7 @@ async function runAgent(flags: AgentFlags): Promise<void> {
         name,
         cpu: flags.cpu,
         memory: flags.memory,
+        maxJobs: flags.maxJobs,
         labels,
         images: flags.image ?? [],
         replicas: flags.replicas,
@@ -114,6 +118,12 @@ async function serveMetrics(host: string, port: number, logger: { info: (o: obje
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, resolve));
   server.unref(); // the agent's own loops keep the process alive, and a signal ends it
   logger.info({ url: `http://${host}:${port}/metrics` }, 'serving metrics');
+}
+
+function parseMaxJobs(raw: string): number {
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError(`"${raw}" is not a positive whole number of runs`);
+  return n;
 }
 
 function parsePort(raw: string): number {

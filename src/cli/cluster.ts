@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClusterStatus, Job, List } from '../domain/resources.js';
+import { readAllPages } from '../domain/list-pages.js';
 import { projectRoot } from '../paths.js';
 import { logTail } from '../simulator/process-runtime.js';
 import { fencerHome, readClusterState, statePath, type ClusterState } from '../simulator/state.js';
@@ -20,6 +21,7 @@ interface UpOptions {
   nodes: string;
   nodeCpu: string;
   nodeMemory: string;
+  nodeMaxJobs?: string;
   runtime: string;
   foreground?: boolean;
   demo?: boolean;
@@ -40,6 +42,7 @@ export function registerClusterCommands(program: Command): void {
       .option('--nodes <n>', 'simulated worker nodes', '5')
       .option('--node-cpu <cpu>', 'CPU of each node', '4')
       .option('--node-memory <memory>', 'memory of each node', '8Gi')
+      .option('--node-max-jobs <n>', 'the most runs each node holds at once (default the agent\'s, 110)')
       .option('--runtime <runtime>', 'process (child processes) or docker (containers of fencer:latest)', 'process');
 
   withSizes(cluster.command('up'))
@@ -131,6 +134,7 @@ async function up(opts: UpOptions): Promise<void> {
   const log = openSync(logFile, 'a');
   const args = ['cluster', 'supervise', '--replicas', opts.replicas, '--nodes', opts.nodes];
   args.push('--node-cpu', opts.nodeCpu, '--node-memory', opts.nodeMemory, '--runtime', runtime);
+  if (opts.nodeMaxJobs !== undefined) args.push('--node-max-jobs', opts.nodeMaxJobs);
   const child = spawn(process.execPath, [binary(), ...args], {
     detached: true,
     stdio: ['ignore', log, log],
@@ -241,6 +245,7 @@ async function runCluster(opts: UpOptions): Promise<void> {
       nodes: positive(opts.nodes, '--nodes', true),
       nodeCpu: opts.nodeCpu,
       nodeMemory: opts.nodeMemory,
+      ...(opts.nodeMaxJobs === undefined ? {} : { nodeMaxJobs: positive(opts.nodeMaxJobs, '--node-max-jobs') }),
       // A little of everything a CI pipeline asks for (examples/workflow.yaml runs on it): the
       // three operating systems in turn, one pool, and a toolchain image on every node.
       nodeLabels: (i) => ({ os: DEMO_OPERATING_SYSTEMS[i % DEMO_OPERATING_SYSTEMS.length]!, pool: 'default' }),
@@ -457,8 +462,8 @@ async function runDemo(urls: string[], stop?: AbortSignal): Promise<void> {
   const seen = new Map<string, string>();
   while (Date.now() - started < DEMO_WATCH_MS && !stop?.aborted) {
     try {
-      const list = (await (await request(urls, '/api/v1/jobs')).json()) as List<Job>;
-      for (const job of list.items) {
+      const jobs = await readAllPages('/api/v1/jobs', async (path) => (await (await request(urls, path)).json()) as List<Job>);
+      for (const job of jobs) {
         const line = `${job.status?.phase ?? 'Pending'}${job.status?.node ? ` on ${job.status.node}` : ''}`;
         if (seen.get(job.metadata.name) === line) continue;
         seen.set(job.metadata.name, line);

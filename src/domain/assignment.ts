@@ -28,7 +28,8 @@ export type WatchMessage =
 /** POST /api/v1/nodes/register */
 export interface RegisterRequest {
   name: string;
-  capacity: { cpu: string | number; memory: string | number };
+  /** jobs: the most runs it holds at once (default DEFAULT_MAX_JOBS), as kubelet's max pods. */
+  capacity: { cpu: string | number; memory: string | number; jobs?: number };
   labels?: Record<string, string>;
   /** Images the node holds: a job with spec.image runs only on a node that holds it. */
   images?: string[];

@@ -139,10 +139,10 @@ export interface NodeResource {
   apiVersion: typeof API_VERSION;
   kind: 'Node';
   metadata: ObjectMeta;
-  spec: { capacity: { cpu: string; memory: string } };
+  spec: { capacity: { cpu: string; memory: string; jobs: number } };
   status: {
     phase: 'Ready' | 'Dead';
-    allocated: { cpu: string; memory: string };
+    allocated: { cpu: string; memory: string; jobs: number; unclaimed: number };
     lastHeartbeatTime: string;
     connected: boolean;
     conditions: Condition[];
@@ -412,3 +412,6 @@ export function withJobDefaults(core: Pick<JobRequest, CoreJobFields> & Partial<
     ...core,
   };
 }
+
+/** The most runs a node holds at once unless it says otherwise (its agent's --max-jobs), as kubelet's max pods. */
+export const DEFAULT_MAX_JOBS = 110;

@@ -6,6 +6,8 @@
 // (by how much the cell would leave free), and stops as soon as no farther cell could beat the
 // best node found: the answer is the exact best fit, not an approximation. Inside a cell, nodes
 // with the very same free capacity share one entry, so 5,000 empty nodes cost one comparison.
+// A node with no free slot left (it holds its most jobs at once, or its unclaimed backlog is
+// full) has room for no job of any size: it leaves the table.
 import { fitScore, type FitRule } from './policies.js';
 import type { NodeCapacity, PendingJob } from './types.js';
 
@@ -18,6 +20,8 @@ export interface NodeState {
   readonly node: NodeCapacity;
   cpuFree: number;
   memoryFree: number;
+  /** More jobs it may take this round, whatever their size. */
+  slotsFree: number;
   readonly shape: Shape;
   entry: FreeEntry;
 }
@@ -64,8 +68,10 @@ export class FreeCapacityIndex {
         byShape.set(key, shape);
         this.shapes.push(shape);
       }
-      const state = { node, shape, cpuFree: 0, memoryFree: 0, entry: undefined as unknown as FreeEntry };
-      this.file(state, node.cpuMillis - node.allocatedCpuMillis, node.memoryBytes - node.allocatedMemoryBytes);
+      const state = { node, shape, cpuFree: 0, memoryFree: 0, slotsFree: node.freeSlots ?? Infinity, entry: undefined as unknown as FreeEntry };
+      state.cpuFree = node.cpuMillis - node.allocatedCpuMillis;
+      state.memoryFree = node.memoryBytes - node.allocatedMemoryBytes;
+      if (state.slotsFree > 0) this.file(state, state.cpuFree, state.memoryFree);
       return state;
     });
   }
@@ -115,7 +121,7 @@ export class FreeCapacityIndex {
     let best: NodeState | undefined;
     let bestScore = Infinity;
     for (const state of this.states) {
-      if (state.cpuFree < job.cpuMillis || state.memoryFree < job.memoryBytes || !accept(state.node)) continue;
+      if (state.slotsFree <= 0 || state.cpuFree < job.cpuMillis || state.memoryFree < job.memoryBytes || !accept(state.node)) continue;
       const score = fitScore(fit, (state.cpuFree - job.cpuMillis) / state.shape.cpuMillis, (state.memoryFree - job.memoryBytes) / state.shape.memoryBytes);
       if (score < bestScore) {
         bestScore = score;
@@ -125,7 +131,7 @@ export class FreeCapacityIndex {
     return best;
   }
 
-  /** The job takes its room on the node; the node moves to the entry of its new free capacity. */
+  /** The job takes its room on the node; the node moves to the entry of its new free capacity (or out, with no slot left). */
   take(state: NodeState, job: PendingJob): void {
     const { entry } = state;
     entry.nodes.splice(entry.nodes.indexOf(state), 1);
@@ -135,7 +141,12 @@ export class FreeCapacityIndex {
       const cell = state.shape.cells[entry.cell]!;
       cell.splice(cell.indexOf(entry), 1);
     }
-    this.file(state, state.cpuFree - job.cpuMillis, state.memoryFree - job.memoryBytes);
+    state.slotsFree--;
+    if (state.slotsFree > 0) this.file(state, state.cpuFree - job.cpuMillis, state.memoryFree - job.memoryBytes);
+    else {
+      state.cpuFree -= job.cpuMillis;
+      state.memoryFree -= job.memoryBytes;
+    }
   }
 
   private file(state: NodeState, cpuFree: number, memoryFree: number): void {

@@ -32,6 +32,11 @@ export interface NodeCapacity {
   labels: Record<string, string>;
   /** Images the node holds. */
   images?: readonly string[];
+  /**
+   * How many more jobs it may take now, whatever their size (its max jobs at once, and the bound
+   * on what it has not claimed yet); unbounded when absent (the packing simulations).
+   */
+  freeSlots?: number;
 }
 
 export interface Placement {

@@ -35,6 +35,8 @@ export interface ClusterOptions {
   nodes: number;
   nodeCpu?: string;
   nodeMemory?: string;
+  /** Each node's --max-jobs (default the agent's). */
+  nodeMaxJobs?: number;
   /** Labels of the i-th node, i counted from 0 (node-1 gets i = 0). Default `pool=default`. */
   nodeLabels?: (i: number) => Record<string, string>;
   /** Images the i-th node holds. Default none. */
@@ -372,6 +374,7 @@ export class Cluster {
       'agent', '--name', names.join(','),
       '--cpu', cpu,
       '--memory', memory,
+      ...(this.options.nodeMaxJobs === undefined ? [] : ['--max-jobs', String(this.options.nodeMaxJobs)]),
       '--replicas', replicaUrls.join(','),
       '--log-file', this.nodeLogFile(single ? first : '{name}'),
     ];

@@ -113,6 +113,11 @@ export async function applyReports(db: Db, node: string, reports: readonly NodeR
   });
 }
 
+/** These assignments are being sent to their node: its confirm deadline starts now. */
+export async function markDelivered(db: Db, node: string, ids: readonly string[], confirmTimeoutMs: number): Promise<void> {
+  await db.query(sql('assignments/delivered'), [ids, node, confirmTimeoutMs]);
+}
+
 interface Started {
   id: string;
   /** Seconds since its placement and since its job was due, at its first start (else null). */
@@ -125,6 +130,8 @@ async function startAll(tx: Tx, node: string, reports: readonly NodeReport[]): P
   if (ids.length === 0) return [];
   const rows = (await tx.query<Started & { job_uid: string }>(sql('assignments/start'), [ids, node])).rows;
   await setPhases(tx, rows.map((a) => ({ jobUid: a.job_uid, assignmentId: a.id, phase: 'Running', reason: null, message: null })));
+  // Claimed: room in the node's unclaimed backlog (placement/nodes.sql), so placement looks again.
+  if (rows.length > 0) await tx.query(sql('jobs/notify_pending'));
   return rows;
 }
 
@@ -185,11 +192,17 @@ interface ActiveRow {
   state: 'Assigned' | 'Running';
   fail_exit_code: number | null;
   fail_after: string | null;
+  undelivered: boolean;
 }
 
-export async function activeAssignments(db: Db, node: string): Promise<AssignmentMessage[]> {
+/**
+ * A node's snapshot, for its watch stream: its active assignments, and those never sent to it yet
+ * (whose confirm deadline starts when they are: markDelivered).
+ */
+export async function snapshotFor(db: Db, node: string): Promise<{ assignments: AssignmentMessage[]; undelivered: string[] }> {
   const rows = (await db.query<ActiveRow>(sql('assignments/active_on_node'), [node])).rows;
-  return rows.map((r) => ({
+  const undelivered = rows.filter((r) => r.undelivered).map((r) => r.id);
+  return { undelivered, assignments: rows.map((r) => ({
     id: r.id,
     jobUid: r.job_uid,
     job: r.job,
@@ -200,5 +213,5 @@ export async function activeAssignments(db: Db, node: string): Promise<Assignmen
     durationMs: r.duration_ms,
     state: r.state,
     ...(r.fail_exit_code === null ? {} : { failExitCode: r.fail_exit_code, failAfterMs: parseDuration(r.fail_after ?? '') ?? r.duration_ms }),
-  }));
+  })) };
 }

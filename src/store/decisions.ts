@@ -9,6 +9,7 @@ import type { NodeCapacity, PendingJob, Placement } from '../scheduling/best-fit
 import type { NamespaceQuotaState, QueueState } from '../scheduling/fair-share.js';
 import type { Lane } from '../domain/resources.js';
 import { decideRetry, type FailureCause } from '../scheduling/retry.js';
+import { DEFAULT_MAX_UNCLAIMED } from '../config.js';
 
 /** A pending job as placement reads it (placement/pending.sql, and the pending set's reads). */
 export interface PendingRow {
@@ -26,6 +27,7 @@ export interface PendingRow {
 }
 
 interface CapacityRow {
+  free_slots: number;
   name: string;
   cpu_millis: number;
   memory_bytes: number;
@@ -89,8 +91,8 @@ export const LEAST_SLICE = 500;
  * parsed for nothing on every pass. The leader's pending set (pending-set.ts) answers the last
  * part from memory; this reads it from the database.
  */
-export async function readPlacementInput(db: Db, limit: number, freshHeartbeatMs: number): Promise<PlacementInput> {
-  return readPendingJobs(db, limit, await readRoundState(db, freshHeartbeatMs));
+export async function readPlacementInput(db: Db, limit: number, freshHeartbeatMs: number, maxUnclaimed: number = DEFAULT_MAX_UNCLAIMED): Promise<PlacementInput> {
+  return readPendingJobs(db, limit, await readRoundState(db, freshHeartbeatMs, maxUnclaimed));
 }
 
 /** The pending part of a round's input from the database, for the state already read. */
@@ -128,8 +130,8 @@ export function pendingJobOf(r: PendingRow): PendingJob {
  * placed in between ends no earlier than it started, so the round can only think a queue fuller
  * than it is, never emptier.
  */
-export async function readRoundState(db: Db, freshHeartbeatMs: number): Promise<RoundState> {
-  const nodes = (await db.query<CapacityRow>(sql('placement/nodes'), [freshHeartbeatMs])).rows.map((r) => ({
+export async function readRoundState(db: Db, freshHeartbeatMs: number, maxUnclaimed: number = DEFAULT_MAX_UNCLAIMED): Promise<RoundState> {
+  const nodes = (await db.query<CapacityRow>(sql('placement/nodes'), [freshHeartbeatMs, maxUnclaimed])).rows.map((r) => ({
     name: r.name,
     cpuMillis: r.cpu_millis,
     memoryBytes: r.memory_bytes,
@@ -137,13 +139,15 @@ export async function readRoundState(db: Db, freshHeartbeatMs: number): Promise<
     allocatedMemoryBytes: r.allocated_memory_bytes,
     labels: r.labels,
     images: r.images,
+    freeSlots: r.free_slots,
   }));
   const room = { freeCpu: 0, freeMemory: 0, capacityCpu: 0, capacityMemory: 0 };
   for (const n of nodes) {
-    room.freeCpu = Math.max(room.freeCpu, n.cpuMillis - n.allocatedCpuMillis);
-    room.freeMemory = Math.max(room.freeMemory, n.memoryBytes - n.allocatedMemoryBytes);
     room.capacityCpu = Math.max(room.capacityCpu, n.cpuMillis);
     room.capacityMemory = Math.max(room.capacityMemory, n.memoryBytes);
+    if (n.freeSlots <= 0) continue; // room for no job now, whatever its size
+    room.freeCpu = Math.max(room.freeCpu, n.cpuMillis - n.allocatedCpuMillis);
+    room.freeMemory = Math.max(room.freeMemory, n.memoryBytes - n.allocatedMemoryBytes);
   }
   const queues = (await db.query<QueueUseRow>(sql('placement/queues'))).rows.map(
     (r): QueueState => ({
@@ -199,7 +203,6 @@ export async function commitPlacements(
   tx: Tx,
   epoch: number,
   placements: Placement[],
-  confirmTimeoutMs: number,
   tokens: ReadonlyMap<string, number> = new Map(),
   /** Filled with each job placed: its assignment, and its wait (for /metrics and the log, once the transaction commits). */
   claimed?: ClaimedJob[],
@@ -209,7 +212,7 @@ export async function commitPlacements(
   if (tokens.size > 0) await tx.query(sql('placement/take_tokens'), [[...tokens.keys()], [...tokens.values()]]);
   const result = await tx.query<{ placed: number; nodes_ready: number; nodes_wanted: number; nodes: string[]; claimed: ClaimedJob[] }>(
     sql('placement/place'),
-    [placements.map((p) => p.jobUid), placements.map((p) => p.node), placements.map(() => randomUUID()), epoch, confirmTimeoutMs],
+    [placements.map((p) => p.jobUid), placements.map((p) => p.node), placements.map(() => randomUUID()), epoch],
   );
   const row = result.rows[0]!;
   if (row.nodes_ready !== row.nodes_wanted) throw new NodeGoneError();
@@ -277,7 +280,7 @@ export async function returnUnconfirmed(tx: Tx, assignments: Array<{ id: string;
   if (assignments.length === 0) return 0;
   await tx.query(sql('jobs/lock'), [assignments.map((a) => a.job_uid)]);
   const ended = await endAssignments(tx, assignments.map((a) => a.id), 'Unconfirmed', null);
-  const message = `the node did not confirm the placement within ${confirmTimeoutMs} ms`;
+  const message = `the node did not claim the assignment within ${confirmTimeoutMs} ms of its being sent to it`;
   await retryJobs(tx, ended.map((a) => ({ ...a, cause: 'never-ran', reason: 'NotConfirmed', message })));
   return ended.length;
 }

@@ -6,6 +6,7 @@ import type { NodeRow } from './rows.js';
 import { endAssignments } from './assignments.js';
 import { StaleIncarnationError } from '../errors/stale-incarnation-error.js';
 import { guardBroken } from '../guards.js';
+import { DEFAULT_MAX_JOBS } from '../domain/resources.js';
 
 /**
  * A node (re)registers. When it comes back as a new process (another incarnation), what the
@@ -23,6 +24,7 @@ export async function registerNode(
   incarnation: string | null = null,
   generation: number | null = null,
   images: readonly string[] = [],
+  maxJobs: number = DEFAULT_MAX_JOBS,
 ): Promise<NodeRow> {
   if (guardBroken('registration-generation')) generation = null; // broken on purpose (src/guards.ts)
   return transaction(db, async (tx) => {
@@ -39,7 +41,7 @@ export async function registerNode(
       }
     }
     // The upsert re-checks the generation on the row it locks: a newer process may have registered meanwhile.
-    const row = (await tx.query<NodeRow>(sql('nodes/register'), [name, cpuMillis, memoryBytes, labels, incarnation, generation, images])).rows[0];
+    const row = (await tx.query<NodeRow>(sql('nodes/register'), [name, cpuMillis, memoryBytes, labels, incarnation, generation, images, maxJobs])).rows[0];
     if (!row) throw new StaleIncarnationError(name, generation ?? 0, current ?? 0);
     return row;
   });

@@ -71,6 +71,9 @@ export interface NodeRow {
   state: 'Ready' | 'Dead';
   allocated_cpu_millis: number;
   allocated_memory_bytes: number;
+  max_jobs: number;
+  allocated_jobs: number;
+  unclaimed_jobs: number;
   registered_at: Date;
   last_heartbeat_at: Date;
   watch_session: string | null;

@@ -1,4 +1,4 @@
-// What a node holds (nodes.allocated_*) is always the sum of its active assignments: placement's
+// What a node holds (nodes.allocated_*, and its runs and unclaimed runs) is always the sum of its active assignments: placement's
 // capacity check reads it, so a count that is too low overcommits the node, and one that goes
 // negative fails every later report of that node. Checked here after sequences of every
 // operation that places or ends an assignment, and for the interleaving that once broke it: a
@@ -13,7 +13,7 @@ import { fenced } from '../../src/lease/fenced.js';
 import { commitPlacements, declareNodeDead, returnUnconfirmed, retryOrphaned, orphanedJobs } from '../../src/store/decisions.js';
 import { cancelJob, deleteJob, submitJob } from '../../src/store/jobs.js';
 import { registerNode } from '../../src/store/nodes.js';
-import { applyReports } from '../../src/store/assignments.js';
+import { applyReports, markDelivered } from '../../src/store/assignments.js';
 import { seededRandom } from '../../src/seeded-random.js';
 import { jobRequest } from '../helpers/jobs.js';
 
@@ -27,8 +27,9 @@ async function miscounted(t: TestDatabase): Promise<Array<{ name: string; alloca
     await t.db.query(`
       SELECT n.name, n.allocated_cpu_millis::int AS allocated, coalesce(sum(a.cpu_millis), 0)::int AS held
       FROM nodes n LEFT JOIN assignments a ON a.node = n.name AND a.state IN ('Assigned', 'Running')
-      GROUP BY n.name, n.allocated_cpu_millis, n.allocated_memory_bytes
-      HAVING n.allocated_cpu_millis <> coalesce(sum(a.cpu_millis), 0) OR n.allocated_memory_bytes <> coalesce(sum(a.memory_bytes), 0)`)
+      GROUP BY n.name, n.allocated_cpu_millis, n.allocated_memory_bytes, n.allocated_jobs, n.unclaimed_jobs
+      HAVING n.allocated_cpu_millis <> coalesce(sum(a.cpu_millis), 0) OR n.allocated_memory_bytes <> coalesce(sum(a.memory_bytes), 0)
+          OR n.allocated_jobs <> count(a.id) OR n.unclaimed_jobs <> count(a.id) FILTER (WHERE a.state = 'Assigned')`)
   ).rows;
 }
 
@@ -56,7 +57,7 @@ describe('a node allocation', () => {
     try {
       await placing.query('BEGIN');
       await placing.query("SELECT set_config('fencer.epoch', '7', true)");
-      expect(await commitPlacements(placing, 7, [{ jobUid: uid, node: 'n1' }], 60_000)).toBe(1);
+      expect(await commitPlacements(placing, 7, [{ jobUid: uid, node: 'n1' }])).toBe(1);
       // The same incarnation registers again (its first request timed out at the node, reached
       // the database late): it must wait for the placement's lock on the node.
       const registering = registerNode(t.db, 'n1', 4000, 8 * GiB, {}, incarnations.get('n1'));
@@ -85,7 +86,11 @@ describe('a node allocation', () => {
         const nodes = await ready();
         const uids: string[] = [];
         for (let i = 0; i < 3; i++) uids.push((await submitJob(t.db, jobRequest(`j-${randomUUID().slice(0, 8)}`, 100 + Math.floor(random() * 900)))).job.uid);
-        await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, uids.map((jobUid) => ({ jobUid, node: pick(nodes)! })), random() < 0.3 ? 0 : 60_000)).catch(() => 0);
+        const placements = uids.map((jobUid) => ({ jobUid, node: pick(nodes)! }));
+        await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, placements)).catch(() => 0);
+        // Sent to their nodes, some with no time at all to claim them.
+        const sent = (await t.db.query<{ id: string; node: string }>('SELECT id, node FROM assignments WHERE job_uid = ANY($1)', [uids])).rows;
+        for (const a of sent) await markDelivered(t.db, a.node, [a.id], random() < 0.3 ? 0 : 60_000);
       },
       start: async () => {
         const a = pick(await active());
@@ -161,7 +166,7 @@ describe('a node allocation', () => {
       await broken.db.query('UPDATE nodes SET watch_session = gen_random_uuid()');
       await broken.db.query('DROP TRIGGER assignments_allocate ON assignments');
       const uid = (await submitJob(broken.db, jobRequest('uncounted'))).job.uid;
-      await fenced(broken.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'n1' }], 60_000));
+      await fenced(broken.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'n1' }]));
       expect(await miscounted(broken)).toEqual([{ name: 'n1', allocated: 0, held: 500 }]);
     } finally {
       await broken.close();

@@ -43,7 +43,7 @@ describe('the checker on a real history and run log', () => {
   /** Submits, places on node-1 and returns what the node would be told. */
   async function place(name: string) {
     const uid = (await submitJob(t.db, jobRequest(name))).job.uid;
-    expect(await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'node-1' }], 60_000))).toBe(1);
+    expect(await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'node-1' }]))).toBe(1);
     const a = (await t.db.query<{ id: string; epoch: number; attempt: number }>('SELECT id, epoch::int AS epoch, attempt FROM assignments WHERE job_uid = $1', [uid])).rows[0]!;
     return { id: a.id, job: `default/${name}`, jobUid: uid, epoch: a.epoch, attempt: a.attempt };
   }

@@ -51,7 +51,7 @@ async function submit(request: JobRequest): Promise<string> {
 
 /** Places the job now (the database's clock permitting): 1 when placed, 0 when not due or not pending. */
 async function place(uid: string): Promise<number> {
-  return fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'n1' }], 60_000));
+  return fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'n1' }]));
 }
 
 /** The node runs the placed job and reports it failed; the leader decides what comes next. */
@@ -107,7 +107,7 @@ describe('retries', () => {
       await registerNode(t.db, node, 4000, 8 * 1024 ** 3, {});
       await t.db.query('UPDATE nodes SET watch_session = gen_random_uuid() WHERE name = $1', [node]);
       await makeDue(uid);
-      expect(await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node }], 60_000))).toBe(1);
+      expect(await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node }]))).toBe(1);
       const { assignment_id: id } = await jobOf('unlucky');
       expect(await applyReports(t.db, node, [{ kind: 'started', id: id! }])).toEqual(['ok']); // it ran
       await t.db.query("UPDATE node_heartbeats SET at = now() - interval '1 hour' WHERE name = $1", [node]);
@@ -124,7 +124,7 @@ describe('retries', () => {
     const uid = await submit({ ...jobRequest('unclaimed'), maxAttempts: 1 });
     await registerNode(t.db, 'd3', 4000, 8 * 1024 ** 3, {});
     await t.db.query("UPDATE nodes SET watch_session = gen_random_uuid() WHERE name = 'd3'");
-    expect(await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'd3' }], 60_000))).toBe(1);
+    expect(await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'd3' }]))).toBe(1);
     await t.db.query("UPDATE node_heartbeats SET at = now() - interval '1 hour' WHERE name = 'd3'");
     const rule = { silentMs: 5000, disconnectedMs: 1000, disconnectedQuietMs: 1500 };
     expect(await fenced(t.db, leader, (tx) => declareNodeDead(tx, 'd3', rule, 'test'))).toBe(1);

@@ -9,6 +9,15 @@
 // ends it: each job Succeeded on its first attempt, with one assignment, and the checker (over
 // the history and the nodes' run logs) finds nothing. The broken variant (guard
 // not-reported-is-loss: the old expiry) runs here too and uses attempts.
+//
+// And a burst that the control plane is slow to hand out (every snapshot sent 2 × the confirm
+// timeout after it was read, claims answered late, heartbeats on time), on nodes that hold at most
+// MAX_JOBS runs at once, with at most MAX_UNCLAIMED assignments unclaimed each. The interleaving
+// that cost a job its assignment on the old code: placement commits; the snapshot that carries it
+// waits in the control plane past the confirm timeout, counted from the commit; job-reconcile
+// takes the placement back as Unconfirmed and places it again — and the same happens to the next
+// one. Now the deadline starts when the assignment is sent: one assignment per job. Broken
+// variant (confirm-at-delivery: the deadline starts at the read) takes placements back.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,7 +37,11 @@ const JOBS = 12;
 /** Longer than a run (3 s) plus the slack, so every end report arrives after the deadline. */
 const REPORT_DELAY_MS = 3000 + overdueSlackMs(TIMINGS) + 2500;
 
-function lagCluster(label: string, broken: boolean) {
+const MAX_JOBS = 3;
+const MAX_UNCLAIMED = 2;
+const BURST = 18;
+
+function lagCluster(label: string, brokenGuard?: string, burst = false) {
   const c = {} as { t: TestDatabase; cluster: Cluster; home: string; faults: string };
   beforeAll(async () => {
     c.t = await freshDatabase(label);
@@ -40,10 +53,15 @@ function lagCluster(label: string, broken: boolean) {
       nodes: 2,
       nodeCpu: '8',
       nodeMemory: '16Gi',
+      ...(burst ? { nodeMaxJobs: MAX_JOBS } : {}),
       databaseUrl: c.t.url,
       home: c.home,
       timings: TIMINGS,
-      env: { FENCER_TEST_FAULTS: c.faults, ...(broken ? { FENCER_BREAK_GUARDS: 'not-reported-is-loss' } : {}) },
+      env: {
+        FENCER_TEST_FAULTS: c.faults,
+        ...(burst ? { FENCER_MAX_UNCLAIMED_PER_NODE: String(MAX_UNCLAIMED) } : {}),
+        ...(brokenGuard ? { FENCER_BREAK_GUARDS: brokenGuard } : {}),
+      },
     });
   });
   afterAll(async () => {
@@ -95,16 +113,59 @@ async function burstWithLateReports(c: { t: TestDatabase; cluster: Cluster; faul
     timeoutMs: 90_000,
     what: 'every job to end',
   });
+  return outcome(c);
+}
+
+async function outcome(c: { t: TestDatabase; cluster: Cluster }): Promise<Outcome> {
   const phases = Object.fromEntries((await c.t.db.query<{ phase: string; n: number }>('SELECT phase, count(*)::int AS n FROM jobs GROUP BY phase')).rows.map((r) => [r.phase, r.n]));
   const attemptsUsed = (await c.t.db.query<{ n: number }>('SELECT coalesce(sum(attempt - 1), 0)::int AS n FROM jobs')).rows[0]!.n;
   const assignmentsPerJob = (await c.t.db.query<{ n: number }>('SELECT count(a.id)::int AS n FROM jobs j LEFT JOIN assignments a ON a.job_uid = j.uid GROUP BY j.uid')).rows.map((r) => r.n);
   const logs = ['node-1', 'node-2'].map((n) => c.cluster.nodeLogFile(n)).filter(existsSync);
   const report = check(await readCheckInput(c.t.db, logs));
-  return { phases, attemptsUsed, assignmentsPerJob, clean: report.placedTwice.length === 0 && report.overlappingRuns.length === 0 };
+  return { phases, attemptsUsed, assignmentsPerJob, clean: report.placedTwice.length === 0 && report.overlappingRuns.length === 0 && report.overcommitted.length === 0 };
+}
+
+/**
+ * The most assignments any node had unclaimed at once, replaying the history's assignment rows in
+ * id order. Placement is the leader's alone and reads a node's count before it adds to it, and a
+ * claim only lowers it, so a claim that commits between a placement's insert and its commit can
+ * make this count high, never low: at or under the bound here, it was under the bound.
+ */
+async function mostUnclaimed(t: TestDatabase): Promise<number> {
+  const rows = (await t.db.query<{ node: string; from_state: string | null; to_state: string }>(
+    "SELECT node, from_state, to_state FROM history WHERE entity = 'assignment' ORDER BY id",
+  )).rows;
+  const unclaimed = new Map<string, number>();
+  let most = 0;
+  for (const r of rows) {
+    const delta = (r.to_state === 'Assigned' ? 1 : 0) - (r.from_state === 'Assigned' ? 1 : 0);
+    const now = (unclaimed.get(r.node) ?? 0) + delta;
+    unclaimed.set(r.node, now);
+    most = Math.max(most, now);
+  }
+  return most;
+}
+
+/** A burst the control plane hands out late: snapshots sent 2 × the confirm timeout after their read, claims answered late. */
+async function sendBurstLate(c: { cluster: Cluster; faults: string }): Promise<void> {
+  setFaults(c.faults, { snapshots: { nodes: ['*'], delayMs: 2 * TIMINGS.confirmTimeoutMs }, reports: { nodes: ['*'], delayMs: TIMINGS.confirmTimeoutMs / 3 } });
+  for (let i = 0; i < BURST; i++) {
+    expect(await submit(c.cluster.replicaUrls, jobYaml(`burst-${i}`, { cpu: '10m', memory: '1Mi', duration: '500ms' }))).toBe(201);
+  }
+}
+
+async function burstSentLate(c: { t: TestDatabase; cluster: Cluster; faults: string }): Promise<Outcome & { mostUnclaimed: number }> {
+  await sendBurstLate(c);
+  await eventually(async () => (await c.t.db.query("SELECT 1 FROM jobs WHERE phase NOT IN ('Succeeded', 'Failed', 'Dead', 'Cancelled')")).rows.length === 0, {
+    timeoutMs: 60_000,
+    what: 'every job of the burst to end',
+  });
+  setFaults(c.faults, {});
+  return { ...(await outcome(c)), mostUnclaimed: await mostUnclaimed(c.t) };
 }
 
 describe('reports answered long after the overdue deadline', () => {
-  const c = lagCluster('lag', false);
+  const c = lagCluster('lag');
   it('cost no attempt: every job Succeeded once, with one assignment, the checker clean', async () => {
     const outcome = await burstWithLateReports(c, false);
     expect(outcome.phases).toEqual({ Succeeded: JOBS });
@@ -115,11 +176,36 @@ describe('reports answered long after the overdue deadline', () => {
 });
 
 describe('the same with a late report taken for a lost run (not-reported-is-loss broken)', () => {
-  const c = lagCluster('lag_broken', true);
+  const c = lagCluster('lag_broken', 'not-reported-is-loss');
   // Whether a retried job is also placed again depends on whether its late report lands before
   // its backoff ends (an outcome is kept for a Lost run its job still points at): attempts it is.
   it('uses attempts', async () => {
     const outcome = await burstWithLateReports(c, true);
     expect(outcome.attemptsUsed).toBeGreaterThan(0);
+  });
+});
+
+describe('a burst the control plane hands out late, on nodes of a few runs at once', () => {
+  const c = lagCluster('burst', undefined, true);
+  it('costs each job one assignment and no attempt; no node holds more than its max jobs or its unclaimed bound', async () => {
+    const outcome = await burstSentLate(c);
+    expect(outcome.phases).toEqual({ Succeeded: BURST });
+    expect(outcome.attemptsUsed).toBe(0);
+    expect(outcome.assignmentsPerJob).toEqual(Array(BURST).fill(1));
+    expect(outcome.clean).toBe(true); // the checker counts each node's runs at once against its --max-jobs too
+    expect(outcome.mostUnclaimed).toBeLessThanOrEqual(MAX_UNCLAIMED);
+  });
+});
+
+describe('the same with the confirm deadline started at the read (confirm-at-delivery broken)', () => {
+  const c = lagCluster('burst_broken', 'confirm-at-delivery', true);
+  // Every placement is taken back before its node hears of it, again and again: the burst would
+  // never end. A job placed a second time is the failure.
+  it('takes placements back and places them again', async () => {
+    await sendBurstLate(c);
+    await eventually(async () => (await c.t.db.query('SELECT 1 FROM assignments GROUP BY job_uid HAVING count(*) > 1')).rows.length > 0, {
+      timeoutMs: 30_000,
+      what: 'a job placed a second time',
+    });
   });
 });

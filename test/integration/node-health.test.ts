@@ -220,7 +220,7 @@ describe('registering again', () => {
     const placed: string[] = [];
     for (const name of ['overdue', 'on-time']) {
       const uid = (await submitJob(t.db, jobRequest(`${name}-${randomUUID().slice(0, 6)}`))).job.uid;
-      await fenced(t.db, lease, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'n1' }], 60_000));
+      await fenced(t.db, lease, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'n1' }]));
       const id = (await t.db.query<{ id: string }>('SELECT id FROM assignments WHERE job_uid = $1', [uid])).rows[0]!.id;
       expect(await applyReports(t.db, 'n1', [{ kind: 'started', id }])).toEqual(['ok']);
       placed.push(uid);
@@ -258,7 +258,7 @@ describe('registering again', () => {
 
   it('job-reconcile takes a run its live node never answers about for lost to the node: a disruption, no attempt used', async () => {
     const uid = (await submitJob(t.db, jobRequest(`forgotten-${randomUUID().slice(0, 6)}`))).job.uid;
-    await fenced(t.db, lease, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'n1' }], 60_000));
+    await fenced(t.db, lease, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'n1' }]));
     const id = (await t.db.query<{ id: string }>('SELECT id FROM assignments WHERE job_uid = $1', [uid])).rows[0]!.id;
     expect(await applyReports(t.db, 'n1', [{ kind: 'started', id }])).toEqual(['ok']);
     await t.db.query("UPDATE assignments SET started_at = now() - interval '12 seconds' WHERE id = $1", [id]);
@@ -278,7 +278,7 @@ describe('registering again', () => {
     await registerNode(t.db, 'n1', 4000, 8 * 1024 ** 3, {}, newer, 2); // the node restarted
     await openWatch(t.db, 'n1', randomUUID(), 'test', 1, newer);
     const uid = (await submitJob(t.db, jobRequest(`runs-on-${randomUUID().slice(0, 6)}`))).job.uid;
-    await fenced(t.db, lease, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'n1' }], 60_000));
+    await fenced(t.db, lease, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'n1' }]));
     const id = (await t.db.query<{ id: string }>('SELECT id FROM assignments WHERE job_uid = $1', [uid])).rows[0]!.id;
     expect(await applyReports(t.db, 'n1', [{ kind: 'started', id }])).toEqual(['ok']);
     // The older process's registration, sent before it died, reaches a replica only now.

@@ -101,7 +101,7 @@ describe('pending set', () => {
     // Placed (the set is told), placed behind its back (another leader's round), cancelled, deleted.
     const { fromSet } = await both(set);
     const [mine, theirs] = fromSet.uids.filter((u) => u !== huge);
-    await fenced(t.db, lease, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: mine!, node: 'n1' }, { jobUid: theirs!, node: 'n1' }], 60_000));
+    await fenced(t.db, lease, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: mine!, node: 'n1' }, { jobUid: theirs!, node: 'n1' }]));
     set.removed([mine!]);
     await agrees(set, 'after placements');
     await cancelJob(t.db, 'tenant-a', 'flood-0-7', 10_000);

@@ -53,7 +53,7 @@ describe.each([{ broken: false }, { broken: true }])('the database checks queue 
     expect(round.placements).toHaveLength(5);
     await applyQueue(t.db, limited(2)); // between the round's read and its commit
     if (broken) process.env.FENCER_BREAK_GUARDS = 'queue-limit-commit';
-    const commit = fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, round.placements, 60_000));
+    const commit = fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, round.placements));
     if (broken) await commit;
     else await expect(commit).rejects.toThrow(/queue default\/limited would run 5 jobs/);
     const active = (await t.db.query("SELECT count(*)::int AS n FROM assignments WHERE queue = 'limited' AND state IN ('Assigned', 'Running')")).rows[0].n;
@@ -84,7 +84,7 @@ describe('a limit added while a placement commits', () => {
     const placing = await t.db.connect();
     try {
       await placing.query('BEGIN');
-      await placing.query(sql('placement/place'), [uids, uids.map(() => 'n1'), uids.map(() => randomUUID()), 1, 60_000]);
+      await placing.query(sql('placement/place'), [uids, uids.map(() => 'n1'), uids.map(() => randomUUID()), 1]);
       let acknowledged = false;
       const userWrite = write(t).then(() => (acknowledged = true));
       const waiting = async () =>

@@ -32,7 +32,7 @@ describe('a node report batch', () => {
 
   async function place(name: string, node: string): Promise<string> {
     const uid = (await submitJob(t.db, jobRequest(name))).job.uid;
-    expect(await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node }], 60_000))).toBe(1);
+    expect(await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node }]))).toBe(1);
     return (await t.db.query<{ id: string }>('SELECT id FROM assignments WHERE job_uid = $1', [uid])).rows[0]!.id;
   }
 
@@ -100,7 +100,7 @@ describe('a node report batch', () => {
     await t.db.query("UPDATE jobs SET due_at = now() WHERE name = 'too-late'"); // its retry backoff is over
     // too-late is placed again before its node's report gets through; late-news is not.
     const uid = (await t.db.query<{ uid: string }>("SELECT uid FROM jobs WHERE name = 'too-late'")).rows[0]!.uid;
-    expect(await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'n2' }], 60_000))).toBe(1);
+    expect(await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'n2' }]))).toBe(1);
 
     const outcomes = await applyReports(t.db, 'n3', [
       { kind: 'finished', id: late, outcome: 'Succeeded', message: null },

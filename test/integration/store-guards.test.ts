@@ -54,7 +54,7 @@ describe.each([
   it(breakWith ? 'lets a second active assignment in' : 'refuses a second active assignment, whoever writes it', async () => {
     const t = await setup('unique', breakWith);
     const uid = await submit(t, 'once', 500);
-    expect(await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'small' }], 5000))).toBe(1);
+    expect(await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'small' }]))).toBe(1);
     const second = t.db.query(
       "INSERT INTO assignments (id, job_uid, node, epoch, attempt, state, cpu_millis, memory_bytes, duration_ms, confirm_by) VALUES ($1, $2, 'small', 7, 1, 'Assigned', 1, 1, 1, now())",
       [randomUUID(), uid],
@@ -75,7 +75,7 @@ describe.each([
     const a = await submit(t, 'a', 1500);
     const b = await submit(t, 'b', 1500); // 3 CPUs asked of a 2-CPU node, as a buggy or stale plan might
     const round = fenced(t.db, leader, (tx, epoch) =>
-      commitPlacements(tx, epoch, [{ jobUid: a, node: 'small' }, { jobUid: b, node: 'small' }], 5000),
+      commitPlacements(tx, epoch, [{ jobUid: a, node: 'small' }, { jobUid: b, node: 'small' }]),
     );
     if (breakWith) await round;
     else await expect(round).rejects.toThrow(/allocation_within_capacity/);
@@ -90,7 +90,7 @@ describe('claims', () => {
   it('place only jobs that are still pending', async () => {
     const t = await setup('claims');
     const uid = await submit(t, 'claimed', 500);
-    const place = () => fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'small' }], 5000));
+    const place = () => fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'small' }]));
     expect(await place()).toBe(1);
     expect(await place()).toBe(0); // the same decision again (a replayed round) changes nothing
     expect((await t.db.query("SELECT allocated_cpu_millis FROM nodes")).rows[0].allocated_cpu_millis).toBe(500);
@@ -100,7 +100,7 @@ describe('claims', () => {
     const t = await setup('due');
     const uid = await submit(t, 'later', 500);
     await t.db.query("UPDATE jobs SET due_at = now() + interval '1 hour' WHERE uid = $1", [uid]);
-    expect(await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'small' }], 5000))).toBe(0);
+    expect(await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'small' }]))).toBe(0);
   });
 });
 
@@ -108,7 +108,7 @@ describe('history', () => {
   it('records every change with the deciding epoch and replica, and cannot be rewritten', async () => {
     const t = await setup('history');
     const uid = await submit(t, 'tracked', 500);
-    await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'small' }], 5000));
+    await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'small' }]));
     const rows = (await t.db.query('SELECT entity, from_state, to_state, epoch, replica, node FROM history WHERE job_uid = $1 ORDER BY id', [uid])).rows;
     expect(rows).toEqual([
       { entity: 'job', from_state: null, to_state: 'Pending', epoch: null, replica: 'test', node: null },

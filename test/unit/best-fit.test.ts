@@ -83,6 +83,21 @@ describe('bestFit', () => {
     }
   });
 
+  it('gives a node no more jobs than its free slots, whatever room it has, and the rest to others', () => {
+    const slots = (n: NodeCapacity, freeSlots: number): NodeCapacity => ({ ...n, freeSlots });
+    const jobs = Array.from({ length: 10 }, (_, i) => job(`j${i}`, 10, 0.01));
+    const nodes = [slots(node('tight', 4000, 8, [3000, 0]), 3), slots(node('roomy', 64_000, 64), 4), slots(node('full', 64_000, 64), 0)];
+    const round = bestFit(jobs, nodes);
+    const count = (name: string) => round.placements.filter((p) => p.node === name).length;
+    expect([count('tight'), count('roomy'), count('full')]).toEqual([3, 4, 0]);
+    expect(round.unschedulable).toEqual([]); // waiting for a slot, not unschedulable
+    // The selector path (a plain scan) keeps to the slots as well.
+    const selective = bestFit(jobs.map((j) => ({ ...j, nodeSelector: { pool: 'p' } })), nodes.map((n) => ({ ...n, labels: { pool: 'p' } })));
+    expect(selective.placements.filter((p) => p.node === 'tight').length).toBe(3);
+    expect(selective.placements.filter((p) => p.node === 'full').length).toBe(0);
+    expect(selective.placements.length).toBe(7);
+  });
+
   it('explains why a job is unschedulable', () => {
     const round = bestFit([job('huge', 64_000, 1)], [node('n1', 4000, 8)]);
     expect(round.unschedulable[0]!.message).toBe('0/1 nodes are available: the job is larger than every node (1 with too little CPU capacity)');

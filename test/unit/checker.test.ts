@@ -274,6 +274,16 @@ describe('check', () => {
       expect(report.overcommitted[0]!.running.map((r) => r.assignment).sort()).toEqual(['a1', 'a2', 'a3']);
       expect(report.ok).toBe(false);
     });
+
+    it('catches more runs at once than the node holds (--max-jobs), whatever their size', () => {
+      const tiny = (assignment: string, from: number, to: number) => [
+        line('start', from, assignment, 'node-1', { job: assignment, jobUid: assignment, ...sized(1), nodeMaxJobs: 2 }),
+        line('stop', to, assignment, 'node-1', { job: assignment, jobUid: assignment }),
+      ];
+      expect(check({ history: [], runs: [...tiny('a1', 0, 100), ...tiny('a2', 50, 150), ...tiny('a3', 100, 200)] }).overcommitted).toEqual([]);
+      const report = check({ history: [], runs: [...tiny('a1', 0, 100), ...tiny('a2', 50, 150), ...tiny('a3', 60, 200)] });
+      expect(report.overcommitted).toEqual([expect.objectContaining({ node: 'node-1', at: expect.objectContaining({ ms: T0 + 60 }), capacity: { cpuMillis: 2000, memoryBytes: 4096, maxJobs: 2 } })]);
+    });
   });
 });
 

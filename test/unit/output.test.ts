@@ -55,10 +55,10 @@ const node: NodeResource = {
   apiVersion: 'fencer.dev/v1',
   kind: 'Node',
   metadata: { name: 'node-1', labels: { pool: 'cpu', zone: 'a' } },
-  spec: { capacity: { cpu: '4', memory: '8Gi' } },
+  spec: { capacity: { cpu: '4', memory: '8Gi', jobs: 110 } },
   status: {
     phase: 'Ready',
-    allocated: { cpu: '1500m', memory: '512Mi' },
+    allocated: { cpu: '1500m', memory: '512Mi', jobs: 3, unclaimed: 0 },
     lastHeartbeatTime: ago(2),
     connected: true,
     conditions: [],
@@ -255,7 +255,7 @@ describe('describeJob', () => {
 
 describe('renderTopNodes', () => {
   it('shows what each node holds against its capacity, with percentages', () => {
-    const idle = { ...node, metadata: { name: 'node-2' }, status: { ...node.status, phase: 'Dead' as const, allocated: { cpu: '0', memory: '0' } } };
+    const idle = { ...node, metadata: { name: 'node-2' }, status: { ...node.status, phase: 'Dead' as const, allocated: { cpu: '0', memory: '0', jobs: 0, unclaimed: 0 } } };
     expect(renderTopNodes([node, idle])).toBe(
       [
         'NAME     CPU(cores)   CPU%   MEMORY(bytes)   MEMORY%   STATUS',

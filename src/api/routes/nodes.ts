@@ -10,7 +10,7 @@ import { heartbeat, listNodes, openWatch, registerNode } from '../../store/nodes
 import { presentNode } from '../present.js';
 import { injectFault } from '../faults.js';
 import { StaleIncarnationError } from '../../errors/stale-incarnation-error.js';
-import { API_VERSION } from '../../domain/resources.js';
+import { API_VERSION, DEFAULT_MAX_JOBS } from '../../domain/resources.js';
 import { parseCpu, parseMemory } from '../../domain/quantity.js';
 import { isDns1123Subdomain } from '../../domain/names.js';
 import type { RegisterResponse } from '../../domain/assignment.js';
@@ -18,9 +18,9 @@ import type { RegisterResponse } from '../../domain/assignment.js';
 export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.post('/api/v1/nodes/register', async (request) => {
     const body = jsonObject(request.body);
-    const { name, cpuMillis, memoryBytes, labels, incarnation, generation, images } = validateRegistration(body);
+    const { name, cpuMillis, memoryBytes, labels, incarnation, generation, images, maxJobs } = validateRegistration(body);
     try {
-      await registerNode(ctx.liveness, name, cpuMillis, memoryBytes, labels, incarnation, generation, images);
+      await registerNode(ctx.liveness, name, cpuMillis, memoryBytes, labels, incarnation, generation, images, maxJobs);
     } catch (err) {
       if (err instanceof StaleIncarnationError) throw new HttpError(409, err.message);
       throw err;
@@ -59,6 +59,9 @@ export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
   });
 }
 
+/** The most runs a node may say it holds at once: far beyond what one node runs, a typo caught. */
+const MAX_JOBS_LIMIT = 100_000;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function validateRegistration(body: Record<string, unknown>) {
@@ -72,6 +75,10 @@ function validateRegistration(body: Record<string, unknown>) {
   const memoryBytes = typeof capacity.memory === 'string' || typeof capacity.memory === 'number' ? parseMemory(capacity.memory) : null;
   if (!cpuMillis || cpuMillis <= 0) problems.push({ path: 'capacity.cpu', message: `${JSON.stringify(capacity.cpu)} is not a positive CPU quantity` });
   if (!memoryBytes || memoryBytes <= 0) problems.push({ path: 'capacity.memory', message: `${JSON.stringify(capacity.memory)} is not a positive memory quantity` });
+  const maxJobs = capacity.jobs ?? DEFAULT_MAX_JOBS;
+  if (!(typeof maxJobs === 'number' && Number.isSafeInteger(maxJobs) && maxJobs > 0 && maxJobs <= MAX_JOBS_LIMIT)) {
+    problems.push({ path: 'capacity.jobs', message: `${JSON.stringify(capacity.jobs)} is not a whole number of runs from 1 to ${MAX_JOBS_LIMIT}` });
+  }
   const labels = (body.labels ?? {}) as Record<string, unknown>;
   for (const [key, value] of Object.entries(labels)) {
     if (typeof value !== 'string') problems.push({ path: `labels.${key}`, message: 'must be a string' });
@@ -97,5 +104,6 @@ function validateRegistration(body: Record<string, unknown>) {
     labels: labels as Record<string, string>,
     incarnation: incarnation as string | null,
     images: images as string[],
+    maxJobs: maxJobs as number,
   };
 }

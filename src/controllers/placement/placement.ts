@@ -40,7 +40,8 @@ export class Placement implements Reconciler {
     private readonly db: Db,
     private readonly lease: Lease,
     readonly intervalMs: number,
-    private readonly confirmTimeoutMs: number,
+    /** The most unclaimed assignments a node may have (config.ts, maxUnclaimedPerNode). */
+    private readonly maxUnclaimed: number,
     /** Only nodes heard from this recently are a home for a job (not dead, maybe, but not well). */
     private readonly freshHeartbeatMs: number,
     private readonly policy: Policy = DEFAULT_POLICY,
@@ -51,7 +52,7 @@ export class Placement implements Reconciler {
   ) {}
 
   private async readInput(): Promise<PlacementInput> {
-    const state = await readRoundState(this.db, this.freshHeartbeatMs);
+    const state = await readRoundState(this.db, this.freshHeartbeatMs, this.maxUnclaimed);
     if (!this.pending || !(await this.pending.sync(this.db))) return readPendingJobs(this.db, ROUND_LIMIT, state);
     return { ...state, ...this.pending.select(ROUND_LIMIT, LEAST_SLICE, state.room, new Set(state.queues.map((q) => q.key))) };
   }
@@ -81,7 +82,7 @@ export class Placement implements Reconciler {
     if (round.placements.length > 0) {
       const tokens = tokensTaken(round.placements, jobs, input.quotas.filter((q) => q.tokens !== null).map((q) => q.namespace));
       const claimed: ClaimedJob[] = [];
-      placed = await fenced(this.db, this.lease, (tx, epoch) => commitPlacements(tx, epoch, round.placements, this.confirmTimeoutMs, tokens, claimed));
+      placed = await fenced(this.db, this.lease, (tx, epoch) => commitPlacements(tx, epoch, round.placements, tokens, claimed));
       for (const c of claimed) jobPlacementWaitSeconds.observe(c.wait);
       // Each decision, for following one job through the logs (FENCER_LOG_LEVEL=debug).
       if (log.isLevelEnabled('debug')) for (const c of claimed) log.debug({ job: c.job, assignment: c.assignment, node: c.node, waitedSeconds: c.wait }, 'placed job');

@@ -1,9 +1,10 @@
 -- assignments/active_on_node: what a node should be running now, for its watch stream. $1 node.
 -- A job with spec.simulate fails its first failAttempts runs (runs of this job that failed before,
 -- replays included, so a replayed dead letter can succeed): fail_exit_code is set for a run that
--- is to fail, fail_after (a duration) when it fails early.
+-- is to fail, fail_after (a duration) when it fails early. undelivered: never sent to the node yet
+-- (assignments/delivered starts its confirm deadline).
 SELECT a.id, a.job_uid, j.namespace || '/' || j.name AS job, a.epoch, a.attempt,
-       a.cpu_millis, a.memory_bytes, a.duration_ms, a.state,
+       a.cpu_millis, a.memory_bytes, a.duration_ms, a.state, a.state = 'Assigned' AND a.confirm_by IS NULL AS undelivered,
        CASE WHEN (j.spec->'simulate'->>'failAttempts')::int > 0 -- counted only for such jobs (CASE evaluates in order)
             THEN CASE WHEN (SELECT count(*) FROM assignments p WHERE p.job_uid = a.job_uid AND p.state = 'Failed')
                            < (j.spec->'simulate'->>'failAttempts')::int

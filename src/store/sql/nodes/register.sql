@@ -7,11 +7,12 @@
 -- node is simply not connected until it opens another.
 -- A process older than the registered one (generation lower) changes nothing: no row back.
 -- $1 name, $2 cpu millis, $3 memory bytes, $4 labels, $5 incarnation, $6 generation (or NULL),
--- $7 text[] images the node holds.
-INSERT INTO nodes (name, cpu_millis, memory_bytes, labels, incarnation, generation, images)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+-- $7 text[] images the node holds, $8 the most runs it holds at once (max_jobs).
+INSERT INTO nodes (name, cpu_millis, memory_bytes, labels, incarnation, generation, images, max_jobs)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 ON CONFLICT (name) DO UPDATE
 SET cpu_millis = EXCLUDED.cpu_millis, memory_bytes = EXCLUDED.memory_bytes, labels = EXCLUDED.labels, images = EXCLUDED.images,
+    max_jobs = EXCLUDED.max_jobs,
     incarnation = EXCLUDED.incarnation, state = 'Ready', registered_at = now(),
     dead_at = NULL, dead_reason = NULL, disconnected_at = NULL,
     watch_session = CASE WHEN nodes.incarnation = EXCLUDED.incarnation AND nodes.disconnected_at IS NULL THEN nodes.watch_session END,

@@ -3,7 +3,8 @@
 -- active assignment; the chosen nodes are locked and must still be Ready; the assignments'
 -- trigger (migration 0006) adds what they hold to their nodes, where the CHECK constraint
 -- refuses any overcommit, and the limits trigger (migration 0009) any queue or quota past its limits.
--- $1 uuid[] job uids, $2 text[] nodes, $3 uuid[] assignment ids, $4 epoch, $5 confirm timeout ms.
+-- $1 uuid[] job uids, $2 text[] nodes, $3 uuid[] assignment ids, $4 epoch. confirm_by stays NULL until
+-- a replica sends the assignment to its node (assignments/delivered).
 -- Also each job placed: its assignment, node and wait in seconds (from its submit or its due time, if later).
 WITH decision AS (
   SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[]) AS d(job_uid, node, assignment_id)
@@ -16,9 +17,8 @@ WITH decision AS (
   RETURNING j.uid, j.attempt, j.cpu_millis, j.memory_bytes, j.duration_ms, j.namespace, j.queue, d.node, d.assignment_id,
             greatest(j.created_at, j.due_at) AS ready_at
 ), assigned AS (
-  INSERT INTO assignments (id, job_uid, node, epoch, attempt, state, cpu_millis, memory_bytes, duration_ms, confirm_by, namespace, queue)
-  SELECT assignment_id, uid, node, $4, attempt, 'Assigned', cpu_millis, memory_bytes, duration_ms,
-         now() + $5::bigint * interval '1 millisecond', namespace, queue
+  INSERT INTO assignments (id, job_uid, node, epoch, attempt, state, cpu_millis, memory_bytes, duration_ms, namespace, queue)
+  SELECT assignment_id, uid, node, $4, attempt, 'Assigned', cpu_millis, memory_bytes, duration_ms, namespace, queue
   FROM claimed
   RETURNING id
 ), ready AS (
