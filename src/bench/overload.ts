@@ -13,6 +13,7 @@ import { seededRandom } from '../seeded-random.js';
 import { check, verdictOf, type Verdict } from '../checker/check.js';
 import { readCheckInput } from '../checker/read.js';
 import { unfinishedCount } from '../store/jobs.js';
+import { MOST_PER_PAGE, type Page } from '../domain/list-pages.js';
 
 export interface OverloadOptions {
   jobs: number;
@@ -47,14 +48,18 @@ export async function runOverloadBench(opts: OverloadOptions): Promise<OverloadR
   const lists = { ok: 0, busy: 0, failed: 0 };
   try {
     const started = Date.now();
+    // Each lister reads every job, the largest page at a time, and starts over at the end.
     const listing = Array.from({ length: opts.listers }, async (_, i) => {
+      let token: string | undefined;
       for (let n = 0; Date.now() - started < opts.listSeconds * 1000; n++) {
         const url = cluster.replicaUrls[(i + n) % cluster.replicaUrls.length]!;
-        const res = await fetch(`${url}/api/v1/jobs`, { signal: AbortSignal.timeout(10_000) }).catch(() => null);
+        const query = `limit=${MOST_PER_PAGE}${token ? `&continue=${encodeURIComponent(token)}` : ''}`;
+        const res = await fetch(`${url}/api/v1/jobs?${query}`, { signal: AbortSignal.timeout(10_000) }).catch(() => null);
         if (res === null) lists.failed++;
         else if (res.status === 503) lists.busy++;
         else lists.ok++;
-        await res?.arrayBuffer().catch(() => undefined);
+        if (res?.ok) token = ((await res.json().catch(() => ({}))) as Page<unknown>).metadata?.continue;
+        else await res?.arrayBuffer().catch(() => undefined);
       }
     });
     const jobs = Array.from({ length: opts.jobs }, (_, i) => ({

@@ -7,6 +7,7 @@ import YAML from 'yaml';
 import type { ClusterEvent, CronJob, Job, JobEvent, List, NodeResource, Queue, ResourceQuota, Workflow } from '../domain/resources.js';
 import type { NamespaceResource } from '../domain/namespace.js';
 import { ApiClient, serversFor, type HttpMethod } from './client.js';
+import { readAllPages } from '../domain/list-pages.js';
 import { ValidationError } from '../errors/validation-error.js';
 import { readSubmission } from '../api/validation/submission.js';
 import { readWorkflowSubmission } from '../api/validation/workflow.js';
@@ -351,7 +352,7 @@ async function get(client: ApiClient, type: string, name: string | undefined, op
     if (opts.selector) query.set('labelSelector', opts.selector);
     const fieldSelector = opts.dead ? 'status.phase=Dead' : opts.fieldSelector;
     if (fieldSelector) query.set('fieldSelector', fieldSelector);
-    jobs = (await client.request<List<Job>>('GET', `/api/v1/jobs?${query}`)).items;
+    jobs = await readAllPages(`/api/v1/jobs?${query}`, (path) => client.request<List<Job>>('GET', path));
   }
   if (jobs.length === 0 && !isDocumentFormat(format)) return nothingFound(where);
   return renderJobs(jobs, options);

@@ -6,6 +6,7 @@ import { transaction } from './db.js';
 import { sql } from './sql.js';
 import type { JobRow } from './rows.js';
 import type { JobPhase, JobRequest } from '../domain/resources.js';
+import type { PageKey } from '../domain/list-pages.js';
 import { TERMINAL_PHASES } from '../domain/resources.js';
 import { withdrawAssignments } from './assignments.js';
 import { admitJobs } from './queues.js';
@@ -180,8 +181,30 @@ export interface JobFilter {
   phase?: JobPhase;
 }
 
+/** Every job of a namespace (of all when null) that passes the filter, by namespace and name. */
 export async function listJobs(db: Db, namespace: string | null, filter: JobFilter = {}): Promise<JobRow[]> {
-  return (await db.query<JobRow>(sql('jobs/list'), [namespace, JSON.stringify(filter.labels ?? {}), filter.phase ?? null])).rows;
+  return (await db.query<JobRow>(sql('jobs/list'), listParameters(namespace, filter, null, null))).rows;
+}
+
+export interface JobPage {
+  jobs: JobRow[];
+  /** The last job's key when more follow (the next page starts after it); null on the last page. */
+  next: PageKey | null;
+}
+
+/** At most `limit` jobs of listJobs' list, those after `after` (from the first when null). */
+export async function listJobPage(db: Db, namespace: string | null, filter: JobFilter, after: PageKey | null, limit: number): Promise<JobPage> {
+  // One more than asked says whether another page follows.
+  const rows = (await db.query<JobRow>(sql('jobs/list'), listParameters(namespace, filter, after, limit + 1))).rows;
+  if (rows.length <= limit) return { jobs: rows, next: null };
+  const jobs = rows.slice(0, limit);
+  const last = jobs.at(-1)!;
+  return { jobs, next: { namespace: last.namespace, name: last.name } };
+}
+
+function listParameters(namespace: string | null, filter: JobFilter, after: PageKey | null, limit: number | null): unknown[] {
+  const labels = filter.labels && Object.keys(filter.labels).length > 0 ? JSON.stringify(filter.labels) : null;
+  return [namespace, labels, filter.phase ?? null, after?.namespace ?? null, after?.name ?? null, limit];
 }
 
 /**
@@ -193,7 +216,7 @@ export async function replayJobs(db: Db, namespace: string | null, filter: { nam
     if (actor) await tx.query(sql('jobs/set_actor'), [actor]);
     const dead = filter.name !== undefined
       ? (await tx.query<JobRow>(sql('jobs/lock_by_name'), [namespace, filter.name])).rows.filter((j) => j.phase === 'Dead')
-      : (await tx.query<JobRow>(sql('jobs/list'), [namespace, JSON.stringify(filter.labels ?? {}), 'Dead'])).rows;
+      : (await tx.query<JobRow>(sql('jobs/list'), listParameters(namespace, { labels: filter.labels, phase: 'Dead' }, null, null))).rows;
     if (dead.length === 0) return [];
     const uids = dead.map((j) => j.uid);
     await tx.query(sql('jobs/lock'), [uids]);

@@ -4,6 +4,7 @@
 import type { ClusterEvent, ClusterStatus, CronJob, Job, JobEvent, List, NodeResource, Workflow } from '../domain/resources.js';
 import type { Change } from '../api/change-feed.js';
 import { Connection, ReadError } from './connection.js';
+import { readAllPages } from '../domain/list-pages.js';
 import { renderCronJobs, renderDetail, renderEvents, renderHeader, renderJobs, renderLive, renderNodes, renderWorkflows, type Filters } from './views.js';
 
 type Part = 'status' | 'nodes' | 'jobs' | 'workflows' | 'cronjobs' | 'events' | 'detail';
@@ -90,7 +91,8 @@ async function read(parts: Set<Part>): Promise<Part[]> {
       state.status = await connection.get<ClusterStatus>('/api/v1/status');
       connection.learn(state.status);
     }],
-    ['jobs', async () => (state.jobs = await list<Job>('/api/v1/jobs'))],
+    // Every job, a page at a time: the nodes' boxes and the counts by phase need them all.
+    ['jobs', async () => (state.jobs = await readAllPages('/api/v1/jobs', (path) => connection.get<List<Job>>(path)))],
     ['nodes', async () => (state.nodes = await list<NodeResource>('/api/v1/nodes'))],
     ['workflows', async () => (state.workflows = await list<Workflow>('/api/v1/workflows'))],
     ['cronjobs', async () => (state.cronjobs = await list<CronJob>('/api/v1/cronjobs'))],

@@ -36,6 +36,7 @@ describe('the files /ui serves', () => {
     ['js/ui/app.js', 'ui/app.js'],
     ['js/domain/quantity.js', 'domain/quantity.js'],
     ['js/domain/duration.js', 'domain/duration.js'],
+    ['js/domain/list-pages.js', 'domain/list-pages.js'],
     ['js/net/any-replica.js', 'net/any-replica.js'],
   ])('%j is %s', (url, file) => expect(assetPath(url)).toBe(file));
 

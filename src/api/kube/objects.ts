@@ -3,12 +3,14 @@
 import type { ApiContext } from '../context.js';
 import type { KubeKind } from './kinds.js';
 import type { KubeObject } from './table.js';
-import { getJob, listJobs } from '../../store/jobs.js';
+import { getJob, listJobPage, listJobs } from '../../store/jobs.js';
 import { getWorkflow, listWorkflows } from '../../store/workflows.js';
 import { getCronJob, listCronJobs } from '../../store/cronjobs.js';
 import { getQueue, listQueues, listQuotas } from '../../store/queues.js';
 import { listNodes } from '../../store/nodes.js';
 import { presentCronJob, presentJob, presentNode, presentQueue, presentResourceQuota, presentWorkflow } from '../present.js';
+import { storeJobFilterOf } from '../job-filter.js';
+import { continueToken, kubeLimitOf, parseContinue } from '../list-page.js';
 
 /** The query parameters of a list (selectors.ts reads them). */
 export interface ObjectQuery {
@@ -25,6 +27,12 @@ export interface ObjectQuery {
 
 export interface KubeObjects {
   list(kind: KubeKind, namespace: string | null): Promise<KubeObject[]>;
+  /**
+   * A page of the list read from the store, when the store can read it a page at a time: Jobs,
+   * with a limit, and selectors it filters on. Null: list them all and select in memory. It has
+   * no remainingItemCount (optional in Kubernetes too): counting would read every row.
+   */
+  page(kind: KubeKind, namespace: string | null, query: ObjectQuery): Promise<{ items: KubeObject[]; continue?: string; remaining?: number } | null>;
   get(kind: KubeKind, namespace: string | null, name: string): Promise<KubeObject | undefined>;
 }
 
@@ -82,6 +90,15 @@ export function kubeObjects(ctx: ApiContext): KubeObjects {
   };
   return {
     list: async (kind, namespace) => (await sourceOf(kind).list(namespace)) as KubeObject[],
+    page: async (kind, namespace, query) => {
+      if (kind.kind !== 'Job') return null;
+      const limit = kubeLimitOf(query.limit);
+      const filter = storeJobFilterOf(query);
+      if (limit === 0 || filter === null) return null;
+      const after = query.continue ? parseContinue(query.continue, namespace) : null;
+      const page = await listJobPage(db, namespace, filter, after, limit);
+      return { items: page.jobs.map(presentJob) as unknown as KubeObject[], ...(page.next ? { continue: continueToken(page.next) } : {}) };
+    },
     get: async (kind, namespace, name) => (await sourceOf(kind).get(namespace ?? '', name)) as KubeObject | undefined,
   };
 }

@@ -1,8 +1,10 @@
 // A list's query as Kubernetes clients send it: labelSelector (k=v, k==v, k!=v, k, !k, k in (a,b),
 // k notin (a,b)), fieldSelector (metadata.name, metadata.namespace, status.phase and any other
 // dotted path, with = == !=), and limit/continue pagination (the continue token is the last
-// name served: a list is sorted by namespace and name, so the next page starts after it).
+// name served: a list is sorted by namespace and name, so the next page starts after it; the
+// token is list-page.ts's, as when the store pages a Jobs list).
 import { HttpError } from '../../errors/http-error.js';
+import { continueToken, kubeLimitOf, parseContinue } from '../list-page.js';
 import type { ObjectQuery } from './objects.js';
 import { evaluateJsonPath, type KubeObject } from './table.js';
 
@@ -48,7 +50,8 @@ export function parseFieldSelector(selector: string): Array<(object: KubeObject)
     });
 }
 
-export function selectObjects<T extends KubeObject>(objects: T[], query: ObjectQuery): { items: T[]; continue?: string; remaining?: number } {
+/** The objects the query selects, a page of them with a limit. `namespace`: the list's, which a continue token must be of. */
+export function selectObjects<T extends KubeObject>(objects: T[], query: ObjectQuery, namespace: string | null = null): { items: T[]; continue?: string; remaining?: number } {
   const labels = query.labelSelector ? parseLabelSelector(query.labelSelector) : [];
   const fields = query.fieldSelector ? parseFieldSelector(query.fieldSelector) : [];
   const key = (o: T) => `${String(o.metadata?.namespace ?? '')}/${o.metadata?.name ?? ''}`;
@@ -56,12 +59,13 @@ export function selectObjects<T extends KubeObject>(objects: T[], query: ObjectQ
     .filter((o) => labels.every((r) => r((o.metadata?.labels ?? {}) as Record<string, string>)) && fields.every((f) => f(o)))
     .sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
   if (query.continue) {
-    const after = Buffer.from(query.continue, 'base64url').toString('utf8');
+    const from = parseContinue(query.continue, namespace);
+    const after = `${from.namespace}/${from.name}`;
     items = items.filter((o) => key(o) > after);
   }
-  const limit = query.limit === undefined || query.limit === '' ? 0 : Number(query.limit);
-  if (!Number.isInteger(limit) || limit < 0) throw new HttpError(400, `limit must be a whole number, not "${query.limit}"`);
+  const limit = kubeLimitOf(query.limit);
   if (limit === 0 || items.length <= limit) return { items };
   const page = items.slice(0, limit);
-  return { items: page, continue: Buffer.from(key(page.at(-1)!), 'utf8').toString('base64url'), remaining: items.length - limit };
+  const last = page.at(-1)!;
+  return { items: page, continue: continueToken({ namespace: String(last.metadata?.namespace ?? ''), name: last.metadata?.name ?? '' }), remaining: items.length - limit };
 }

@@ -1,16 +1,17 @@
-// Jobs: create (YAML or JSON), get, list, delete, cancel, replay. Any replica, no leader needed.
+// Jobs: create (YAML or JSON), get, list (a page at a time), delete, cancel, replay. Any replica, no leader needed.
 import { overdueSlackMs } from '../../config.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { readSubmissionOffLoop } from '../validation/off-loop.js';
 import { HttpError } from '../../errors/http-error.js';
-import { cancelJob, deleteJob, getJob, jobHistory, listJobs, replayJobs, submitJob, submitJobs, type JobFilter } from '../../store/jobs.js';
+import { cancelJob, deleteJob, getJob, jobHistory, listJobPage, replayJobs, submitJob, submitJobs } from '../../store/jobs.js';
 import { presentJob, presentJobEvent } from '../present.js';
+import { jobFilterOf } from '../job-filter.js';
+import { continueToken, pageLimitOf, parseContinue } from '../list-page.js';
 
 /** The latest events a job's events list shows. */
 const EVENTS_SHOWN = 100;
-import { API_VERSION, type JobPhase, type JobRequest } from '../../domain/resources.js';
-import { parseLabelSelector, parsePhaseSelector } from '../../domain/names.js';
+import { API_VERSION, type JobRequest } from '../../domain/resources.js';
 import { actorOf, idempotencyKeyOf } from '../request-headers.js';
 import { isDryRun, REHEARSABLE, writeOrRehearse } from '../dry-run.js';
 
@@ -23,9 +24,9 @@ interface ListQuery {
   namespace?: string;
   labelSelector?: string;
   fieldSelector?: string;
+  limit?: string;
+  continue?: string;
 }
-
-const PHASES: readonly JobPhase[] = ['Pending', 'Assigned', 'Running', 'Succeeded', 'Failed', 'Cancelled', 'Skipped', 'Dead'];
 
 /** Room for a backlog of ten thousand jobs in one request. */
 const BATCH_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
@@ -61,15 +62,11 @@ export function jobRoutes(app: FastifyInstance, ctx: ApiContext): void {
     return presentJob(result.job);
   });
 
-  app.get<{ Querystring: ListQuery }>('/api/v1/jobs', async (request) => {
-    const rows = await listJobs(ctx.db, request.query.namespace || null, filterOf(request.query));
-    return { apiVersion: API_VERSION, kind: 'JobList', items: rows.map(presentJob) };
-  });
+  // A page at a time (list-page.ts): `limit` (500 when none, at most 1000) and the `continue` of
+  // the page before; metadata.continue, when there, asks for the next.
+  app.get<{ Querystring: ListQuery }>('/api/v1/jobs', async (request) => listPage(ctx, request.query.namespace || null, request.query));
 
-  app.get<{ Params: { namespace: string }; Querystring: ListQuery }>('/api/v1/namespaces/:namespace/jobs', async (request) => {
-    const rows = await listJobs(ctx.db, request.params.namespace, filterOf(request.query));
-    return { apiVersion: API_VERSION, kind: 'JobList', items: rows.map(presentJob) };
-  });
+  app.get<{ Params: { namespace: string }; Querystring: ListQuery }>('/api/v1/namespaces/:namespace/jobs', async (request) => listPage(ctx, request.params.namespace, request.query));
 
   app.get<{ Params: JobParams }>('/api/v1/namespaces/:namespace/jobs/:name', async (request) => {
     const { namespace, name } = request.params;
@@ -121,24 +118,18 @@ export function jobRoutes(app: FastifyInstance, ctx: ApiContext): void {
 
   // Every dead letter of a namespace (all namespaces without one) matching a label selector.
   app.post<{ Querystring: ListQuery }>('/api/v1/jobs/replay', REHEARSABLE, async (request: FastifyRequest<{ Querystring: ListQuery }>) => {
-    const filter = { labels: filterOf(request.query).labels };
+    const filter = { labels: jobFilterOf(request.query).labels };
     const replayed = await writeOrRehearse(request, ctx.db, (db) => replayJobs(db, request.query.namespace || null, filter, actorOf(request)));
     return { apiVersion: API_VERSION, kind: 'JobList', items: replayed.map(presentJob) };
   });
 }
 
-function filterOf(query: ListQuery): JobFilter {
-  try {
-    const filter: JobFilter = {};
-    if (query.labelSelector) filter.labels = parseLabelSelector(query.labelSelector);
-    if (query.fieldSelector) {
-      const phase = parsePhaseSelector(query.fieldSelector, PHASES);
-      if (phase) filter.phase = phase as JobPhase;
-    }
-    return filter;
-  } catch (error) {
-    throw new HttpError(400, (error as Error).message);
-  }
+async function listPage(ctx: ApiContext, namespace: string | null, query: ListQuery) {
+  const filter = jobFilterOf(query);
+  const limit = pageLimitOf(query.limit);
+  const after = query.continue ? parseContinue(query.continue, namespace) : null;
+  const page = await listJobPage(ctx.db, namespace, filter, after, limit);
+  return { apiVersion: API_VERSION, kind: 'JobList', metadata: page.next ? { continue: continueToken(page.next) } : {}, items: page.jobs.map(presentJob) };
 }
 
 function notFound(namespace: string, name: string): HttpError {

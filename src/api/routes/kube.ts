@@ -107,7 +107,7 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
       }
       // Read before the objects: a watch from it misses nothing the list lacks.
       const resourceVersion = String(await listVersion(ctx.db));
-      const found = selectObjects(await objects.list(kind, namespace), request.query);
+      const found = (await objects.page(kind, namespace, request.query)) ?? selectObjects(await objects.list(kind, namespace), request.query, namespace);
       return answer(request, reply, kind, found.items, { resourceVersion, continue: found.continue, remainingItemCount: found.remaining });
     };
     const get = async (request: FastifyRequest<{ Params: GetParams; Querystring: ObjectQuery }>, reply: FastifyReply) => {

@@ -27,7 +27,7 @@ export function assetPath(file: string): string | null {
   if (file === '' || file === 'index.html') return join('ui', 'index.html');
   if (file === 'style.css') return join('ui', 'style.css');
   // The page's modules, and the pure ones they share with the CLI, as tsc compiled them.
-  const module = /^js\/(ui\/[a-z-]+|domain\/(?:quantity|duration)|net\/any-replica)\.js$/.exec(file);
+  const module = /^js\/(ui\/[a-z-]+|domain\/(?:quantity|duration|list-pages)|net\/any-replica)\.js$/.exec(file);
   return module ? `${module[1]}.js` : null;
 }
 
