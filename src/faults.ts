@@ -8,7 +8,8 @@
 // { "reports":    { "nodes": ["node-1"], "status": 503 },   // "*" matches every node
 //   "heartbeats": { "nodes": ["*"], "status": 503 },
 //   "snapshots":  { "nodes": ["node-1"], "delayMs": 3000 },
-//   "pool":       { "replicas": ["replica-2"], "holdMs": 3000, "id": "f7" } }  // every API connection held
+//   "pool":       { "replicas": ["replica-2"], "holdMs": 3000, "id": "f7" },  // every API connection held
+//   "loop":       { "replicas": ["replica-1"], "blockMs": 400, "everyMs": 500 } }  // its event loop busy in slices
 // Write it whole (a temporary file renamed over it): a half-written file reads as no faults.
 
 import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
@@ -28,11 +29,19 @@ export interface PoolFault {
   id: string;
 }
 
+/** A replica's event loop kept busy, blockMs of synchronous work every everyMs: what a long parse or sort does to it. */
+export interface LoopFault {
+  replicas: string[];
+  blockMs: number;
+  everyMs: number;
+}
+
 export interface Faults {
   reports?: PathFault;
   heartbeats?: PathFault;
   snapshots?: PathFault;
   pool?: PoolFault;
+  loop?: LoopFault;
 }
 
 const REREAD_MS = 50;
@@ -74,6 +83,24 @@ export function faultFor(kind: 'reports' | 'heartbeats' | 'snapshots', node: str
 interface Connectable {
   connect(): Promise<{ release(): void }>;
   options: { max?: number };
+}
+
+/** While a loop fault names `replica`, blocks its event loop in slices. Returns what stops it. */
+export function blockLoopOnFault(replica: string, env: NodeJS.ProcessEnv = process.env): () => void {
+  if (!env.FENCER_TEST_FAULTS) return () => undefined;
+  let next = 0;
+  const timer = setInterval(() => {
+    const fault = currentFaults(env).loop;
+    if (!fault || !(fault.replicas.includes('*') || fault.replicas.includes(replica))) return;
+    const now = performance.now();
+    if (now < next) return;
+    next = now + fault.everyMs;
+    while (performance.now() - now < fault.blockMs) {
+      // busy: nothing else on this loop runs meanwhile
+    }
+  }, 10);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /**

@@ -26,7 +26,7 @@ import { epochGauge, leaderGauge } from './metrics/registry.js';
 import { exportClusterState } from './metrics/cluster.js';
 import { openKubeWatches } from './api/kube/watch.js';
 import { guardBroken } from './guards.js';
-import { exhaustPoolOnFault } from './faults.js';
+import { blockLoopOnFault, exhaustPoolOnFault } from './faults.js';
 import { DecisionThread } from './lifecycle.js';
 import type { Policy } from './scheduling/policies.js';
 
@@ -77,7 +77,7 @@ export class Replica {
   private readonly workflows: Controller;
   private server: FastifyInstance | undefined;
   private seenTimer: NodeJS.Timeout | undefined;
-  private stopPoolFaults: () => void = () => undefined;
+  private stopTestFaults: () => void = () => undefined;
   private stopping: Promise<void> | undefined;
 
   constructor(private readonly opts: ReplicaOptions) {
@@ -196,7 +196,9 @@ export class Replica {
     await this.server.listen({ host: this.opts.host, port: this.opts.port });
     await this.markSeen();
     this.seenTimer = setInterval(() => void this.markSeen(), this.opts.timings.heartbeatMs);
-    this.stopPoolFaults = exhaustPoolOnFault(this.api, name); // test-only: nothing unless FENCER_TEST_FAULTS
+    // Test-only: nothing unless FENCER_TEST_FAULTS.
+    const stopFaults = [exhaustPoolOnFault(this.api, name), blockLoopOnFault(name)];
+    this.stopTestFaults = () => stopFaults.forEach((stop) => stop());
     this.lease.start();
     for (const controller of this.controllers) controller.start();
     logger.info({ url: this.url, advertised: this.advertisedUrl }, 'replica serving');
@@ -210,7 +212,7 @@ export class Replica {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       clearInterval(this.seenTimer);
-      this.stopPoolFaults();
+      this.stopTestFaults();
       await Promise.all(this.controllers.map((c) => c.stop()));
       await this.lease.stop();
       this.watches.shutdown();
