@@ -151,6 +151,16 @@ export function overdueSlackMs(timings: Pick<Timings, 'confirmTimeoutMs' | 'dead
   return timings.confirmTimeoutMs + timings.deadAfterSilentMs;
 }
 
+/**
+ * How long a placement may wait to be sent to its node before it is taken back all the same (its
+ * confirm deadline starts only when it is sent): a replica that holds the node's watch stream but
+ * cannot read its snapshots must not pin the node's unclaimed assignments forever. Long enough that
+ * a control plane merely slow to send is never judged by it.
+ */
+export function undeliveredMs(timings: Pick<Timings, 'confirmTimeoutMs'>): number {
+  return 12 * timings.confirmTimeoutMs;
+}
+
 /** The environment a child process needs to run with these timings. */
 export function timingsToEnv(timings: Timings): Record<string, string> {
   const env: Record<string, string> = {};

@@ -13,7 +13,7 @@ import { submitJobs } from '../store/jobs.js';
 import { jobsPlacedTwice } from '../store/history.js';
 import { Lease } from '../lease/lease.js';
 import { Placement } from '../controllers/placement/placement.js';
-import { DEFAULT_TIMINGS } from '../config.js';
+import { DEFAULT_TIMINGS, maxUnclaimedPerNode } from '../config.js';
 import { withJobDefaults, type JobRequest } from '../domain/resources.js';
 import { NODE_CPU_MILLIS, NODE_MEMORY_BYTES, generateWorkload } from './workload.js';
 
@@ -76,7 +76,7 @@ export async function runCommitRateBench(opts: CommitRateOptions): Promise<Commi
     const elected = new Promise<void>((resolve) => lease.once('elected', () => resolve()));
     lease.start();
     await elected;
-    const placement = new Placement(db, lease, DEFAULT_TIMINGS.placementPassMs, DEFAULT_TIMINGS.confirmTimeoutMs, SIMULATED_NODES_FRESH_MS);
+    const placement = new Placement(db, lease, DEFAULT_TIMINGS.placementPassMs, maxUnclaimedPerNode(), SIMULATED_NODES_FRESH_MS);
     const count = async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM assignments')).rows[0]!.n;
     opts.log('placing');
     const rounds: CommitRateResult['rounds'] = [];

@@ -17,12 +17,13 @@ export type EndState = 'Succeeded' | 'Failed' | 'Lost' | 'Unconfirmed' | 'Cancel
  * they held goes back by the assignments' trigger, migration 0006). Callers lock the jobs first.
  * Returns what ended.
  */
-export async function endAssignments(tx: Tx, ids: string[], endState: Exclude<EndState, 'Cancelled'>, node: string | null): Promise<EndedAssignment[]> {
-  const ended =
-    endState === 'Unconfirmed'
-      ? (await tx.query<EndedAssignment>(sql('assignments/end_unconfirmed'), [ids])).rows
-      : (await tx.query<EndedAssignment>(sql('assignments/end'), [ids, endState, node, null])).rows;
-  return notifyEnded(tx, ended);
+export async function endAssignments(tx: Tx, ids: string[], endState: Exclude<EndState, 'Cancelled' | 'Unconfirmed'>, node: string | null): Promise<EndedAssignment[]> {
+  return notifyEnded(tx, (await tx.query<EndedAssignment>(sql('assignments/end'), [ids, endState, node, null])).rows);
+}
+
+/** Ends those of these placements still unclaimed past their deadline (assignments/unconfirmed says which). */
+export async function endUnconfirmed(tx: Tx, ids: string[], undeliveredMs: number): Promise<EndedAssignment[]> {
+  return notifyEnded(tx, (await tx.query<EndedAssignment>(sql('assignments/end_unconfirmed'), [ids, undeliveredMs])).rows);
 }
 
 /**

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, Tx } from './db.js';
 import { sql } from './sql.js';
-import { endAssignments } from './assignments.js';
+import { endAssignments, endUnconfirmed } from './assignments.js';
 import { guardBroken } from '../guards.js';
 import type { NodeCapacity, PendingJob, Placement } from '../scheduling/best-fit.js';
 import type { NamespaceQuotaState, QueueState } from '../scheduling/fair-share.js';
@@ -271,16 +271,22 @@ export async function declareNodeDead(
   return lost.length;
 }
 
-export async function unconfirmedAssignments(db: Db, limit: number): Promise<Array<{ id: string; job_uid: string }>> {
-  return (await db.query<{ id: string; job_uid: string }>(sql('assignments/unconfirmed'), [limit])).rows;
+/** How long placements may wait for their node: claimed within the confirm timeout of being sent, and sent within undeliveredMs. */
+export interface ConfirmRule {
+  confirmTimeoutMs: number;
+  undeliveredMs: number;
+}
+
+export async function unconfirmedAssignments(db: Db, limit: number, rule: ConfirmRule): Promise<Array<{ id: string; job_uid: string }>> {
+  return (await db.query<{ id: string; job_uid: string }>(sql('assignments/unconfirmed'), [limit, rule.undeliveredMs])).rows;
 }
 
 /** Gives back placements their node never confirmed; this uses no attempt. */
-export async function returnUnconfirmed(tx: Tx, assignments: Array<{ id: string; job_uid: string }>, confirmTimeoutMs: number): Promise<number> {
+export async function returnUnconfirmed(tx: Tx, assignments: Array<{ id: string; job_uid: string }>, rule: ConfirmRule): Promise<number> {
   if (assignments.length === 0) return 0;
   await tx.query(sql('jobs/lock'), [assignments.map((a) => a.job_uid)]);
-  const ended = await endAssignments(tx, assignments.map((a) => a.id), 'Unconfirmed', null);
-  const message = `the node did not claim the assignment within ${confirmTimeoutMs} ms of its being sent to it`;
+  const ended = await endUnconfirmed(tx, assignments.map((a) => a.id), rule.undeliveredMs);
+  const message = `the node did not claim the assignment within ${rule.confirmTimeoutMs} ms of its being sent to it (or it could not be sent for ${rule.undeliveredMs} ms)`;
   await retryJobs(tx, ended.map((a) => ({ ...a, cause: 'never-ran', reason: 'NotConfirmed', message })));
   return ended.length;
 }

@@ -108,7 +108,7 @@ describe('a node allocation', () => {
       },
       unconfirmed: async () => {
         const late = (await t.db.query<{ id: string; job_uid: string }>("SELECT id, job_uid FROM assignments WHERE state = 'Assigned' AND confirm_by < now()")).rows;
-        await fenced(t.db, leader, (tx) => returnUnconfirmed(tx, late, 0));
+        await fenced(t.db, leader, (tx) => returnUnconfirmed(tx, late, { confirmTimeoutMs: 0, undeliveredMs: 60_000 }));
       },
       cancel: async () => {
         const a = pick(await active());

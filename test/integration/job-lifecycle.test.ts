@@ -8,7 +8,9 @@ import { DEFAULT_TIMINGS, overdueSlackMs } from '../../src/config.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { fenced } from '../../src/lease/fenced.js';
-import { commitPlacements, declareNodeDead, orphanedJobs, retryOrphaned, returnUnconfirmed } from '../../src/store/decisions.js';
+import { commitPlacements, declareNodeDead, orphanedJobs, retryOrphaned, returnUnconfirmed, unconfirmedAssignments } from '../../src/store/decisions.js';
+
+const RULE = { confirmTimeoutMs: 5000, undeliveredMs: 60_000 };
 import { nameSuffixes, replayJobs, submitJob, submitJobs } from '../../src/store/jobs.js';
 import { registerNode } from '../../src/store/nodes.js';
 import { applyReports } from '../../src/store/assignments.js';
@@ -150,8 +152,23 @@ describe('retries', () => {
     expect(await place(uid)).toBe(1);
     const { assignment_id: id } = await jobOf('unconfirmed');
     await t.db.query("UPDATE assignments SET confirm_by = now() - interval '1 second' WHERE id = $1", [id]); // its confirm timeout passed
-    await fenced(t.db, leader, (tx) => returnUnconfirmed(tx, [{ id: id!, job_uid: uid }], 5000));
+    await fenced(t.db, leader, (tx) => returnUnconfirmed(tx, [{ id: id!, job_uid: uid }], RULE));
     expect(await jobOf('unconfirmed')).toMatchObject({ phase: 'Pending', attempt: 1, reason: 'NotConfirmed' });
+  });
+
+  // Its deadline starts when a replica sends it to the node; one that no replica could send (its
+  // node's stream is held by a replica that cannot read snapshots) is taken back after undeliveredMs.
+  it('take back a placement never sent to its node, only after the undelivered bound', async () => {
+    const uid = await submit(jobRequest('unsent'));
+    expect(await place(uid)).toBe(1);
+    const { assignment_id: id } = await jobOf('unsent');
+    expect((await unconfirmedAssignments(t.db, 100, RULE)).map((a) => a.id)).not.toContain(id);
+    await t.db.query("UPDATE assignments SET created_at = now() - interval '2 seconds' WHERE id = $1", [id]); // placed 2 s ago, never sent
+    expect((await unconfirmedAssignments(t.db, 100, RULE)).map((a) => a.id)).not.toContain(id);
+    const short = { ...RULE, undeliveredMs: 1000 };
+    expect((await unconfirmedAssignments(t.db, 100, short)).map((a) => a.id)).toContain(id);
+    await fenced(t.db, leader, (tx) => returnUnconfirmed(tx, [{ id: id!, job_uid: uid }], short));
+    expect(await jobOf('unsent')).toMatchObject({ phase: 'Pending', attempt: 1, reason: 'NotConfirmed' });
   });
 });
 

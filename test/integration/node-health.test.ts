@@ -234,7 +234,7 @@ describe('registering again', () => {
     await listener.query('LISTEN fencer_assignments');
     if (broken) process.env.FENCER_BREAK_GUARDS = 'not-reported-is-loss';
     try {
-      await new JobReconcile(t.db, lease, 100, 60_000, SLACK_MS).reconcile(logger);
+      await new JobReconcile(t.db, lease, 100, { confirmTimeoutMs: 60_000, undeliveredMs: 600_000 }, SLACK_MS).reconcile(logger);
     } finally {
       delete process.env.FENCER_BREAK_GUARDS;
     }
@@ -263,7 +263,7 @@ describe('registering again', () => {
     expect(await applyReports(t.db, 'n1', [{ kind: 'started', id }])).toEqual(['ok']);
     await t.db.query("UPDATE assignments SET started_at = now() - interval '12 seconds' WHERE id = $1", [id]);
     // Asked at once, and left unanswered for no time at all: the second pass gives up on the node.
-    const reconcile = new JobReconcile(t.db, lease, 100, 60_000, 10_000, 1000, 0);
+    const reconcile = new JobReconcile(t.db, lease, 100, { confirmTimeoutMs: 60_000, undeliveredMs: 600_000 }, 10_000, 1000, 0);
     await reconcile.reconcile(logger);
     const state = async () => (await t.db.query('SELECT j.phase, j.attempt, j.disruptions, j.reason, a.state FROM jobs j JOIN assignments a ON a.id = $2 WHERE j.uid = $1', [uid, id])).rows[0];
     expect(await state()).toMatchObject({ phase: 'Running', state: 'Running' });

@@ -37,7 +37,7 @@ async function connect(t: TestDatabase): Promise<void> {
   await t.db.query('UPDATE nodes SET watch_session = gen_random_uuid()');
 }
 
-const placement = (t: TestDatabase) => new Placement(t.db, leader, 100, 60_000, 60_000);
+const placement = (t: TestDatabase) => new Placement(t.db, leader, 100, 1000, 60_000); // up to 1,000 unclaimed per node
 const workflows = (t: TestDatabase) => new WorkflowController(t.db, leader, 200);
 const nodeOf = async (t: TestDatabase, job: string) => (await t.db.query<{ node: string | null }>('SELECT node FROM jobs WHERE name = $1', [job])).rows[0]!.node;
 const phaseOf = async (t: TestDatabase, job: string) => (await t.db.query<{ phase: string }>('SELECT phase FROM jobs WHERE name = $1', [job])).rows[0]!.phase;
@@ -135,7 +135,7 @@ describe('the workflow pass', () => {
   // other (a pass once looked only at the oldest 500 workflows with waiting jobs).
   it('releases a ready job behind five hundred workflows that wait', async () => {
     const t = await setup('liveness');
-    await registerNode(t.db, 'n1', 1_000_000, 1024 ** 4, {});
+    await registerNode(t.db, 'n1', 1_000_000, 1024 ** 4, {}, null, null, [], 1000); // room for every first job at once
     await connect(t);
     for (let i = 0; i < 500; i++) {
       await submitWorkflow(t.db, workflowRequest(`busy-${i}`, [{ name: 'long' }, { name: 'next', needs: ['long'] }]));

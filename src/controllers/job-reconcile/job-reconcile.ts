@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../../store/db.js';
 import type { Lease } from '../../lease/lease.js';
 import { fenced } from '../../lease/fenced.js';
-import { askAboutOverdue, expireOverdue, orphanedJobs, overdueAssignments, retryOrphaned, returnUnconfirmed, unconfirmedAssignments } from '../../store/decisions.js';
+import { askAboutOverdue, expireOverdue, orphanedJobs, overdueAssignments, retryOrphaned, returnUnconfirmed, unconfirmedAssignments, type ConfirmRule } from '../../store/decisions.js';
 import { guardBroken } from '../../guards.js';
 import type { ReconcileResult, Reconciler } from '../controller.js';
 
@@ -23,7 +23,7 @@ export class JobReconcile implements Reconciler {
     private readonly db: Db,
     private readonly lease: Lease,
     readonly intervalMs: number,
-    private readonly confirmTimeoutMs: number,
+    private readonly confirm: ConfirmRule,
     /**
      * How long past a run's end (its claim plus its duration) the node may still be running it:
      * a run begins within the confirm timeout of its claim, and a node stalled (not cut off) for
@@ -42,7 +42,7 @@ export class JobReconcile implements Reconciler {
 
   async reconcile(log: Logger): Promise<ReconcileResult> {
     const [unconfirmed, orphans, overdue] = await Promise.all([
-      unconfirmedAssignments(this.db, BATCH),
+      unconfirmedAssignments(this.db, BATCH, this.confirm),
       orphanedJobs(this.db, BATCH),
       overdueAssignments(this.db, BATCH, this.overdueSlackMs),
     ]);
@@ -50,7 +50,7 @@ export class JobReconcile implements Reconciler {
     const unanswered = lossy ? overdue : await this.ask(overdue, log);
     if (unconfirmed.length === 0 && orphans.length === 0 && unanswered.length === 0) return 'done';
     const [returned, retried, expired] = await fenced(this.db, this.lease, async (tx) => [
-      await returnUnconfirmed(tx, unconfirmed, this.confirmTimeoutMs),
+      await returnUnconfirmed(tx, unconfirmed, this.confirm),
       await retryOrphaned(tx, orphans),
       await expireOverdue(tx, unanswered, lossy ? { cause: 'job', waitedMs: this.overdueSlackMs } : { cause: 'disruption', waitedMs: this.overdueSlackMs + this.unansweredMs }),
     ]);

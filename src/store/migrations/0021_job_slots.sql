@@ -10,6 +10,9 @@
 -- - confirm_by is set when a replica first sends the assignment to its node (its watch stream),
 --   not at placement: the confirm deadline measures the node, never how long the control plane
 --   took to tell it. NULL until then.
+-- Both tables first, in one go: a replica still on the old code locks assignments, then nodes
+-- (a report's trigger), and taking nodes first here could deadlock with it.
+LOCK TABLE assignments, nodes IN ACCESS EXCLUSIVE MODE;
 ALTER TABLE nodes
   ADD COLUMN max_jobs int NOT NULL DEFAULT 110 CHECK (max_jobs > 0),
   ADD COLUMN allocated_jobs int NOT NULL DEFAULT 0,
