@@ -197,6 +197,14 @@ describe('a burst the control plane hands out late, on nodes of a few runs at on
   });
 });
 
+describe('the same with no bound on what a node has not claimed (unclaimed-bound broken)', () => {
+  const c = lagCluster('burst_unbounded', 'unclaimed-bound', true);
+  it('gives a node more unclaimed assignments than the bound', async () => {
+    const outcome = await burstSentLate(c);
+    expect(outcome.mostUnclaimed).toBeGreaterThan(MAX_UNCLAIMED);
+  });
+});
+
 describe('the same with the confirm deadline started at the read (confirm-at-delivery broken)', () => {
   const c = lagCluster('burst_broken', 'confirm-at-delivery', true);
   // Every placement is taken back before its node hears of it, again and again: the burst would

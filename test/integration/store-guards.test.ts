@@ -1,5 +1,5 @@
 // The database's own guards: one active assignment per job (unique index), no node overcommitted
-// (CHECK constraint, checked in the placing transaction), claims only of pending jobs, and an
+// nor given more runs than its max jobs (CHECK constraints, checked in the placing transaction), claims only of pending jobs, and an
 // append-only history. Each guard test also runs against a database with that guard removed
 // and shows the bad outcome then happens.
 import { afterEach, describe, expect, it } from 'vitest';
@@ -82,6 +82,27 @@ describe.each([
     const node = (await t.db.query("SELECT allocated_cpu_millis FROM nodes WHERE name = 'small'")).rows[0];
     const pending = (await t.db.query("SELECT count(*)::int AS n FROM jobs WHERE phase = 'Pending'")).rows[0].n;
     expect(node.allocated_cpu_millis).toBe(breakWith ? 3000 : 0);
+    expect(pending).toBe(breakWith ? 0 : 2);
+  });
+});
+
+describe.each([
+  { guard: 'intact', breakWith: undefined },
+  { guard: 'removed', breakWith: 'ALTER TABLE nodes DROP CONSTRAINT jobs_within_capacity' },
+])('a node\'s most runs at once checked in the placing transaction ($guard)', ({ breakWith }) => {
+  it(breakWith ? 'lets a node hold more runs than its max jobs' : 'refuses a round that would give a node more runs than its max jobs, writing nothing of it', async () => {
+    const t = await setup('max_jobs', breakWith);
+    await t.db.query("UPDATE nodes SET max_jobs = 1 WHERE name = 'small'");
+    const a = await submit(t, 'a', 100);
+    const b = await submit(t, 'b', 100); // two tiny runs on a node of one, as a buggy or stale plan might
+    const round = fenced(t.db, leader, (tx, epoch) =>
+      commitPlacements(tx, epoch, [{ jobUid: a, node: 'small' }, { jobUid: b, node: 'small' }]),
+    );
+    if (breakWith) await round;
+    else await expect(round).rejects.toThrow(/jobs_within_capacity/);
+    const node = (await t.db.query("SELECT allocated_jobs FROM nodes WHERE name = 'small'")).rows[0];
+    const pending = (await t.db.query("SELECT count(*)::int AS n FROM jobs WHERE phase = 'Pending'")).rows[0].n;
+    expect(node.allocated_jobs).toBe(breakWith ? 2 : 0);
     expect(pending).toBe(breakWith ? 0 : 2);
   });
 });

@@ -18,6 +18,9 @@ import type { ReconcileResult, Reconciler } from '../controller.js';
 /** Pending jobs one round reads, oldest first. */
 export const ROUND_LIMIT = 10_000;
 
+/** No bound, as the database's int counts it. */
+const UNBOUNDED = 2 ** 31 - 1;
+
 /** Jobs end (and free room) many times a second on a busy cluster: place for them together. */
 const MIN_GAP_MS = 30;
 
@@ -52,7 +55,9 @@ export class Placement implements Reconciler {
   ) {}
 
   private async readInput(): Promise<PlacementInput> {
-    const state = await readRoundState(this.db, this.freshHeartbeatMs, this.maxUnclaimed);
+    // Broken on purpose (src/guards.ts, unclaimed-bound): a node is given all it has room for at once.
+    const maxUnclaimed = guardBroken('unclaimed-bound') ? UNBOUNDED : this.maxUnclaimed;
+    const state = await readRoundState(this.db, this.freshHeartbeatMs, maxUnclaimed);
     if (!this.pending || !(await this.pending.sync(this.db))) return readPendingJobs(this.db, ROUND_LIMIT, state);
     return { ...state, ...this.pending.select(ROUND_LIMIT, LEAST_SLICE, state.room, new Set(state.queues.map((q) => q.key))) };
   }
