@@ -64,8 +64,9 @@ class WatchStream {
           const readAt = performance.now();
           const { assignments, undelivered } = await snapshotFor(this.db, this.node);
           // Broken on purpose (src/guards.ts, confirm-at-delivery): the deadline starts at the read.
-          if (guardBroken('confirm-at-delivery')) this.startDeadlines(undelivered);
-          this.deliver({ type: 'snapshot', assignments }, readAt, guardBroken('confirm-at-delivery') ? [] : undelivered);
+          const atRead = guardBroken('confirm-at-delivery');
+          if (atRead) this.startDeadlines(undelivered);
+          this.deliver({ type: 'snapshot', assignments }, readAt, atRead ? [] : undelivered);
         } catch (err) {
           this.logger.warn({ node: this.node, err: (err as Error).message }, 'watch snapshot failed');
         }
