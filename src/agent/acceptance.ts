@@ -1,6 +1,6 @@
 // Which assignments a node agrees to run. Pure: plain data in, decisions out, no I/O and no
-// clock, so the two node-side guards of DESIGN.md ("assignment epoch ≥ newest epoch the node
-// has seen; assignment id not seen before") can be tested as tables.
+// clock, so the two node-side guards of docs/architecture.md, promise 1 (the assignment's epoch is
+// at least the newest the node has seen; its id was not seen before) can be tested as tables.
 //
 // The guards are the node's own fence against a control plane that got it wrong (a deposed
 // leader's placement, a replayed snapshot): the control plane has its own fences, these are

@@ -3,7 +3,7 @@
 // its duration), reports start and finish, and writes every start and stop to its run log.
 //
 // Its one hard duty is never to run a job the control plane may give to another node
-// (DESIGN.md, promise 5), whatever is delayed:
+// (docs/architecture.md, promise 5), whatever is delayed:
 // - an assignment runs only once its start is committed: the "started" report is the claim.
 //   Until then the control plane may take the placement back (confirm timeout); after it, only
 //   the node's death or the node's own report ends the assignment. A claim answered later than

@@ -1,4 +1,4 @@
-// How a node talks to the control plane: any replica will do (DESIGN.md, promise 4), so every
+// How a node talks to the control plane: any replica will do (docs/architecture.md, promise 4), so every
 // request goes to the replica that last answered and, on a network error, a timeout or a 5xx,
 // moves on round robin to the next. A frozen replica costs one timeout, never a stuck agent.
 

@@ -1,4 +1,4 @@
-// Rows to the resources users see (Kubernetes shapes, see DESIGN.md "Contracts").
+// Rows to the resources users see (Kubernetes shapes, see docs/architecture.md, "Contracts").
 import type { ClusterEvent, Condition, CronJob, CronJobStatus, Job, JobEvent, JobStatus, NodeResource, ObjectMeta, Queue, ResourceQuota, Workflow, WorkflowStatus } from '../domain/resources.js';
 import { API_VERSION } from '../domain/resources.js';
 import type { NamespaceResource, NamespaceStatus } from '../domain/namespace.js';

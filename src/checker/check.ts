@@ -1,7 +1,7 @@
 // The chaos checker's verdict, from two sources only: the control plane's append-only history
 // table and the nodes' run logs (docs/agent-log.md). Pure: no database, no files, no clock.
 //
-// It proves the promises of DESIGN.md after a run:
+// It proves the promises of docs/architecture.md (its promises, numbered as there) after a run:
 //   1. never placed twice   — replaying each job's assignment rows in history order (at, id),
 //                             no job ever has two active (Assigned/Running) assignments;
 //   5. runs never overlap   — no two runs (run-log `start` lines) of a job overlap in wall time;

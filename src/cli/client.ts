@@ -1,4 +1,4 @@
-// The CLI's HTTP client. Any replica serves the API (DESIGN, promise 4), so a replica that
+// The CLI's HTTP client. Any replica serves the API (docs/architecture.md, promise 4), so a replica that
 // is dead, frozen or partitioned away is simply skipped: the next one answers the same.
 import { userInfo } from 'node:os';
 import type { ErrorBody } from '../domain/resources.js';

@@ -121,7 +121,7 @@ async function up(opts: UpOptions): Promise<void> {
     // Lazily: dockerode is heavy, and every replica and agent runs this binary too.
     const { dockerUnavailable } = await import('../simulator/docker-runtime.js');
     const problem = await dockerUnavailable();
-    if (problem) fail(`--runtime docker: ${problem}${problem.includes('make image') ? '' : ' (DESIGN.md, "Running it", says how to start one)'}`);
+    if (problem) fail(`--runtime docker: ${problem}${problem.includes('make image') ? '' : ' (docs/architecture.md, "Running it", says how to start one)'}`);
   }
 
   // Even in the foreground the cluster runs in a supervisor of its own session: PostgreSQL is

@@ -1,5 +1,5 @@
 // The kubectl-like resource commands: apply, get, describe, delete, cancel. Each failure
-// throws, and main.ts turns it into a message on stderr and exit code 1 (DESIGN, "Exit codes").
+// throws, and main.ts turns it into a message on stderr and exit code 1 (docs/architecture.md, "Contracts").
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';

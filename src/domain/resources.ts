@@ -1,5 +1,5 @@
 // The Kubernetes-style shapes fencer speaks on its API, in its CLI and in YAML.
-// These are the wire contract: scripts and users rely on them (see DESIGN.md, "Contracts").
+// These are the wire contract: scripts and users rely on them (see docs/architecture.md, "Contracts").
 
 export const API_VERSION = 'fencer.dev/v1';
 

@@ -1,4 +1,4 @@
-// Any replica serves the API (DESIGN, promise 4), so a client asks the one that answered last and
+// Any replica serves the API (docs/architecture.md, promise 4), so a client asks the one that answered last and
 // moves on to the next when that one is dead, frozen (only a timeout tells) or says "not me, not
 // now". One way to do that for the CLI and the dashboard: this module is pure (fetch and URLs
 // only), so the browser loads it as it is. How to ask one replica, and which answers are final,
