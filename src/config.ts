@@ -90,7 +90,10 @@ export function timingsFromEnv(env: NodeJS.ProcessEnv = process.env): Timings {
   }
   if (env.FENCER_LEASE_MS && !env.FENCER_RENEW_MS) timings.renewMs = Math.round(timings.leaseMs / 3);
   for (const gone of ['FENCER_SELF_FENCE_MS', 'FENCER_SELF_FENCE_DISCONNECTED_MS']) {
-    if (env[gone]) throw new Error(`${gone} is no longer set on its own: the self-fence follows the death rule, earlier by FENCER_FENCE_LAG_MS + ${FENCE_CHECK_MS} ms`);
+    if (env[gone])
+      throw new Error(
+        `${gone} is no longer set on its own: the self-fence follows the death rule, earlier by FENCER_FENCE_LAG_MS + ${FENCE_CHECK_MS} ms`,
+      );
   }
   // The self-fence thresholds are the death rule's minus the margin: each must leave a live node
   // room for its heartbeats, or nodes fence themselves between two of them.
@@ -102,12 +105,16 @@ export function timingsFromEnv(env: NodeJS.ProcessEnv = process.env): Timings {
     );
   }
   if (fence.disconnectedMs <= 0) {
-    throw new Error(`FENCER_DEAD_AFTER_DISCONNECT_MS (${timings.deadAfterDisconnectMs}) must be longer than the fence margin (${fenceMarginMs(timings)} ms: FENCER_FENCE_LAG_MS + ${FENCE_CHECK_MS})`);
+    throw new Error(
+      `FENCER_DEAD_AFTER_DISCONNECT_MS (${timings.deadAfterDisconnectMs}) must be longer than the fence margin (${fenceMarginMs(timings)} ms: FENCER_FENCE_LAG_MS + ${FENCE_CHECK_MS})`,
+    );
   }
   // A live node's heartbeat is at most one interval old (plus its trip); only a stopped one
   // may count as quiet.
   if (timings.disconnectedQuietMs <= timings.heartbeatMs) {
-    throw new Error('FENCER_DISCONNECTED_QUIET_MS must be longer than FENCER_HEARTBEAT_MS, or a node reconnecting its watch is declared dead');
+    throw new Error(
+      'FENCER_DISCONNECTED_QUIET_MS must be longer than FENCER_HEARTBEAT_MS, or a node reconnecting its watch is declared dead',
+    );
   }
   return timings;
 }
@@ -130,7 +137,9 @@ export function fenceMarginMs(timings: Pick<Timings, 'fenceLagMs'>): number {
  * covers that too). So whenever the death rule could hold, this rule held at least the margin
  * before. Nothing else counts: a report or a watch open answered 2xx is not a heartbeat.
  */
-export function selfFenceRule(timings: Pick<Timings, 'deadAfterSilentMs' | 'deadAfterDisconnectMs' | 'disconnectedQuietMs' | 'fenceLagMs'>) {
+export function selfFenceRule(
+  timings: Pick<Timings, 'deadAfterSilentMs' | 'deadAfterDisconnectMs' | 'disconnectedQuietMs' | 'fenceLagMs'>,
+) {
   const margin = fenceMarginMs(timings);
   return {
     silentMs: timings.deadAfterSilentMs - margin,

@@ -64,7 +64,10 @@ export function currentFaults(env: NodeJS.ProcessEnv = process.env): Faults {
   let mtimeMs = -1; // read again next time unless the file was read whole
   try {
     const mtime = statSync(path).mtimeMs;
-    faults = cache && cache.path === path && cache.mtimeMs === mtime ? cache.faults : (JSON.parse(readFileSync(path, 'utf8')) as Faults);
+    faults =
+      cache && cache.path === path && cache.mtimeMs === mtime
+        ? cache.faults
+        : (JSON.parse(readFileSync(path, 'utf8')) as Faults);
     mtimeMs = mtime;
   } catch {
     faults = {}; // no file (or one half written): no faults
@@ -107,7 +110,11 @@ export function blockLoopOnFault(replica: string, env: NodeJS.ProcessEnv = proce
  * Watches for pool faults naming `replica` and holds every connection of `pool` for the fault's
  * time: what a burst of slow user queries does to a replica, for real. Returns what stops it.
  */
-export function exhaustPoolOnFault(pool: Connectable, replica: string, env: NodeJS.ProcessEnv = process.env): () => void {
+export function exhaustPoolOnFault(
+  pool: Connectable,
+  replica: string,
+  env: NodeJS.ProcessEnv = process.env,
+): () => void {
   if (!env.FENCER_TEST_FAULTS) return () => undefined;
   const applied = new Set<string>();
   const timer = setInterval(() => {
@@ -116,10 +123,13 @@ export function exhaustPoolOnFault(pool: Connectable, replica: string, env: Node
     applied.add(fault.id);
     const held = Array.from({ length: pool.options.max ?? 10 }, () => pool.connect());
     setTimeout(() => {
-      for (const client of held) void client.then((c) => c.release(), () => undefined);
+      for (const client of held)
+        void client.then(
+          (c) => c.release(),
+          () => undefined,
+        );
     }, fault.holdMs);
   }, REREAD_MS);
   timer.unref();
   return () => clearInterval(timer);
 }
-

@@ -33,5 +33,8 @@ export type Guard =
 export function guardBroken(guard: Guard, env: NodeJS.ProcessEnv = process.env): boolean {
   const raw = env.FENCER_BREAK_GUARDS;
   if (!raw) return false;
-  return raw.split(',').map((s) => s.trim()).includes(guard);
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .includes(guard);
 }

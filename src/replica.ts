@@ -3,7 +3,14 @@
 import { Backlog } from './api/backlog.js';
 import type { Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
-import { maxPendingJobs, maxUnclaimedPerNode, overdueSlackMs, undeliveredMs, replicaGoneMs, type Timings } from './config.js';
+import {
+  maxPendingJobs,
+  maxUnclaimedPerNode,
+  overdueSlackMs,
+  undeliveredMs,
+  replicaGoneMs,
+  type Timings,
+} from './config.js';
 import { createPool, type Pool } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { sql } from './store/sql.js';
@@ -120,9 +127,26 @@ export class Replica {
       }).catch(() => undefined);
     const controller = (reconciler: Reconciler) => new Controller(reconciler, this.lease, logger, thread, rejected);
     this.placement = controller(
-      new Placement(this.decisions, this.lease, timings.placementPassMs, maxUnclaimedPerNode(), FRESH_HEARTBEATS * timings.heartbeatMs, opts.placementPolicy, opts.fairShare ?? true, this.pendingSet),
+      new Placement(
+        this.decisions,
+        this.lease,
+        timings.placementPassMs,
+        maxUnclaimedPerNode(),
+        FRESH_HEARTBEATS * timings.heartbeatMs,
+        opts.placementPolicy,
+        opts.fairShare ?? true,
+        this.pendingSet,
+      ),
     );
-    this.jobReconcile = controller(new JobReconcile(this.decisions, this.lease, timings.reconcilePassMs, { confirmTimeoutMs: timings.confirmTimeoutMs, undeliveredMs: undeliveredMs(timings) }, overdueSlackMs(timings)));
+    this.jobReconcile = controller(
+      new JobReconcile(
+        this.decisions,
+        this.lease,
+        timings.reconcilePassMs,
+        { confirmTimeoutMs: timings.confirmTimeoutMs, undeliveredMs: undeliveredMs(timings) },
+        overdueSlackMs(timings),
+      ),
+    );
     this.workflows = controller(new WorkflowController(this.decisions, this.lease, timings.reconcilePassMs));
     this.controllers = [
       this.placement,

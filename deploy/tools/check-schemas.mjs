@@ -44,7 +44,8 @@ async function validateEach(objects) {
   const problems = [];
   for (const object of objects) {
     const { apiVersion, kind } = object.value;
-    const specifier = typeof apiVersion === 'string' && typeof kind === 'string' ? modelModule(apiVersion, kind) : undefined;
+    const specifier =
+      typeof apiVersion === 'string' && typeof kind === 'string' ? modelModule(apiVersion, kind) : undefined;
     if (!specifier) {
       problems.push(`${object.label}: no schema for apiVersion ${apiVersion}, kind ${kind}`);
       continue;
@@ -74,8 +75,11 @@ async function validateEach(objects) {
  * decoder (Go's encoding/base64) skips line breaks, the validators' "byte" format does not.
  */
 function withoutLineBreaksInBytes(value) {
-  if (value.apiVersion !== 'v1' || value.kind !== 'Secret' || typeof value.data !== 'object' || value.data === null) return value;
-  const data = Object.fromEntries(Object.entries(value.data).map(([k, v]) => [k, typeof v === 'string' ? v.replace(/[\r\n]/g, '') : v]));
+  if (value.apiVersion !== 'v1' || value.kind !== 'Secret' || typeof value.data !== 'object' || value.data === null)
+    return value;
+  const data = Object.fromEntries(
+    Object.entries(value.data).map(([k, v]) => [k, typeof v === 'string' ? v.replace(/[\r\n]/g, '') : v]),
+  );
   return { ...value, data };
 }
 

@@ -23,7 +23,13 @@ import type { AssignmentMessage, RegisterRequest, RegisterResponse } from '../do
 import { FENCE_CHECK_MS, selfFenceRule, type SelfFenceRule, type Timings } from '../config.js';
 import { guardBroken } from '../guards.js';
 import { newAcceptanceMemory, planSnapshot, type AcceptanceOptions } from './acceptance.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS, ReplicaClient, ReplicaUnreachableError, WatchSilentError, type WatchStream } from './replica-client.js';
+import {
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  ReplicaClient,
+  ReplicaUnreachableError,
+  WatchSilentError,
+  type WatchStream,
+} from './replica-client.js';
 import { RunLog, readRunLog, type RejectReason, type RunLogLine, type StopReason } from './run-log.js';
 import { agentHeartbeatSeconds, agentJobsRunning, agentRejected, agentRuns, agentSelfFences } from './metrics.js';
 import { ReportBatcher, type Report } from './report-batcher.js';
@@ -45,7 +51,11 @@ export interface AgentOptions {
   timings: Timings;
   logger: Logger;
   /** Test-only guard switches; default from FENCER_BREAK_GUARDS (src/guards.ts). */
-  guards?: AcceptanceOptions & { selfFenceBroken?: boolean; claimFirstBroken?: boolean; fenceOnHeartbeatsBroken?: boolean };
+  guards?: AcceptanceOptions & {
+    selfFenceBroken?: boolean;
+    claimFirstBroken?: boolean;
+    fenceOnHeartbeatsBroken?: boolean;
+  };
 }
 
 export type FenceCause = 'no-heartbeat' | 'no-watch';
@@ -61,9 +71,17 @@ export type FenceCause = 'no-heartbeat' | 'no-watch';
  * - 'no-watch': the stream closed more than rule.disconnectedMs ago and heartbeats stopped too
  *   (rule.quietMs), or it has been closed for rule.silentMs.
  */
-export function selfFenceCause(now: number, lastHeartbeat: number, watchHeardAt: number, rule: SelfFenceRule): FenceCause | null {
+export function selfFenceCause(
+  now: number,
+  lastHeartbeat: number,
+  watchHeardAt: number,
+  rule: SelfFenceRule,
+): FenceCause | null {
   if (now - lastHeartbeat > rule.silentMs) return 'no-heartbeat';
-  if (now - watchHeardAt > rule.disconnectedMs && (now - lastHeartbeat > rule.quietMs || now - watchHeardAt > rule.silentMs)) {
+  if (
+    now - watchHeardAt > rule.disconnectedMs &&
+    (now - lastHeartbeat > rule.quietMs || now - watchHeardAt > rule.silentMs)
+  ) {
     return 'no-watch';
   }
   return null;
@@ -137,10 +155,18 @@ export class Agent {
 
     // Half the confirm timeout: a claim answered later than that is given back anyway.
     const reportTimeoutMs = Math.max(DEFAULT_REQUEST_TIMEOUT_MS, options.timings.confirmTimeoutMs / 2);
-    this.reports = new ReportBatcher(this.client, options.name, this.log, this.reportsLifetime.signal, (round) => backoffMs(round, REPORT_BACKOFF_MAX_MS), reportTimeoutMs, (sentAt) => {
-      // Broken on purpose (src/guards.ts, fence-on-heartbeats): an answered report counts as a heartbeat.
-      if (this.guards.fenceOnHeartbeatsBroken) this.heardBack(sentAt);
-    });
+    this.reports = new ReportBatcher(
+      this.client,
+      options.name,
+      this.log,
+      this.reportsLifetime.signal,
+      (round) => backoffMs(round, REPORT_BACKOFF_MAX_MS),
+      reportTimeoutMs,
+      (sentAt) => {
+        // Broken on purpose (src/guards.ts, fence-on-heartbeats): an answered report counts as a heartbeat.
+        if (this.guards.fenceOnHeartbeatsBroken) this.heardBack(sentAt);
+      },
+    );
   }
 
   /** Ids of the assignments running now. */
@@ -169,7 +195,9 @@ export class Agent {
       memoryBytes: parseMemory(this.options.memory) ?? 0,
       maxJobs: this.options.maxJobs ?? DEFAULT_MAX_JOBS,
     });
-    const guardsBroken = Object.entries(this.guards).filter(([, broken]) => broken).map(([name]) => name);
+    const guardsBroken = Object.entries(this.guards)
+      .filter(([, broken]) => broken)
+      .map(([name]) => name);
     if (guardsBroken.length > 0) this.log.warn({ guardsBroken }, 'test-only guard switches are on');
     await this.deliverOutcomes(predecessor);
     if (!(await this.register()) || this.lifetime.signal.aborted) return;
@@ -205,7 +233,9 @@ export class Agent {
   private async deliverOutcomes(assignments: string[]): Promise<void> {
     if (assignments.length === 0) return;
     this.log.info({ runs: assignments.length }, 'reporting the outcomes of the previous process of this node');
-    const delivered = Promise.all(assignments.map((id) => this.track(this.reportEnd({ kind: 'finished', id, outcome: 'Succeeded' }))));
+    const delivered = Promise.all(
+      assignments.map((id) => this.track(this.reportEnd({ kind: 'finished', id, outcome: 'Succeeded' }))),
+    );
     await Promise.race([delivered, delay(PREDECESSOR_REPORT_WAIT_MS, this.lifetime.signal)]);
   }
 
@@ -213,7 +243,11 @@ export class Agent {
   private async register(): Promise<boolean> {
     const request: RegisterRequest = {
       name: this.options.name,
-      capacity: { cpu: this.options.cpu, memory: this.options.memory, ...(this.options.maxJobs === undefined ? {} : { jobs: this.options.maxJobs }) },
+      capacity: {
+        cpu: this.options.cpu,
+        memory: this.options.memory,
+        ...(this.options.maxJobs === undefined ? {} : { jobs: this.options.maxJobs }),
+      },
       labels: this.options.labels,
       images: this.options.images ?? [],
       incarnation: this.incarnation,
@@ -223,7 +257,8 @@ export class Agent {
     for (let round = 0; !signal.aborted; round++) {
       try {
         const reply = await this.client.request<RegisterResponse>('POST', '/api/v1/nodes/register', request, signal);
-        if (reply.status >= 300) throw new Error(`registration refused: HTTP ${reply.status} ${errorMessage(reply.body)}`);
+        if (reply.status >= 300)
+          throw new Error(`registration refused: HTTP ${reply.status} ${errorMessage(reply.body)}`);
         this.heardBack(reply.sentAt); // a registration records a heartbeat
         this.log.info({ replica: reply.replica, heartbeatIntervalMs: reply.body?.heartbeatIntervalMs }, 'registered');
         return true;
@@ -326,7 +361,10 @@ export class Agent {
     }
     for (const assignment of plan.reject) {
       this.reject(assignment, 'stale-epoch');
-      this.log.warn({ assignment: assignment.id, epoch: assignment.epoch, newestEpoch: this.memory.newestEpoch }, 'rejected an assignment from an older epoch');
+      this.log.warn(
+        { assignment: assignment.id, epoch: assignment.epoch, newestEpoch: this.memory.newestEpoch },
+        'rejected an assignment from an older epoch',
+      );
     }
     for (const assignment of plan.start) this.claim(assignment);
     this.settleForgotten(assignments);
@@ -341,9 +379,13 @@ export class Agent {
     const listed = new Set<string>();
     for (const a of assignments) {
       listed.add(a.id);
-      if (a.state !== 'Running' || this.jobs.has(a.id) || this.claims.has(a.id) || this.endsInFlight.has(a.id)) continue;
+      if (a.state !== 'Running' || this.jobs.has(a.id) || this.claims.has(a.id) || this.endsInFlight.has(a.id))
+        continue;
       const report: EndReport = this.outcomes.get(a.id) ?? { kind: 'abandoned', id: a.id, reason: 'not-running' };
-      this.log.info({ assignment: a.id, what: report.kind }, 'the control plane still counts an assignment this node does not run; reporting how it ended');
+      this.log.info(
+        { assignment: a.id, what: report.kind },
+        'the control plane still counts an assignment this node does not run; reporting how it ended',
+      );
       this.track(this.reportEnd(report));
     }
     for (const id of this.outcomes.keys()) if (!listed.has(id)) this.outcomes.delete(id);
@@ -408,7 +450,10 @@ export class Agent {
       timer: setTimeout(() => this.onJobTimer(job), runMs(assignment)),
     };
     this.jobs.set(assignment.id, job);
-    this.log.info({ assignment: assignment.id, job: assignment.job, epoch: assignment.epoch, durationMs: assignment.durationMs }, 'job started');
+    this.log.info(
+      { assignment: assignment.id, job: assignment.job, epoch: assignment.epoch, durationMs: assignment.durationMs },
+      'job started',
+    );
   }
 
   private onJobTimer(job: RunningJob): void {
@@ -422,7 +467,14 @@ export class Agent {
     const { failExitCode } = job.assignment;
     if (failExitCode !== undefined) {
       this.stopJob(job.assignment.id, 'failed');
-      this.track(this.reportEnd({ kind: 'finished', id: job.assignment.id, outcome: 'Failed', message: `exit code ${failExitCode}` }));
+      this.track(
+        this.reportEnd({
+          kind: 'finished',
+          id: job.assignment.id,
+          outcome: 'Failed',
+          message: `exit code ${failExitCode}`,
+        }),
+      );
       return;
     }
     this.stopJob(job.assignment.id, 'completed');
@@ -448,7 +500,8 @@ export class Agent {
     // say so as soon as a replica answers, so the job is retried rather than left Running. One
     // stopped because its assignment ended (a cancel): say so too, so that what the cancelled
     // run held is free now instead of when it could at the latest have ended.
-    if (reason === 'self-fence' || reason === 'shutdown' || reason === 'withdrawn') this.track(this.reportEnd({ kind: 'abandoned', id, reason }));
+    if (reason === 'self-fence' || reason === 'shutdown' || reason === 'withdrawn')
+      this.track(this.reportEnd({ kind: 'abandoned', id, reason }));
   }
 
   /** Stops every job and drops every unanswered claim (one that got in is given back when answered). */
@@ -462,8 +515,16 @@ export class Agent {
     this.endsInFlight.add(report.id);
     try {
       const outcome = await this.reports.send(report);
-      if (outcome === 'not-active') this.log.info({ assignment: report.id, what: report.kind }, 'report came too late: assignment no longer active');
-      else if (outcome === undefined) this.log.warn({ assignment: report.id, what: report.kind }, 'report not delivered (refused, or given up at shutdown)');
+      if (outcome === 'not-active')
+        this.log.info(
+          { assignment: report.id, what: report.kind },
+          'report came too late: assignment no longer active',
+        );
+      else if (outcome === undefined)
+        this.log.warn(
+          { assignment: report.id, what: report.kind },
+          'report not delivered (refused, or given up at shutdown)',
+        );
     } finally {
       this.endsInFlight.delete(report.id);
     }
@@ -569,5 +630,7 @@ export function nextGeneration(logFile: string, now: number = Date.now()): numbe
 
 /** How long a run holds its resources: its duration, or until its simulated failure. */
 function runMs(assignment: AssignmentMessage): number {
-  return assignment.failExitCode === undefined ? assignment.durationMs : Math.min(assignment.durationMs, assignment.failAfterMs ?? assignment.durationMs);
+  return assignment.failExitCode === undefined
+    ? assignment.durationMs
+    : Math.min(assignment.durationMs, assignment.failAfterMs ?? assignment.durationMs);
 }

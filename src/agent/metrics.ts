@@ -6,7 +6,8 @@ import { LATENCY_BUCKETS } from '../metrics/buckets.js';
 export const agentRegistry = new Registry();
 collectDefaultMetrics({ register: agentRegistry, prefix: 'fencer_agent_process_' });
 // As in the replicas' registry: gauges named *_total fail promtool.
-for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) agentRegistry.removeSingleMetric(`fencer_agent_process_${name}`);
+for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'])
+  agentRegistry.removeSingleMetric(`fencer_agent_process_${name}`);
 
 export const agentJobsRunning = new Gauge({
   name: 'fencer_agent_jobs_running',

@@ -30,7 +30,10 @@ export interface ReplicaReply<T> {
 
 /** No replica answered in one full round. */
 export class ReplicaUnreachableError extends Error {
-  constructor(what: string, readonly causes: string[]) {
+  constructor(
+    what: string,
+    readonly causes: string[],
+  ) {
     super(`${what}: no replica answered (${causes.join('; ')})`);
     this.name = 'ReplicaUnreachableError';
   }
@@ -88,7 +91,13 @@ export class ReplicaClient {
    * a full round, or the abort reason when `signal` fires. `timeoutMs` (default the client's)
    * is how long one replica has to answer before the next is tried.
    */
-  async request<T>(method: 'GET' | 'POST', path: string, body?: unknown, signal?: AbortSignal, timeoutMs = this.timeoutMs): Promise<ReplicaReply<T>> {
+  async request<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+    signal?: AbortSignal,
+    timeoutMs = this.timeoutMs,
+  ): Promise<ReplicaReply<T>> {
     const causes: string[] = [];
     for (let tried = 0; tried < this.replicas.length; tried++) {
       signal?.throwIfAborted();
@@ -119,7 +128,13 @@ export class ReplicaClient {
    * below 500 wins, the others are dropped; `sentAt` is the winning attempt's. Throws
    * ReplicaUnreachableError when every attempt failed, or the abort reason when `signal` fires.
    */
-  hedged<T>(method: 'GET' | 'POST', path: string, body: unknown, patienceMs: number, signal?: AbortSignal): Promise<ReplicaReply<T>> {
+  hedged<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    body: unknown,
+    patienceMs: number,
+    signal?: AbortSignal,
+  ): Promise<ReplicaReply<T>> {
     signal?.throwIfAborted();
     const first = this.preferred;
     const drop = new AbortController();
@@ -147,7 +162,8 @@ export class ReplicaClient {
         const sentAt = performance.now();
         const fail = (cause: string) => {
           causes.push(`${replica}: ${cause}`);
-          if (++failed === this.replicas.length) finish(() => reject(new ReplicaUnreachableError(`${method} ${path}`, causes)));
+          if (++failed === this.replicas.length)
+            finish(() => reject(new ReplicaUnreachableError(`${method} ${path}`, causes)));
           else if (failed === started) attempt();
         };
         this.exchange(replica, method, path, body, drop.signal, patienceMs).then(
@@ -222,7 +238,9 @@ export class ReplicaClient {
       request.on('response', (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => settle(() => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') })));
+        response.on('end', () =>
+          settle(() => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') })),
+        );
         response.on('error', (err) => settle(() => reject(err)));
         response.on('close', () => settle(() => reject(new Error('connection closed mid-answer'))));
       });
@@ -231,9 +249,16 @@ export class ReplicaClient {
   }
 
   /** A watch request, resolved at its response headers (status 200) within the timeout. */
-  private openStream(replica: string, path: string, signal: AbortSignal | undefined): Promise<{ response: http.IncomingMessage; release: () => void }> {
+  private openStream(
+    replica: string,
+    path: string,
+    signal: AbortSignal | undefined,
+  ): Promise<{ response: http.IncomingMessage; release: () => void }> {
     return new Promise((resolve, reject) => {
-      const request = http.request(`${replica}${path}`, { agent: this.sockets, headers: { accept: 'application/x-ndjson' } });
+      const request = http.request(`${replica}${path}`, {
+        agent: this.sockets,
+        headers: { accept: 'application/x-ndjson' },
+      });
       const stopTimer = this.bound(request, undefined, this.timeoutMs);
       const onAbort = () => request.destroy(abortReason(signal));
       signal?.addEventListener('abort', onAbort, { once: true });

@@ -59,11 +59,17 @@ export class ReportBatcher {
   private async flush(): Promise<void> {
     await new Promise<void>((resolve) => setImmediate(resolve));
     const path = `/api/v1/nodes/${encodeURIComponent(this.node)}/reports`;
-    for (let failures = 0; this.queue.length > 0; ) {
+    for (let failures = 0; this.queue.length > 0;) {
       const batch = this.take();
       if (batch.length === 0) continue;
       try {
-        const reply = await this.client.request<{ outcomes?: ReportOutcome[] }>('POST', path, { reports: batch.map((q) => q.report) }, this.signal, this.timeoutMs);
+        const reply = await this.client.request<{ outcomes?: ReportOutcome[] }>(
+          'POST',
+          path,
+          { reports: batch.map((q) => q.report) },
+          this.signal,
+          this.timeoutMs,
+        );
         // A replica too busy to answer (429, 503) or failing (a deadlock, a lost connection) is no
         // answer at all: the reports go again, like those that reached no replica.
         if (reply.status === 429 || reply.status >= 500) throw new Error(`answered ${reply.status}`);

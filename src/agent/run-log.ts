@@ -49,7 +49,8 @@ export interface RunLogLine {
   pid: number;
 }
 
-type Subject = Pick<AssignmentMessage, 'id' | 'job' | 'jobUid' | 'epoch' | 'attempt'> & Partial<Pick<AssignmentMessage, 'cpuMillis' | 'memoryBytes'>>;
+type Subject = Pick<AssignmentMessage, 'id' | 'job' | 'jobUid' | 'epoch' | 'attempt'> &
+  Partial<Pick<AssignmentMessage, 'cpuMillis' | 'memoryBytes'>>;
 
 /** What the node has: written on every start line. */
 export interface NodeCapacity {
@@ -100,8 +101,12 @@ export class RunLog {
       epoch: a.epoch,
       attempt: a.attempt,
       ...(reason === undefined ? {} : { reason }),
-      ...(event === 'start' && a.cpuMillis !== undefined && a.memoryBytes !== undefined ? { cpuMillis: a.cpuMillis, memoryBytes: a.memoryBytes } : {}),
-      ...(event === 'start' && this.capacity ? { nodeCpuMillis: this.capacity.cpuMillis, nodeMemoryBytes: this.capacity.memoryBytes } : {}),
+      ...(event === 'start' && a.cpuMillis !== undefined && a.memoryBytes !== undefined
+        ? { cpuMillis: a.cpuMillis, memoryBytes: a.memoryBytes }
+        : {}),
+      ...(event === 'start' && this.capacity
+        ? { nodeCpuMillis: this.capacity.cpuMillis, nodeMemoryBytes: this.capacity.memoryBytes }
+        : {}),
       ...(event === 'start' && this.capacity?.maxJobs !== undefined ? { nodeMaxJobs: this.capacity.maxJobs } : {}),
       wallTime: now.toISOString(),
       wallMs: now.getTime(),
@@ -110,7 +115,7 @@ export class RunLog {
     };
     const bytes = Buffer.from(`${JSON.stringify(line)}\n`);
     // One write per line on an O_APPEND fd; loop in case the kernel takes it in parts.
-    for (let off = 0; off < bytes.length; ) off += writeSync(this.fd, bytes, off);
+    for (let off = 0; off < bytes.length;) off += writeSync(this.fd, bytes, off);
     return line;
   }
 }

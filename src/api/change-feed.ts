@@ -94,11 +94,20 @@ export class ChangeFeed {
           if (event.kind === 'Job') jobs.add(`${event.namespace}/${event.name}`);
         }
         const now = await this.heads();
-        const status = now.holder !== heads!.holder || now.epoch !== heads!.epoch || now.live !== heads!.live || now.replicas !== heads!.replicas;
+        const status =
+          now.holder !== heads!.holder ||
+          now.epoch !== heads!.epoch ||
+          now.live !== heads!.live ||
+          now.replicas !== heads!.replicas;
         heads = now;
         const recorded = kinds.delete('Event');
         if (kinds.size > 0 || status || recorded) {
-          this.publish({ kinds: [...kinds], ...(jobs.size <= JOBS_NAMED ? { jobs: [...jobs] } : {}), status, events: recorded });
+          this.publish({
+            kinds: [...kinds],
+            ...(jobs.size <= JOBS_NAMED ? { jobs: [...jobs] } : {}),
+            status,
+            events: recorded,
+          });
         }
         for (const listener of this.listeners) listener.beat();
         if (events.length < BATCH) await delay(POLL_MS);

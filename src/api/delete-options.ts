@@ -20,6 +20,7 @@ export function deleteOptionsOf(body: unknown): DeleteOptions | undefined {
   } catch (error) {
     throw new HttpError(400, `the body of a delete must be DeleteOptions (JSON or YAML): ${(error as Error).message}`);
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new HttpError(400, 'the body of a delete must be one DeleteOptions object');
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new HttpError(400, 'the body of a delete must be one DeleteOptions object');
   return parsed as DeleteOptions;
 }

@@ -23,11 +23,14 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * delete's DeleteOptions body (where kubectl puts it); any other value is 400.
  */
 export function isDryRun(request: FastifyRequest): boolean {
-  const raw = (request.query as { dryRun?: string | string[] } | undefined)?.dryRun ?? (request.method === 'DELETE' ? deleteOptionsDryRun(request.body) : undefined);
+  const raw =
+    (request.query as { dryRun?: string | string[] } | undefined)?.dryRun ??
+    (request.method === 'DELETE' ? deleteOptionsDryRun(request.body) : undefined);
   if (raw === undefined) return false;
   const values: unknown[] = Array.isArray(raw) ? raw : [raw];
   const unsupported = values.find((v) => v !== 'All');
-  if (unsupported !== undefined) throw new HttpError(400, `dryRun: Unsupported value: "${String(unsupported)}": supported values: "All"`);
+  if (unsupported !== undefined)
+    throw new HttpError(400, `dryRun: Unsupported value: "${String(unsupported)}": supported values: "All"`);
   return true;
 }
 
@@ -50,7 +53,11 @@ export function dryRunAsked(request: FastifyRequest): boolean {
 export function checkDryRuns(app: FastifyInstance): void {
   app.addHook('preHandler', async (request) => {
     if (!WRITES.has(request.method) || !isDryRun(request)) return;
-    if (request.routeOptions.config.dryRun !== true) throw new HttpError(400, `dryRun is not supported by ${request.method} ${request.routeOptions.url ?? request.url}`);
+    if (request.routeOptions.config.dryRun !== true)
+      throw new HttpError(
+        400,
+        `dryRun is not supported by ${request.method} ${request.routeOptions.url ?? request.url}`,
+      );
   });
 }
 

@@ -6,7 +6,16 @@ import type { JobFilter } from '../store/jobs.js';
 import type { JobPhase } from '../domain/resources.js';
 import { parseLabelSelector, parsePhaseSelector } from '../domain/names.js';
 
-const PHASES: readonly JobPhase[] = ['Pending', 'Assigned', 'Running', 'Succeeded', 'Failed', 'Cancelled', 'Skipped', 'Dead'];
+const PHASES: readonly JobPhase[] = [
+  'Pending',
+  'Assigned',
+  'Running',
+  'Succeeded',
+  'Failed',
+  'Cancelled',
+  'Skipped',
+  'Dead',
+];
 
 export interface SelectorQuery {
   labelSelector?: string;
@@ -34,7 +43,8 @@ export function jobFilterOf(query: SelectorQuery): JobFilter {
  * (both must hold there, the last would win here).
  */
 export function storeJobFilterOf(query: SelectorQuery): JobFilter | null {
-  const requirements = (selector: string | undefined) => (selector ?? '').split(',').filter((p) => p.trim() !== '').length;
+  const requirements = (selector: string | undefined) =>
+    (selector ?? '').split(',').filter((p) => p.trim() !== '').length;
   let filter: JobFilter;
   try {
     filter = jobFilterOf(query);

@@ -14,7 +14,11 @@ const LONGEST_TOKEN = 512;
 export function pageLimitOf(limit: unknown): number {
   if (limit === undefined) return DEFAULT_PER_PAGE;
   const text = String(limit);
-  if (!/^[1-9][0-9]*$/.test(text)) throw new HttpError(400, `limit: ${JSON.stringify(text)} is not a positive whole number (a page holds at most ${MOST_PER_PAGE})`);
+  if (!/^[1-9][0-9]*$/.test(text))
+    throw new HttpError(
+      400,
+      `limit: ${JSON.stringify(text)} is not a positive whole number (a page holds at most ${MOST_PER_PAGE})`,
+    );
   return Math.min(Number(text), MOST_PER_PAGE);
 }
 
@@ -22,7 +26,11 @@ export function pageLimitOf(limit: unknown): number {
 export function kubeLimitOf(limit: unknown): number {
   if (limit === undefined || limit === '') return 0;
   const text = String(limit);
-  if (!/^[0-9]+$/.test(text)) throw new HttpError(400, `limit: ${JSON.stringify(text)} is not a whole number (0 for every object; a page holds at most ${MOST_PER_PAGE})`);
+  if (!/^[0-9]+$/.test(text))
+    throw new HttpError(
+      400,
+      `limit: ${JSON.stringify(text)} is not a whole number (0 for every object; a page holds at most ${MOST_PER_PAGE})`,
+    );
   return Math.min(Number(text), MOST_PER_PAGE);
 }
 
@@ -37,7 +45,11 @@ export function continueToken(key: PageKey): string {
 export function parseContinue(token: unknown, namespace: string | null): PageKey {
   const text = String(token);
   const shown = JSON.stringify(text.length > 64 ? `${text.slice(0, 64)}…` : text);
-  const refuse = (why: string) => new HttpError(400, `continue: ${shown} is not a continue token of this list (${why}); send the metadata.continue of the previous page as it came`);
+  const refuse = (why: string) =>
+    new HttpError(
+      400,
+      `continue: ${shown} is not a continue token of this list (${why}); send the metadata.continue of the previous page as it came`,
+    );
   if (text.length > LONGEST_TOKEN) throw refuse('longer than any this server gives');
   if (!/^[A-Za-z0-9_-]+$/.test(text)) throw refuse('not base64url');
   const decoded = Buffer.from(text, 'base64url').toString('utf8');
@@ -45,8 +57,10 @@ export function parseContinue(token: unknown, namespace: string | null): PageKey
   if (Buffer.from(decoded, 'utf8').toString('base64url') !== text) throw refuse('not base64url of UTF-8 text');
   const slash = decoded.indexOf('/');
   const key = { namespace: decoded.slice(0, slash), name: decoded.slice(slash + 1) };
-  if (slash < 0 || !/^[\x21-\x7e]+$/.test(key.name) || key.name.includes('/')) throw refuse('it names no namespace/name');
+  if (slash < 0 || !/^[\x21-\x7e]+$/.test(key.name) || key.name.includes('/'))
+    throw refuse('it names no namespace/name');
   if (key.namespace !== '' && !isDns1123Label(key.namespace)) throw refuse(`"${key.namespace}" is not a namespace`);
-  if (namespace !== null && key.namespace !== namespace) throw refuse(`it continues a list of namespace "${key.namespace}", not of "${namespace}"`);
+  if (namespace !== null && key.namespace !== namespace)
+    throw refuse(`it continues a list of namespace "${key.namespace}", not of "${namespace}"`);
   return key;
 }

@@ -1,5 +1,19 @@
 // Rows to the resources users see (Kubernetes shapes, see docs/architecture.md, "Contracts").
-import type { ClusterEvent, Condition, CronJob, CronJobStatus, Job, JobEvent, JobStatus, NodeResource, ObjectMeta, Queue, ResourceQuota, Workflow, WorkflowStatus } from '../domain/resources.js';
+import type {
+  ClusterEvent,
+  Condition,
+  CronJob,
+  CronJobStatus,
+  Job,
+  JobEvent,
+  JobStatus,
+  NodeResource,
+  ObjectMeta,
+  Queue,
+  ResourceQuota,
+  Workflow,
+  WorkflowStatus,
+} from '../domain/resources.js';
 import { API_VERSION } from '../domain/resources.js';
 import type { NamespaceResource, NamespaceStatus } from '../domain/namespace.js';
 import type { CronJobListRow, JobRow, NodeRow, WorkflowRow } from '../store/rows.js';
@@ -39,15 +53,34 @@ export function presentJob(row: JobRow): Job {
   const conditions: Condition[] = [];
   if (row.waiting) {
     const message = `waiting for ${row.needs.join(', ')} to succeed`;
-    conditions.push({ type: 'Ready', status: 'False', reason: 'WaitingForNeeds', message, lastTransitionTime: row.updated_at.toISOString() });
+    conditions.push({
+      type: 'Ready',
+      status: 'False',
+      reason: 'WaitingForNeeds',
+      message,
+      lastTransitionTime: row.updated_at.toISOString(),
+    });
   } else if (row.phase === 'Pending' && row.due_at.getTime() > Date.now()) {
-    conditions.push({ type: 'Ready', status: 'False', reason: 'NotDue', message: `due at ${row.due_at.toISOString()}`, lastTransitionTime: row.updated_at.toISOString() });
+    conditions.push({
+      type: 'Ready',
+      status: 'False',
+      reason: 'NotDue',
+      message: `due at ${row.due_at.toISOString()}`,
+      lastTransitionTime: row.updated_at.toISOString(),
+    });
   }
   if (row.reason) {
     // A dead letter keeps its last failure as reason; the condition says what became of the job.
     const kind =
-      row.phase === 'Dead' ? { type: 'DeadLetter', status: 'True' as const } : (CONDITION_TYPES[row.reason] ?? { type: row.reason, status: 'True' as const });
-    conditions.push({ ...kind, reason: row.reason, message: row.message ?? '', lastTransitionTime: row.updated_at.toISOString() });
+      row.phase === 'Dead'
+        ? { type: 'DeadLetter', status: 'True' as const }
+        : (CONDITION_TYPES[row.reason] ?? { type: row.reason, status: 'True' as const });
+    conditions.push({
+      ...kind,
+      reason: row.reason,
+      message: row.message ?? '',
+      lastTransitionTime: row.updated_at.toISOString(),
+    });
   }
   const status: JobStatus = { phase: row.phase, attempt: row.attempt, conditions };
   if (row.disruptions > 0) status.disruptions = row.disruptions;
@@ -66,7 +99,10 @@ export function presentJob(row: JobRow): Job {
   };
 }
 
-type StoredObject = Pick<JobRow, 'name' | 'namespace' | 'labels' | 'uid' | 'created_at' | 'resource_version' | 'watch_rv'> & { annotations?: Record<string, string> };
+type StoredObject = Pick<
+  JobRow,
+  'name' | 'namespace' | 'labels' | 'uid' | 'created_at' | 'resource_version' | 'watch_rv'
+> & { annotations?: Record<string, string> };
 
 function metadataOf(row: StoredObject): ObjectMeta {
   return {
@@ -84,16 +120,32 @@ function metadataOf(row: StoredObject): ObjectMeta {
 export function presentNode(row: NodeRow): NodeResource {
   const conditions: Condition[] = [];
   if (row.state === 'Dead' && row.dead_at) {
-    conditions.push({ type: 'Ready', status: 'False', reason: 'NodeDied', message: row.dead_reason ?? '', lastTransitionTime: row.dead_at.toISOString() });
+    conditions.push({
+      type: 'Ready',
+      status: 'False',
+      reason: 'NodeDied',
+      message: row.dead_reason ?? '',
+      lastTransitionTime: row.dead_at.toISOString(),
+    });
   }
   return {
     apiVersion: API_VERSION,
     kind: 'Node',
-    metadata: { name: row.name, labels: row.labels, creationTimestamp: row.registered_at.toISOString(), resourceVersion: String(row.watch_rv ?? 0) },
+    metadata: {
+      name: row.name,
+      labels: row.labels,
+      creationTimestamp: row.registered_at.toISOString(),
+      resourceVersion: String(row.watch_rv ?? 0),
+    },
     spec: { capacity: { cpu: formatCpu(row.cpu_millis), memory: formatMemory(row.memory_bytes), jobs: row.max_jobs } },
     status: {
       phase: row.state,
-      allocated: { cpu: formatCpu(row.allocated_cpu_millis), memory: formatMemory(row.allocated_memory_bytes), jobs: row.allocated_jobs, unclaimed: row.unclaimed_jobs },
+      allocated: {
+        cpu: formatCpu(row.allocated_cpu_millis),
+        memory: formatMemory(row.allocated_memory_bytes),
+        jobs: row.allocated_jobs,
+        unclaimed: row.unclaimed_jobs,
+      },
       lastHeartbeatTime: row.last_heartbeat_at.toISOString(),
       connected: row.watch_session !== null && row.disconnected_at === null,
       conditions,
@@ -108,7 +160,13 @@ export function presentWorkflow(row: WorkflowRow, jobs: JobRow[]): Workflow {
   const conditions: Condition[] = [];
   if (row.reason) {
     const type = row.phase === 'Running' ? 'Progressing' : row.phase === 'Succeeded' ? 'Complete' : row.phase;
-    conditions.push({ type, status: 'True', reason: row.reason, message: row.message ?? '', lastTransitionTime: row.updated_at.toISOString() });
+    conditions.push({
+      type,
+      status: 'True',
+      reason: row.reason,
+      message: row.message ?? '',
+      lastTransitionTime: row.updated_at.toISOString(),
+    });
   }
   return {
     apiVersion: API_VERSION,
@@ -161,10 +219,15 @@ export function presentQueue(row: QueueRow, now = new Date()): Queue {
 
 function queueLimit(row: QueueRow): Pick<Condition, 'status' | 'reason' | 'message'> {
   if (row.concurrency_limit !== null && row.running >= row.concurrency_limit) {
-    return { status: 'True', reason: 'ConcurrencyLimit', message: `${row.running} jobs placed, spec.concurrencyLimit ${row.concurrency_limit}` };
+    return {
+      status: 'True',
+      reason: 'ConcurrencyLimit',
+      message: `${row.running} jobs placed, spec.concurrencyLimit ${row.concurrency_limit}`,
+    };
   }
   const full = fullResources(row, row.cpu_limit_millis, row.memory_limit_bytes);
-  if (full) return { status: 'True', reason: 'ResourceLimit', message: `its placed jobs hold ${full} (spec.resourceLimit)` };
+  if (full)
+    return { status: 'True', reason: 'ResourceLimit', message: `its placed jobs hold ${full} (spec.resourceLimit)` };
   const limited = row.concurrency_limit !== null || row.cpu_limit_millis !== null || row.memory_limit_bytes !== null;
   return limited
     ? { status: 'False', reason: 'WithinLimits', message: 'the queue may place more jobs' }
@@ -177,7 +240,8 @@ function fullResources(
   cpuLimit: number | null,
   memoryLimit: number | null,
 ): string | null {
-  if (cpuLimit !== null && held.allocated_cpu_millis >= cpuLimit) return `${formatCpu(held.allocated_cpu_millis)} of ${formatCpu(cpuLimit)} CPU`;
+  if (cpuLimit !== null && held.allocated_cpu_millis >= cpuLimit)
+    return `${formatCpu(held.allocated_cpu_millis)} of ${formatCpu(cpuLimit)} CPU`;
   if (memoryLimit !== null && held.allocated_memory_bytes >= memoryLimit) {
     return `${formatMemory(held.allocated_memory_bytes)} of ${formatMemory(memoryLimit)} memory`;
   }
@@ -192,7 +256,11 @@ export function presentResourceQuota(row: QuotaRow, now = new Date()): ResourceQ
     metadata: metadataOf(row),
     spec: row.spec,
     status: {
-      used: { pendingJobs: row.pending, cpu: formatCpu(row.allocated_cpu_millis), memory: formatMemory(row.allocated_memory_bytes) },
+      used: {
+        pendingJobs: row.pending,
+        cpu: formatCpu(row.allocated_cpu_millis),
+        memory: formatMemory(row.allocated_memory_bytes),
+      },
       conditions: [{ type: 'AtLimit', ...quotaLimit(row), lastTransitionTime: now.toISOString() }],
     },
   };
@@ -200,15 +268,25 @@ export function presentResourceQuota(row: QuotaRow, now = new Date()): ResourceQ
 
 function quotaLimit(row: QuotaRow): Pick<Condition, 'status' | 'reason' | 'message'> {
   if (row.pending_jobs !== null && row.pending >= row.pending_jobs) {
-    return { status: 'True', reason: 'PendingJobs', message: `${row.pending} jobs wait to be placed, spec.hard.pendingJobs ${row.pending_jobs}: submits are refused (429)` };
+    return {
+      status: 'True',
+      reason: 'PendingJobs',
+      message: `${row.pending} jobs wait to be placed, spec.hard.pendingJobs ${row.pending_jobs}: submits are refused (429)`,
+    };
   }
   const full = fullResources(row, row.cpu_limit_millis, row.memory_limit_bytes);
-  if (full) return { status: 'True', reason: 'ResourceLimit', message: `the namespace's placed jobs hold ${full} (spec.hard)` };
+  if (full)
+    return { status: 'True', reason: 'ResourceLimit', message: `the namespace's placed jobs hold ${full} (spec.hard)` };
   return { status: 'False', reason: 'WithinLimits', message: 'the namespace may take and place more jobs' };
 }
 
 /** GET /api/v1/namespaces/NS: what the namespace uses, against its quota and per queue. */
-export function presentNamespace(name: string, usage: NamespaceUsage, quota: QuotaRow | undefined, queues: QueueRow[]): NamespaceResource {
+export function presentNamespace(
+  name: string,
+  usage: NamespaceUsage,
+  quota: QuotaRow | undefined,
+  queues: QueueRow[],
+): NamespaceResource {
   const status: NamespaceStatus = {
     pendingJobs: usage.pending,
     runningJobs: usage.running,
@@ -232,8 +310,15 @@ export function presentNamespace(name: string, usage: NamespaceUsage, quota: Quo
   if (quota) {
     status.quota = {
       name: quota.name,
-      hard: { ...(quota.pending_jobs !== null ? { pendingJobs: quota.pending_jobs } : {}), ...limits(quota.cpu_limit_millis, quota.memory_limit_bytes) },
-      used: { pendingJobs: quota.pending, cpu: formatCpu(quota.allocated_cpu_millis), memory: formatMemory(quota.allocated_memory_bytes) },
+      hard: {
+        ...(quota.pending_jobs !== null ? { pendingJobs: quota.pending_jobs } : {}),
+        ...limits(quota.cpu_limit_millis, quota.memory_limit_bytes),
+      },
+      used: {
+        pendingJobs: quota.pending,
+        cpu: formatCpu(quota.allocated_cpu_millis),
+        memory: formatMemory(quota.allocated_memory_bytes),
+      },
       ...(quota.rate_per_second !== null && quota.rate_burst !== null
         ? { placementRate: { perSecond: quota.rate_per_second, burst: quota.rate_burst } }
         : {}),
@@ -250,14 +335,34 @@ function limits(cpuMillis: number | null, memoryBytes: number | null): { cpu?: s
 }
 
 export function presentCronJob(row: CronJobListRow): CronJob {
-  const lastSuccess = [row.last_successful_time, row.newest_success].filter((d): d is Date => d !== null).sort((a, b) => b.getTime() - a.getTime())[0];
+  const lastSuccess = [row.last_successful_time, row.newest_success]
+    .filter((d): d is Date => d !== null)
+    .sort((a, b) => b.getTime() - a.getTime())[0];
   const status: CronJobStatus = {
     activeCount: row.active.length,
-    active: row.active.map((j) => ({ apiVersion: API_VERSION, kind: 'Job', namespace: row.namespace, name: j.name, uid: j.uid })),
+    active: row.active.map((j) => ({
+      apiVersion: API_VERSION,
+      kind: 'Job',
+      namespace: row.namespace,
+      name: j.name,
+      uid: j.uid,
+    })),
     conditions: [
       row.blocked_reason
-        ? { type: 'Firing', status: 'False', reason: row.blocked_reason, message: row.blocked_message ?? '', lastTransitionTime: row.updated_at.toISOString() }
-        : { type: 'Firing', status: 'True', reason: row.suspend ? 'Suspended' : 'OnSchedule', message: row.suspend ? 'occurrences are recorded Skipped (spec.suspend)' : 'occurrences fire when due', lastTransitionTime: row.updated_at.toISOString() },
+        ? {
+            type: 'Firing',
+            status: 'False',
+            reason: row.blocked_reason,
+            message: row.blocked_message ?? '',
+            lastTransitionTime: row.updated_at.toISOString(),
+          }
+        : {
+            type: 'Firing',
+            status: 'True',
+            reason: row.suspend ? 'Suspended' : 'OnSchedule',
+            message: row.suspend ? 'occurrences are recorded Skipped (spec.suspend)' : 'occurrences fire when due',
+            lastTransitionTime: row.updated_at.toISOString(),
+          },
     ],
   };
   if (row.last_schedule_time) status.lastScheduleTime = row.last_schedule_time.toISOString();
@@ -272,7 +377,13 @@ const WARNING_STATES = new Set(['Failed', 'Lost', 'Unconfirmed', 'Dead']);
 export function presentJobEvent(row: JobHistoryRow): JobEvent {
   const what = row.entity === 'job' ? 'job' : `assignment/${row.assignment}`;
   const change = row.from_state ? `${row.from_state} → ${row.to_state}` : row.to_state;
-  const where = [row.node ? `node ${row.node}` : '', row.epoch !== null ? `epoch ${row.epoch}` : '', row.actor ? `asked by ${row.actor}` : ''].filter(Boolean).join(', ');
+  const where = [
+    row.node ? `node ${row.node}` : '',
+    row.epoch !== null ? `epoch ${row.epoch}` : '',
+    row.actor ? `asked by ${row.actor}` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
   return {
     time: row.at.toISOString(),
     type: WARNING_STATES.has(row.to_state) ? 'Warning' : 'Normal',
@@ -287,5 +398,13 @@ export function presentJobEvent(row: JobHistoryRow): JobEvent {
 }
 
 export function presentClusterEvent(row: ClusterEventRow): ClusterEvent {
-  return { time: row.at.toISOString(), type: row.type, reason: row.reason, object: row.object, message: row.message, epoch: row.epoch, replica: row.replica };
+  return {
+    time: row.at.toISOString(),
+    type: row.type,
+    reason: row.reason,
+    object: row.object,
+    message: row.message,
+    epoch: row.epoch,
+    replica: row.replica,
+  };
 }

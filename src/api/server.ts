@@ -54,7 +54,17 @@ export function buildServer(ctx: ApiContext): FastifyInstance {
         body.error.message = `request body is larger than ${BODY_LIMIT_BYTES} bytes`;
       }
     }
-    if (status >= 500) ctx.logger.error({ reqId: request.id, err: { message: err.message, code: (err as { code?: string }).code, stack: err.stack }, method: request.method, url: request.url, status }, 'request failed');
+    if (status >= 500)
+      ctx.logger.error(
+        {
+          reqId: request.id,
+          err: { message: err.message, code: (err as { code?: string }).code, stack: err.stack },
+          method: request.method,
+          url: request.url,
+          status,
+        },
+        'request failed',
+      );
     reply.code(status).send(body);
   });
 
@@ -62,9 +72,25 @@ export function buildServer(ctx: ApiContext): FastifyInstance {
   // debug level (FENCER_LOG_LEVEL=debug): agents' heartbeats and reports make many a second.
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    httpRequests.inc({ method: request.method, route, code: String(reply.statusCode), dry_run: String(dryRunAsked(request)) });
+    httpRequests.inc({
+      method: request.method,
+      route,
+      code: String(reply.statusCode),
+      dry_run: String(dryRunAsked(request)),
+    });
     httpRequestSeconds.observe({ method: request.method, route }, reply.elapsedTime / 1000);
-    if (ctx.logger.isLevelEnabled('debug')) ctx.logger.debug({ reqId: request.id, method: request.method, url: request.url, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+    if (ctx.logger.isLevelEnabled('debug'))
+      ctx.logger.debug(
+        {
+          reqId: request.id,
+          method: request.method,
+          url: request.url,
+          route,
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime * 10) / 10,
+        },
+        'request',
+      );
   });
 
   // A dashboard served by one replica reads from the others when that one dies: GETs answer

@@ -157,7 +157,8 @@ export class WatchHub {
         );
       }
     };
-    if (res.destroyed) onClose(); // the node went away while its session was being recorded
+    if (res.destroyed)
+      onClose(); // the node went away while its session was being recorded
     else res.on('close', onClose);
     stream.refresh();
     return stream;

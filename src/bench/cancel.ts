@@ -43,20 +43,30 @@ export async function runCancelBench(opts: CancelOptions): Promise<CancelResult>
         apiVersion: 'fencer.dev/v1',
         kind: 'Workflow',
         metadata: { name },
-        spec: { jobs: Array.from({ length: opts.jobs }, (_, i) => ({ name: `j${i}`, template: { resources: { cpu: '500m', memory: '256Mi' }, duration: '5m' } })) },
+        spec: {
+          jobs: Array.from({ length: opts.jobs }, (_, i) => ({
+            name: `j${i}`,
+            template: { resources: { cpu: '500m', memory: '256Mi' }, duration: '5m' },
+          })),
+        },
       };
       await call(cluster, 'POST', '/api/v1/workflows', YAML.stringify(manifest));
       await waitFor(async () => {
         const w = (await call(cluster, 'GET', `/api/v1/namespaces/default/workflows/${name}`)) as Workflow;
         return w.status?.jobs.every((j) => j.phase === 'Running') ?? false;
       });
-      const status = (await call(cluster, 'GET', '/api/v1/status')) as { leader: string; replicas: Array<{ name: string; url: string }> };
+      const status = (await call(cluster, 'GET', '/api/v1/status')) as {
+        leader: string;
+        replicas: Array<{ name: string; url: string }>;
+      };
       const standby = status.replicas.find((r) => r.name !== status.leader)!;
       const at = Date.now();
       await call(cluster, 'POST', `/api/v1/namespaces/default/workflows/${name}/cancel`, undefined, standby.url);
       const prefix = `default/${name}-`;
       const stops = await waitFor(() => {
-        const lines = nodes.flatMap((n) => runLog(cluster.nodeLogFile(n))).filter((l) => l.event === 'stop' && l.job.startsWith(prefix));
+        const lines = nodes
+          .flatMap((n) => runLog(cluster.nodeLogFile(n)))
+          .filter((l) => l.event === 'stop' && l.job.startsWith(prefix));
         return lines.length === opts.jobs ? lines : null;
       });
       const ms = stops.map((l) => l.wallMs - at);
@@ -98,11 +108,14 @@ async function waitFor<T>(check: () => Promise<T | null | false> | T | null | fa
 
 function runLog(file: string): Array<{ event: string; job: string; wallMs: number }> {
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').split('\n').filter(Boolean).flatMap((line) => {
-    try {
-      return [JSON.parse(line) as { event: string; job: string; wallMs: number }];
-    } catch {
-      return []; // a line being written
-    }
-  });
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line) as { event: string; job: string; wallMs: number }];
+      } catch {
+        return []; // a line being written
+      }
+    });
 }

@@ -42,9 +42,22 @@ export async function runCommitRateBench(opts: CommitRateOptions): Promise<Commi
   const given = opts.databaseUrl ?? process.env.DATABASE_URL;
   const embedded = given ? undefined : await startEmbeddedPostgres();
   const databaseUrl = given ?? embedded!.url;
-  const db = createPool({ databaseUrl, replica: 'bench', max: 8, idleInTxTimeoutMs: DEFAULT_TIMINGS.idleInTxTimeoutMs });
+  const db = createPool({
+    databaseUrl,
+    replica: 'bench',
+    max: 8,
+    idleInTxTimeoutMs: DEFAULT_TIMINGS.idleInTxTimeoutMs,
+  });
   const logger = pino({ level: 'silent' });
-  const lease = new Lease({ databaseUrl, replica: 'bench', leaseMs: DEFAULT_TIMINGS.leaseMs, renewMs: DEFAULT_TIMINGS.renewMs, standbyPollMs: DEFAULT_TIMINGS.standbyPollMs, idleInTxTimeoutMs: DEFAULT_TIMINGS.idleInTxTimeoutMs, logger });
+  const lease = new Lease({
+    databaseUrl,
+    replica: 'bench',
+    leaseMs: DEFAULT_TIMINGS.leaseMs,
+    renewMs: DEFAULT_TIMINGS.renewMs,
+    standbyPollMs: DEFAULT_TIMINGS.standbyPollMs,
+    idleInTxTimeoutMs: DEFAULT_TIMINGS.idleInTxTimeoutMs,
+    logger,
+  });
   try {
     const client = await db.connect();
     try {
@@ -60,23 +73,31 @@ export async function runCommitRateBench(opts: CommitRateOptions): Promise<Commi
     });
     opts.log(`submitting ${opts.jobs} jobs`);
     const workload = generateWorkload({ jobs: opts.jobs, seed: opts.seed, timeScale: 1 });
-    const requests: JobRequest[] = workload.map((j) => withJobDefaults({
-      namespace: 'default',
-      name: j.name,
-      labels: {},
-      spec: { resources: { cpu: `${j.cpuMillis}m`, memory: String(j.memoryBytes) }, duration: `${j.durationMs}ms` },
-      cpuMillis: j.cpuMillis,
-      memoryBytes: j.memoryBytes,
-      durationMs: j.durationMs,
-      nodeSelector: {},
-      maxAttempts: 3,
-    }));
+    const requests: JobRequest[] = workload.map((j) =>
+      withJobDefaults({
+        namespace: 'default',
+        name: j.name,
+        labels: {},
+        spec: { resources: { cpu: `${j.cpuMillis}m`, memory: String(j.memoryBytes) }, duration: `${j.durationMs}ms` },
+        cpuMillis: j.cpuMillis,
+        memoryBytes: j.memoryBytes,
+        durationMs: j.durationMs,
+        nodeSelector: {},
+        maxAttempts: 3,
+      }),
+    );
     for (let i = 0; i < requests.length; i += 2000) await submitJobs(db, requests.slice(i, i + 2000));
 
     const elected = new Promise<void>((resolve) => lease.once('elected', () => resolve()));
     lease.start();
     await elected;
-    const placement = new Placement(db, lease, DEFAULT_TIMINGS.placementPassMs, maxUnclaimedPerNode(), SIMULATED_NODES_FRESH_MS);
+    const placement = new Placement(
+      db,
+      lease,
+      DEFAULT_TIMINGS.placementPassMs,
+      maxUnclaimedPerNode(),
+      SIMULATED_NODES_FRESH_MS,
+    );
     const count = async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM assignments')).rows[0]!.n;
     opts.log('placing');
     const rounds: CommitRateResult['rounds'] = [];
@@ -90,7 +111,14 @@ export async function runCommitRateBench(opts: CommitRateOptions): Promise<Commi
       placed = now;
     }
     const elapsedMs = rounds.reduce((sum, r) => sum + r.ms, 0);
-    return { nodes: opts.nodes, jobs: opts.jobs, placed, elapsedMs, rounds, placedTwice: (await jobsPlacedTwice(db)).length };
+    return {
+      nodes: opts.nodes,
+      jobs: opts.jobs,
+      placed,
+      elapsedMs,
+      rounds,
+      placedTwice: (await jobsPlacedTwice(db)).length,
+    };
   } finally {
     await lease.stop();
     await db.end();

@@ -64,7 +64,13 @@ spec:
 
 export async function runCronLatenessBench(opts: CronLatenessOptions): Promise<CronLatenessResult> {
   const home = mkdtempSync(join(tmpdir(), 'fencer-bench-cron-'));
-  const cluster = await Cluster.start({ replicas: 3, nodes: opts.nodes, home, restart: true, timings: DEFAULT_TIMINGS });
+  const cluster = await Cluster.start({
+    replicas: 3,
+    nodes: opts.nodes,
+    home,
+    restart: true,
+    timings: DEFAULT_TIMINGS,
+  });
   const db = createPool({ databaseUrl: cluster.databaseUrl, replica: 'bench', max: 2 });
   try {
     const cronJobs = Array.from({ length: opts.cronJobs }, (_, i) => cronJob(i));
@@ -75,10 +81,13 @@ export async function runCronLatenessBench(opts: CronLatenessOptions): Promise<C
     const takeovers: CronLatenessResult['takeovers'] = [];
     for (let i = 0; i < opts.failovers; i++) {
       const kind = i % 2 === 0 ? 'kill' : 'freeze';
-      const outcome = kind === 'kill' ? await killLeader(cluster) : await freezeLeader(cluster, DEFAULT_TIMINGS.leaseMs + 1000);
+      const outcome =
+        kind === 'kill' ? await killLeader(cluster) : await freezeLeader(cluster, DEFAULT_TIMINGS.leaseMs + 1000);
       const after = await nextLeader(db, outcome.epoch ?? 0);
       takeovers.push({ kind, ms: after.acquired_at.getTime() - outcome.at });
-      opts.log(`${i + 1}/${opts.failovers} ${kind} ${outcome.target} -> ${after.holder} in ${after.acquired_at.getTime() - outcome.at} ms`);
+      opts.log(
+        `${i + 1}/${opts.failovers} ${kind} ${outcome.target} -> ${after.holder} in ${after.acquired_at.getTime() - outcome.at} ms`,
+      );
       await outcome.healed;
       await delay(opts.failoverGapSeconds * 1000);
     }

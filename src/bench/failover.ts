@@ -37,7 +37,13 @@ function jobYaml(name: string): string {
 
 export async function runFailoverBench(opts: FailoverOptions): Promise<FailoverResult> {
   const home = mkdtempSync(join(tmpdir(), 'fencer-bench-failover-'));
-  const cluster = await Cluster.start({ replicas: 3, nodes: opts.nodes, home, restart: true, timings: DEFAULT_TIMINGS });
+  const cluster = await Cluster.start({
+    replicas: 3,
+    nodes: opts.nodes,
+    home,
+    restart: true,
+    timings: DEFAULT_TIMINGS,
+  });
   const db = createPool({ databaseUrl: cluster.databaseUrl, replica: 'bench', max: 2 });
   let submitted = 0;
   let flowing = true;
@@ -58,7 +64,14 @@ export async function runFailoverBench(opts: FailoverOptions): Promise<FailoverR
       await delay(50);
     }
   })();
-  const result: FailoverResult = { killMs: [], freezeMs: [], jobsSubmitted: 0, phases: {}, placedTwice: [], leaseMs: DEFAULT_TIMINGS.leaseMs };
+  const result: FailoverResult = {
+    killMs: [],
+    freezeMs: [],
+    jobsSubmitted: 0,
+    phases: {},
+    placedTwice: [],
+    leaseMs: DEFAULT_TIMINGS.leaseMs,
+  };
   try {
     const plan = [...Array(opts.kills).fill('kill'), ...Array(opts.freezes).fill('freeze')] as Array<'kill' | 'freeze'>;
     for (const [i, kind] of plan.entries()) {
@@ -68,7 +81,9 @@ export async function runFailoverBench(opts: FailoverOptions): Promise<FailoverR
       const after = await nextLeader(db, before.epoch);
       const ms = after.acquired_at.getTime() - signalledAt;
       (kind === 'kill' ? result.killMs : result.freezeMs).push(ms);
-      opts.log(`${i + 1}/${plan.length} ${kind} ${before.holder} (epoch ${before.epoch}) -> ${after.holder} (epoch ${after.epoch}) in ${ms} ms`);
+      opts.log(
+        `${i + 1}/${plan.length} ${kind} ${before.holder} (epoch ${before.epoch}) -> ${after.holder} (epoch ${after.epoch}) in ${ms} ms`,
+      );
       if (kind === 'freeze') {
         await delay(Math.max(0, opts.freezeMs - (Date.now() - signalledAt)));
         await cluster.resume(before.holder);
@@ -99,7 +114,8 @@ interface LeaseRow {
 
 async function currentLeader(db: pg.Pool): Promise<LeaseRow> {
   for (;;) {
-    const row = (await db.query<LeaseRow>('SELECT holder, epoch, acquired_at FROM lease WHERE expires_at > now()')).rows[0];
+    const row = (await db.query<LeaseRow>('SELECT holder, epoch, acquired_at FROM lease WHERE expires_at > now()'))
+      .rows[0];
     if (row?.holder) return row;
     await delay(20);
   }
@@ -107,7 +123,8 @@ async function currentLeader(db: pg.Pool): Promise<LeaseRow> {
 
 async function nextLeader(db: pg.Pool, epoch: number): Promise<LeaseRow> {
   for (;;) {
-    const row = (await db.query<LeaseRow>('SELECT holder, epoch, acquired_at FROM lease WHERE epoch > $1', [epoch])).rows[0];
+    const row = (await db.query<LeaseRow>('SELECT holder, epoch, acquired_at FROM lease WHERE epoch > $1', [epoch]))
+      .rows[0];
     if (row?.holder) return row;
     await delay(10);
   }
@@ -116,7 +133,10 @@ async function nextLeader(db: pg.Pool, epoch: number): Promise<LeaseRow> {
 async function waitForReplicas(cluster: Cluster, count: number): Promise<void> {
   await waitUntil(async () => {
     const status = await cluster.status().catch(() => null);
-    return (status?.replicas.filter((r) => r.alive).length ?? 0) >= count && cluster.replicaNames.every((n) => cluster.isRunning(n) && !cluster.isFrozen(n));
+    return (
+      (status?.replicas.filter((r) => r.alive).length ?? 0) >= count &&
+      cluster.replicaNames.every((n) => cluster.isRunning(n) && !cluster.isFrozen(n))
+    );
   }, 30_000);
   await delay(500);
 }

@@ -55,7 +55,10 @@ export function waitStats(jobs: readonly JobTiming[]): WaitStats {
     toPlacedP99Ms: percentile(toPlaced, 99),
     placedToRunningP50Ms: percentile(toRunning, 50),
     placedToRunningP99Ms: percentile(toRunning, 99),
-    sentToRunningP99Ms: percentile(timed.map((j) => j.runningMs! - j.sentMs!), 99),
+    sentToRunningP99Ms: percentile(
+      timed.map((j) => j.runningMs! - j.sentMs!),
+      99,
+    ),
     answeredToPlacedP50Ms: percentile(answeredToPlaced, 50),
     answeredToPlacedP99Ms: percentile(answeredToPlaced, 99),
   };
@@ -77,7 +80,11 @@ export interface FloodFinish {
  * flood (with fair share, at once), so the second bound also counts the CPU its runs took inside
  * the flood's window: the flood cannot have had that part of the cluster.
  */
-export function floodFinish(flood: readonly JobTiming[], others: readonly JobTiming[], clusterCpuMillis: number): FloodFinish {
+export function floodFinish(
+  flood: readonly JobTiming[],
+  others: readonly JobTiming[],
+  clusterCpuMillis: number,
+): FloodFinish {
   const start = Math.min(...flood.map((j) => j.createdMs));
   const end = Math.max(...flood.map((j) => j.finishedMs ?? j.createdMs));
   const work = flood.reduce((sum, j) => sum + j.cpuMillis * j.durationMs, 0) / clusterCpuMillis;
@@ -113,7 +120,11 @@ export interface UseStats {
 /** CPU use over the samples where some job waited. */
 export function useWhileWaiting(samples: readonly UseSample[]): UseStats {
   const use = samples.filter((s) => Object.values(s.pending).some((n) => n > 0)).map((s) => s.cpuUse);
-  return { samples: use.length, mean: use.length ? use.reduce((a, b) => a + b, 0) / use.length : null, p5: percentile(use, 5) };
+  return {
+    samples: use.length,
+    mean: use.length ? use.reduce((a, b) => a + b, 0) / use.length : null,
+    p5: percentile(use, 5),
+  };
 }
 
 export interface ShareWindow {
@@ -140,13 +151,25 @@ export interface ShareResult {
  * Every window of `windowMs`, `stepMs` apart, inside the interval in which both groups were
  * saturated (each still had jobs to place): what each group's runs accrued, and their ratio.
  */
-export function shareWindows(jobs: readonly JobTiming[], groups: readonly [string, string], windowMs: number, stepMs: number): ShareResult {
+export function shareWindows(
+  jobs: readonly JobTiming[],
+  groups: readonly [string, string],
+  windowMs: number,
+  stepMs: number,
+): ShareResult {
   const of = (g: string) => jobs.filter((j) => j.group === g);
   const started = (js: JobTiming[]) => js.flatMap((j) => (j.runningMs === null ? [] : [j.runningMs]));
   const from = Math.max(...groups.map((g) => Math.min(...of(g).map((j) => j.createdMs))));
   const to = Math.min(...groups.map((g) => Math.max(...started(of(g)))));
   const accrued = (g: string, a: number, b: number) =>
-    of(g).reduce((sum, j) => (j.runningMs === null ? sum : sum + Math.max(0, Math.min(b, j.runningMs + j.durationMs) - Math.max(a, j.runningMs)) * (j.cpuMillis / 1000)), 0);
+    of(g).reduce(
+      (sum, j) =>
+        j.runningMs === null
+          ? sum
+          : sum +
+            Math.max(0, Math.min(b, j.runningMs + j.durationMs) - Math.max(a, j.runningMs)) * (j.cpuMillis / 1000),
+      0,
+    );
   const windows: ShareWindow[] = [];
   for (let a = from; a + windowMs <= to; a += stepMs) {
     const cpuMs = Object.fromEntries(groups.map((g) => [g, accrued(g, a, a + windowMs)]));

@@ -2,17 +2,34 @@
 // the flood with fair share on and off, and the weighted queues' ratio per window.
 import { machine } from './results.js';
 import { xyChart, type XySeries } from './xy-plot.js';
-import { JOB_CPU_MILLIS, JOB_MEMORY_BYTES, TENANTS, TRICKLE_STOP_SECONDS, WEIGHTS, type FairnessResult, type FloodRun, type RunFacts, type WeightsRun } from './fairness.js';
+import {
+  JOB_CPU_MILLIS,
+  JOB_MEMORY_BYTES,
+  TENANTS,
+  TRICKLE_STOP_SECONDS,
+  WEIGHTS,
+  type FairnessResult,
+  type FloodRun,
+  type RunFacts,
+  type WeightsRun,
+} from './fairness.js';
 import type { WaitStats } from './fairness-measure.js';
 import type { Verdict } from '../checker/check.js';
 import type { LatencySummary } from './placement-metrics.js';
 
 /** The issue's targets. */
-export const TARGETS = { trickleP99Ms: 1000, offOverOn: 100, cpuUse: 0.95, floodOverBound: 1.1, weightTolerance: 0.05 } as const;
+export const TARGETS = {
+  trickleP99Ms: 1000,
+  offOverOn: 100,
+  cpuUse: 0.95,
+  floodOverBound: 1.1,
+  weightTolerance: 0.05,
+} as const;
 
 const pct = (share: number | null) => (share === null ? 'n/a' : `${(share * 100).toFixed(1)} %`);
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-const ms = (v: number | null) => (v === null ? 'n/a' : v >= 10_000 ? `${(v / 1000).toFixed(1)} s` : `${Math.round(v)} ms`);
+const ms = (v: number | null) =>
+  v === null ? 'n/a' : v >= 10_000 ? `${(v / 1000).toFixed(1)} s` : `${Math.round(v)} ms`;
 const waits = (w: WaitStats | undefined) => (w ? `${ms(w.p50Ms)} / ${ms(w.p99Ms)} / ${ms(w.maxMs)}` : 'n/a');
 const met = (ok: boolean | null) => (ok === null ? '' : ok ? ' — met' : ' — **missed**');
 const heavy = WEIGHTS.queues[0];
@@ -22,14 +39,21 @@ const expectedRatio = heavy.weight / light.weight;
 export function fairnessPlots(result: FairnessResult): { waits?: string; shares?: string } {
   const plots: { waits?: string; shares?: string } = {};
   if (result.on && result.off) {
-    const colours: Record<string, string> = { [TENANTS.flood]: '#888', [TENANTS.trickle[0]]: '#1f77b4', [TENANTS.trickle[1]]: '#d62728' };
+    const colours: Record<string, string> = {
+      [TENANTS.flood]: '#888',
+      [TENANTS.trickle[0]]: '#1f77b4',
+      [TENANTS.trickle[1]]: '#d62728',
+    };
     const series = (run: FloodRun, mode: string, dashed: boolean): XySeries[] =>
       Object.entries(run.waitPoints).map(([tenant, points]) => ({
         label: `${tenant}, fair share ${mode}`,
         colour: colours[tenant] ?? '#2ca02c',
         dashed,
         // The flood's thousands of points say no more than a few hundred of them.
-        points: tenant === TENANTS.flood ? points.filter((_, i) => i % Math.max(1, Math.floor(points.length / 400)) === 0) : points,
+        points:
+          tenant === TENANTS.flood
+            ? points.filter((_, i) => i % Math.max(1, Math.floor(points.length / 400)) === 0)
+            : points,
       }));
     plots.waits = xyChart(
       `Wait (submit → running) by submit time, flood of ${result.options.flood}, fair share on (solid) and off (dashed)`,
@@ -45,15 +69,32 @@ export function fairnessPlots(result: FairnessResult): { waits?: string; shares?
     plots.shares = xyChart(
       `${heavy.name} : ${light.name} over each ${result.options.windowSeconds} s window (fair share on)`,
       'window start, seconds into the saturated interval',
-      { label: 'CPU-seconds ratio', min: expectedRatio - 1, max: expectedRatio + 1, ticks: [2, 2.5, lo, expectedRatio, hi, 3.5, 4].filter((t) => t >= expectedRatio - 1 && t <= expectedRatio + 1), format: (v) => v.toFixed(2) },
-      [{ label: 'ratio', colour: '#1f77b4', points: result.weights.shares.windows.map((w) => [w.atMs / 1000, w.ratio]) }],
+      {
+        label: 'CPU-seconds ratio',
+        min: expectedRatio - 1,
+        max: expectedRatio + 1,
+        ticks: [2, 2.5, lo, expectedRatio, hi, 3.5, 4].filter((t) => t >= expectedRatio - 1 && t <= expectedRatio + 1),
+        format: (v) => v.toFixed(2),
+      },
+      [
+        {
+          label: 'ratio',
+          colour: '#1f77b4',
+          points: result.weights.shares.windows.map((w) => [w.atMs / 1000, w.ratio]),
+        },
+      ],
       [{ from: lo, to: hi, colour: '#2ca02c', label: `${expectedRatio}:1 ± ${TARGETS.weightTolerance * 100} %` }],
     );
   }
   return plots;
 }
 
-export function fairnessReport(result: FairnessResult, command: string, date: Date, plotFiles: { waits?: string; shares?: string }): string {
+export function fairnessReport(
+  result: FairnessResult,
+  command: string,
+  date: Date,
+  plotFiles: { waits?: string; shares?: string },
+): string {
   const o = result.options;
   const slots = (o.nodes * o.nodeCpu * 1000) / JOB_CPU_MILLIS;
   const endEveryMs = o.durationMs / slots;
@@ -84,7 +125,7 @@ function durations(o: FairnessResult['options']): string {
   const hi = Math.round(o.durationMs * (1 + o.spread));
   return (
     `the flood's jobs run a duration drawn uniformly from ${lo}–${hi} ms (mean ${mean}, seed ${o.seed}), every other job ${mean}. ` +
-    "(Flood jobs of one length, started together on an empty cluster, end together run after run: room frees in bursts a run apart for the first half minute or so, and a trickle job waits for the next burst whatever the scheduler does. " +
+    '(Flood jobs of one length, started together on an empty cluster, end together run after run: room frees in bursts a run apart for the first half minute or so, and a trickle job waits for the next burst whatever the scheduler does. ' +
     'Trickle jobs of one length stay in arrival order within their tenant: the default most-work-first order would let a longer job of the same tenant pass a shorter one)'
   );
 }
@@ -92,7 +133,10 @@ function durations(o: FairnessResult['options']): string {
 function floodSection(result: FairnessResult): string[] {
   const o = result.options;
   const { on, off } = result;
-  const runs: Array<[string, FloodRun | undefined]> = [['fair share on', on], ['fair share off (arrival order)', off]];
+  const runs: Array<[string, FloodRun | undefined]> = [
+    ['fair share on', on],
+    ['fair share off (arrival order)', off],
+  ];
   const cell = (f: (r: FloodRun) => string) => runs.map(([, r]) => (r ? f(r) : 'n/a')).join(' | ');
   const [b, c] = TENANTS.trickle;
   const ratio = (tenant: string) => {
@@ -100,7 +144,8 @@ function floodSection(result: FairnessResult): string[] {
     const z = off?.waits[tenant]?.p99Ms;
     return a && z ? z / a : null;
   };
-  const p99Met = (tenant: string) => (on?.waits[tenant]?.p99Ms == null ? null : on.waits[tenant]!.p99Ms! <= TARGETS.trickleP99Ms);
+  const p99Met = (tenant: string) =>
+    on?.waits[tenant]?.p99Ms == null ? null : on.waits[tenant]!.p99Ms! <= TARGETS.trickleP99Ms;
   const rB = ratio(b);
   const rC = ratio(c);
   const bound = (r: FloodRun) => r.finish.finishMs / r.finish.lowerBoundWithOthersMs;
@@ -125,7 +170,7 @@ function floodSection(result: FairnessResult): string[] {
     `| checker: ${VERDICT_COLUMNS} | ${cell((r) => verdictLine(r.verdict))} | all 0 |`,
     `| run's wall time (cluster start to last job) | ${cell((r) => seconds(r.wallMs))} | |`,
     '',
-    "Where the time goes (what the targets above depend on):",
+    'Where the time goes (what the targets above depend on):',
     '',
     `| | ${runs.map(([label]) => label).join(' | ')} |`,
     '|---|---|---|',
@@ -138,7 +183,9 @@ function floodSection(result: FairnessResult): string[] {
 }
 
 function split(w: WaitStats | undefined): string {
-  return w ? `${ms(w.toPlacedP50Ms)} / ${ms(w.toPlacedP99Ms)}; ${ms(w.placedToRunningP50Ms)} / ${ms(w.placedToRunningP99Ms)}` : 'n/a';
+  return w
+    ? `${ms(w.toPlacedP50Ms)} / ${ms(w.toPlacedP99Ms)}; ${ms(w.placedToRunningP50Ms)} / ${ms(w.placedToRunningP99Ms)}`
+    : 'n/a';
 }
 
 function client(w: WaitStats | undefined): string {
@@ -169,7 +216,13 @@ function weightsSection(result: FairnessResult, run: WeightsRun): string[] {
   return [
     '## Weights 3:1 under saturation',
     '',
-    `Namespace \`${WEIGHTS.namespace}\`, queues \`${heavy.name}\` (weight ${heavy.weight}) and \`${light.name}\` (weight ${light.weight}), made with applyQueue before the jobs; ${Object.entries(run.jobs).map(([q, n]) => `${n} jobs in ${q}`).join(' and ')}, submitted together, interleaved 3:1 (so neither is ahead in arrival order). Saturated: from the later first submit to the earlier last start, while both queues had jobs waiting. In each ${o.windowSeconds} s window (1 s apart) inside it, the CPU-seconds each queue's runs accrued (nominal durations from each job's first start); the target is every window within ${TARGETS.weightTolerance * 100} % of ${expectedRatio}:1 (a ratio in [${lo.toFixed(2)}, ${hi.toFixed(2)}]).`,
+    `Namespace \`${WEIGHTS.namespace}\`, queues \`${heavy.name}\` (weight ${heavy.weight}) and \`${light.name}\` (weight ${light.weight}), made with applyQueue before the jobs; ${Object.entries(
+      run.jobs,
+    )
+      .map(([q, n]) => `${n} jobs in ${q}`)
+      .join(
+        ' and ',
+      )}, submitted together, interleaved 3:1 (so neither is ahead in arrival order). Saturated: from the later first submit to the earlier last start, while both queues had jobs waiting. In each ${o.windowSeconds} s window (1 s apart) inside it, the CPU-seconds each queue's runs accrued (nominal durations from each job's first start); the target is every window within ${TARGETS.weightTolerance * 100} % of ${expectedRatio}:1 (a ratio in [${lo.toFixed(2)}, ${hi.toFixed(2)}]).`,
     '',
     '| | | target |',
     '|---|---|---|',

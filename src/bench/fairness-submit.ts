@@ -13,7 +13,11 @@ export function jobManifest(namespace: string, queue: string, name: string, dura
     apiVersion: 'fencer.dev/v1',
     kind: 'Job',
     metadata: { name, namespace },
-    spec: { queue, resources: { cpu: `${JOB_CPU_MILLIS}m`, memory: String(JOB_MEMORY_BYTES) }, duration: `${durationMs}ms` },
+    spec: {
+      queue,
+      resources: { cpu: `${JOB_CPU_MILLIS}m`, memory: String(JOB_MEMORY_BYTES) },
+      duration: `${durationMs}ms`,
+    },
   };
 }
 
@@ -37,9 +41,16 @@ async function submit(replicaUrls: readonly string[], body: object | readonly ob
   const text = JSON.stringify(body);
   const problems: string[] = [];
   for (const url of replicaUrls) {
-    const res = await fetch(`${url}/api/v1/jobs`, { method: 'POST', body: text, headers: { 'content-type': 'application/json' }, signal: AbortSignal.timeout(30_000) }).catch((err: Error) => err);
+    const res = await fetch(`${url}/api/v1/jobs`, {
+      method: 'POST',
+      body: text,
+      headers: { 'content-type': 'application/json' },
+      signal: AbortSignal.timeout(30_000),
+    }).catch((err: Error) => err);
     if (!(res instanceof Error) && res.status === 201) return;
-    problems.push(`${url}: ${res instanceof Error ? res.message : `HTTP ${res.status} ${(await res.text()).slice(0, 300)}`}`);
+    problems.push(
+      `${url}: ${res instanceof Error ? res.message : `HTTP ${res.status} ${(await res.text()).slice(0, 300)}`}`,
+    );
   }
   throw new Error(`no replica accepted the jobs: ${problems.join('; ')}`);
 }

@@ -34,7 +34,18 @@ import { delay } from '../lifecycle.js';
 import { seededRandom } from '../seeded-random.js';
 import { JOB_CPU_MILLIS, jobManifest, SUBMIT_BATCH, submitBacklog, Trickle } from './fairness-submit.js';
 import { readPlacementTimings, type LatencySummary } from './placement-metrics.js';
-import { floodFinish, shareWindows, useWhileWaiting, waitStats, type FloodFinish, type JobTiming, type ShareResult, type UseSample, type UseStats, type WaitStats } from './fairness-measure.js';
+import {
+  floodFinish,
+  shareWindows,
+  useWhileWaiting,
+  waitStats,
+  type FloodFinish,
+  type JobTiming,
+  type ShareResult,
+  type UseSample,
+  type UseStats,
+  type WaitStats,
+} from './fairness-measure.js';
 
 export { JOB_CPU_MILLIS, JOB_MEMORY_BYTES } from './fairness-submit.js';
 
@@ -71,7 +82,13 @@ export interface FairnessOptions {
 }
 
 export const TENANTS = { flood: 'tenant-a', trickle: ['tenant-b', 'tenant-c'] } as const;
-export const WEIGHTS = { namespace: 'weights', queues: [{ name: 'weight-3', weight: 3 }, { name: 'weight-1', weight: 1 }] } as const;
+export const WEIGHTS = {
+  namespace: 'weights',
+  queues: [
+    { name: 'weight-3', weight: 3 },
+    { name: 'weight-1', weight: 1 },
+  ],
+} as const;
 /** The trickle stops once the flood has less than this many seconds of the cluster's work left to place. */
 export const TRICKLE_STOP_SECONDS = 3;
 const SAMPLE_MS = 500;
@@ -139,12 +156,18 @@ interface Run {
   jobsPerSecond: number;
 }
 
-async function withCluster<F extends { samples: UseSample[] }>(opts: FairnessOptions, fairShare: boolean, body: (run: Run) => Promise<F>): Promise<F & RunFacts> {
+async function withCluster<F extends { samples: UseSample[] }>(
+  opts: FairnessOptions,
+  fairShare: boolean,
+  body: (run: Run) => Promise<F>,
+): Promise<F & RunFacts> {
   const { runtime, runtimeNote } = await benchRuntime(opts.runtime, opts.log);
   const startedAt = Date.now();
   const home = mkdtempSync(join(tmpdir(), 'fencer-fairness-'));
   const database = await runDatabase(opts.databaseUrl ?? process.env.DATABASE_URL, fairShare);
-  opts.log(`fair share ${fairShare ? 'on' : 'off'}: starting ${opts.replicas} replicas and ${opts.nodes} nodes of ${opts.nodeCpu} CPU (${runtime}; home ${home})`);
+  opts.log(
+    `fair share ${fairShare ? 'on' : 'off'}: starting ${opts.replicas} replicas and ${opts.nodes} nodes of ${opts.nodeCpu} CPU (${runtime}; home ${home})`,
+  );
   let cluster: Cluster | undefined;
   let db: Pool | undefined;
   try {
@@ -165,9 +188,19 @@ async function withCluster<F extends { samples: UseSample[] }>(opts: FairnessOpt
     });
     db = createPool({ databaseUrl: cluster.databaseUrl, replica: 'bench', max: 3 });
     const clusterCpuMillis = opts.nodes * opts.nodeCpu * 1000;
-    const facts = await body({ cluster, db, fairShare, clusterCpuMillis, jobsPerSecond: clusterCpuMillis / JOB_CPU_MILLIS / (opts.durationMs / 1000) });
+    const facts = await body({
+      cluster,
+      db,
+      fairShare,
+      clusterCpuMillis,
+      jobsPerSecond: clusterCpuMillis / JOB_CPU_MILLIS / (opts.durationMs / 1000),
+    });
     const phases = Object.fromEntries(
-      (await db.query<{ phase: string; n: number }>('SELECT phase, count(*)::int AS n FROM jobs GROUP BY phase ORDER BY phase')).rows.map((r) => [r.phase, r.n]),
+      (
+        await db.query<{ phase: string; n: number }>(
+          'SELECT phase, count(*)::int AS n FROM jobs GROUP BY phase ORDER BY phase',
+        )
+      ).rows.map((r) => [r.phase, r.n]),
     );
     const wallMs = Date.now() - startedAt;
     const rounds = await readPlacementTimings(cluster.replicaUrls);
@@ -175,7 +208,18 @@ async function withCluster<F extends { samples: UseSample[] }>(opts: FairnessOpt
     const hold = await holdOverhead(db);
     const verdict = verdictOf(check(await readCheckInput(db, [join(home, 'nodes')])));
     opts.log(`fair share ${fairShare ? 'on' : 'off'}: done; checker ${verdict.ok ? 'clean' : 'found VIOLATIONS'}`);
-    return { ...facts, fairShare, runtime, runtimeNote, use: useWhileWaiting(facts.samples), phases, verdict, wallMs, rounds, hold };
+    return {
+      ...facts,
+      fairShare,
+      runtime,
+      runtimeNote,
+      use: useWhileWaiting(facts.samples),
+      phases,
+      verdict,
+      wallMs,
+      rounds,
+      hold,
+    };
   } finally {
     await db?.end();
     await cluster?.stop();
@@ -192,13 +236,19 @@ async function withCluster<F extends { samples: UseSample[] }>(opts: FairnessOpt
 async function saveMetrics(cluster: Cluster, home: string): Promise<void> {
   mkdirSync(join(home, 'metrics'), { recursive: true });
   for (const name of cluster.replicaNames) {
-    const text = await fetch(`${cluster.replicaUrl(name)}/metrics`).then((r) => r.text(), (err: Error) => `# ${err.message}\n`);
+    const text = await fetch(`${cluster.replicaUrl(name)}/metrics`).then(
+      (r) => r.text(),
+      (err: Error) => `# ${err.message}\n`,
+    );
     writeFileSync(join(home, 'metrics', `${name}.txt`), text);
   }
 }
 
 /** A database of its own for each run on a server given to us; none (the cluster starts an embedded one) otherwise. */
-async function runDatabase(serverUrl: string | undefined, fairShare: boolean): Promise<{ url: string; drop: () => Promise<void> } | undefined> {
+async function runDatabase(
+  serverUrl: string | undefined,
+  fairShare: boolean,
+): Promise<{ url: string; drop: () => Promise<void> } | undefined> {
   if (!serverUrl) return undefined;
   const name = `fencer_fairness_${fairShare ? 'on' : 'off'}_${Date.now().toString(36)}`;
   const admin = async (statement: string) => {
@@ -219,11 +269,15 @@ async function runDatabase(serverUrl: string | undefined, fairShare: boolean): P
 async function floodCase(run: Run, opts: FairnessOptions): Promise<FloodFacts> {
   const random = seededRandom(opts.seed);
   const duration = () => Math.round(opts.durationMs * (1 - opts.spread + 2 * opts.spread * random()));
-  const flood = Array.from({ length: opts.flood }, (_, i) => jobManifest(TENANTS.flood, 'default', `flood-${i + 1}`, duration()));
+  const flood = Array.from({ length: opts.flood }, (_, i) =>
+    jobManifest(TENANTS.flood, 'default', `flood-${i + 1}`, duration()),
+  );
   opts.log(`submitting tenant A's flood of ${opts.flood} jobs in requests of ${SUBMIT_BATCH}`);
   const clockStart = await submitBacklog(run.cluster.replicaUrls, flood);
   const stopBelow = Math.ceil(run.jobsPerSecond * TRICKLE_STOP_SECONDS);
-  opts.log(`flood in; tenants B and C submit a job every ${opts.trickleMs} ms each until the flood has fewer than ${stopBelow} jobs to place`);
+  opts.log(
+    `flood in; tenants B and C submit a job every ${opts.trickleMs} ms each until the flood has fewer than ${stopBelow} jobs to place`,
+  );
   const trickle = new Trickle(run.cluster.replicaUrls, TENANTS.trickle, opts.trickleMs, opts.durationMs);
   const trickling = trickle.run();
   let samples: UseSample[];
@@ -253,7 +307,11 @@ async function floodCase(run: Run, opts: FairnessOptions): Promise<FloodFacts> {
           .map((j): [number, number] => [(j.createdMs - start) / 1000, (j.runningMs! - j.createdMs) / 1000]),
       ]),
     ),
-    finish: floodFinish(floodJobs, jobs.filter((j) => j.group !== TENANTS.flood), run.clusterCpuMillis),
+    finish: floodFinish(
+      floodJobs,
+      jobs.filter((j) => j.group !== TENANTS.flood),
+      run.clusterCpuMillis,
+    ),
     trickleSubmitted: trickle.submitted,
     trickleRefused: trickle.refused,
   };
@@ -280,11 +338,15 @@ async function weightsCase(run: Run, opts: FairnessOptions): Promise<WeightsFact
   const heavyJobs = Math.ceil((total * heavy.weight) / (heavy.weight + light.weight));
   const lightJobs = Math.ceil(((total - heavyJobs) * 21) / 20);
   const manifests: object[] = [];
-  for (let h = 0, l = 0; h < heavyJobs || l < lightJobs; ) {
-    for (let k = 0; k < heavy.weight && h < heavyJobs; k++) manifests.push(jobManifest(WEIGHTS.namespace, heavy.name, `${heavy.name}-${++h}`, opts.durationMs));
-    if (l < lightJobs) manifests.push(jobManifest(WEIGHTS.namespace, light.name, `${light.name}-${++l}`, opts.durationMs));
+  for (let h = 0, l = 0; h < heavyJobs || l < lightJobs;) {
+    for (let k = 0; k < heavy.weight && h < heavyJobs; k++)
+      manifests.push(jobManifest(WEIGHTS.namespace, heavy.name, `${heavy.name}-${++h}`, opts.durationMs));
+    if (l < lightJobs)
+      manifests.push(jobManifest(WEIGHTS.namespace, light.name, `${light.name}-${++l}`, opts.durationMs));
   }
-  opts.log(`weights: ${heavyJobs} jobs in queue ${heavy.name} (weight ${heavy.weight}) and ${lightJobs} in ${light.name} (weight ${light.weight}), submitted together`);
+  opts.log(
+    `weights: ${heavyJobs} jobs in queue ${heavy.name} (weight ${heavy.weight}) and ${lightJobs} in ${light.name} (weight ${light.weight}), submitted together`,
+  );
   const clockStart = await submitBacklog(run.cluster.replicaUrls, manifests);
   const samples = await sample(run, clockStart, opts, () => true);
   const jobs = await jobTimings(run.db, 'queue');
@@ -299,7 +361,12 @@ async function weightsCase(run: Run, opts: FairnessOptions): Promise<WeightsFact
  * Samples CPU use and what waits every SAMPLE_MS until every job has finished and `more`
  * (told each sample) says nothing more will be submitted.
  */
-async function sample(run: Run, since: number, opts: FairnessOptions, more: (s: UseSample) => boolean): Promise<UseSample[]> {
+async function sample(
+  run: Run,
+  since: number,
+  opts: FairnessOptions,
+  more: (s: UseSample) => boolean,
+): Promise<UseSample[]> {
   const samples: UseSample[] = [];
   let lastProgress = Date.now();
   for (;;) {
@@ -310,13 +377,22 @@ async function sample(run: Run, since: number, opts: FairnessOptions, more: (s: 
                 (SELECT count(*)::int FROM jobs WHERE phase NOT IN ('Succeeded', 'Failed', 'Cancelled', 'Skipped', 'Dead')) AS unfinished`,
       )
     ).rows[0]!;
-    const s: UseSample = { atMs: Date.now() - since, cpuUse: row.cpu / run.clusterCpuMillis, pending: row.pending ?? {} };
+    const s: UseSample = {
+      atMs: Date.now() - since,
+      cpuUse: row.cpu / run.clusterCpuMillis,
+      pending: row.pending ?? {},
+    };
     samples.push(s);
     const submitting = !more(s);
     if (Date.now() - lastProgress >= PROGRESS_MS) {
       lastProgress = Date.now();
-      const waiting = Object.entries(s.pending).map(([k, n]) => `${k} ${n}`).join(', ') || 'none';
-      opts.log(`  ${(s.atMs / 1000).toFixed(0)} s: CPU ${(s.cpuUse * 100).toFixed(1)} %, pending: ${waiting}; ${row.unfinished} unfinished`);
+      const waiting =
+        Object.entries(s.pending)
+          .map(([k, n]) => `${k} ${n}`)
+          .join(', ') || 'none';
+      opts.log(
+        `  ${(s.atMs / 1000).toFixed(0)} s: CPU ${(s.cpuUse * 100).toFixed(1)} %, pending: ${waiting}; ${row.unfinished} unfinished`,
+      );
     }
     if (!submitting && row.unfinished === 0) return samples;
     opts.signal?.throwIfAborted();
@@ -326,7 +402,16 @@ async function sample(run: Run, since: number, opts: FairnessOptions, more: (s: 
 
 async function jobTimings(db: Db, groupBy: 'namespace' | 'queue'): Promise<Array<JobTiming & { key: string }>> {
   const rows = (
-    await db.query<{ key: string; grp: string; created: number; placed: number | null; running: number | null; finished: number | null; cpu: number; duration: number }>(
+    await db.query<{
+      key: string;
+      grp: string;
+      created: number;
+      placed: number | null;
+      running: number | null;
+      finished: number | null;
+      cpu: number;
+      duration: number;
+    }>(
       `SELECT j.namespace || '/' || j.name AS key, ${groupBy === 'namespace' ? 'j.namespace' : 'j.queue'} AS grp,
               (extract(epoch FROM j.created_at) * 1000)::float8 AS created,
               (extract(epoch FROM a.at) * 1000)::float8 AS placed,
@@ -338,5 +423,14 @@ async function jobTimings(db: Db, groupBy: 'namespace' | 'queue'): Promise<Array
        LEFT JOIN (SELECT job_uid, min(created_at) AS at FROM assignments GROUP BY job_uid) a ON a.job_uid = j.uid`,
     )
   ).rows;
-  return rows.map((r) => ({ key: r.key, group: r.grp, createdMs: r.created, placedMs: r.placed, runningMs: r.running, finishedMs: r.finished, cpuMillis: r.cpu, durationMs: r.duration }));
+  return rows.map((r) => ({
+    key: r.key,
+    group: r.grp,
+    createdMs: r.created,
+    placedMs: r.placed,
+    runningMs: r.running,
+    finishedMs: r.finished,
+    cpuMillis: r.cpu,
+    durationMs: r.duration,
+  }));
 }

@@ -20,7 +20,8 @@ export const GRAPHILE_FLAVOURS = ['batched', 'unbatched'] as const;
 export type GraphileFlavour = (typeof GRAPHILE_FLAVOURS)[number];
 
 /** The graphile-worker installed (a devDependency), for the results. */
-export const GRAPHILE_VERSION = (createRequire(import.meta.url)('graphile-worker/package.json') as { version: string }).version;
+export const GRAPHILE_VERSION = (createRequire(import.meta.url)('graphile-worker/package.json') as { version: string })
+  .version;
 
 const TASK = 'noop';
 /** The batching of graphile-worker's own performance page. */
@@ -65,7 +66,11 @@ export class GraphileJobs implements JobSystem {
     /** The benchmark's reads (how many jobs are left). */
     private readonly pool: Pool,
     /** The worker pool's connections; its docs: 10 or concurrency + 2, whichever is larger. */
-    private readonly workerPool: Pool = graphilePool(opts.connectionString, 'worker', Math.max(10, opts.concurrency + 2)),
+    private readonly workerPool: Pool = graphilePool(
+      opts.connectionString,
+      'worker',
+      Math.max(10, opts.concurrency + 2),
+    ),
     /** Enqueueing's connections (addJobs), a few batches at once. */
     private readonly enqueuePool: Pool = graphilePool(opts.connectionString, 'enqueue', 4),
   ) {
@@ -74,11 +79,15 @@ export class GraphileJobs implements JobSystem {
 
   /** A worker pool on a fresh schema, ready for jobs. */
   static async start(opts: GraphileOptions): Promise<GraphileJobs> {
-    const jobs = new GraphileJobs(opts, createPool({ databaseUrl: opts.connectionString, replica: 'bench-graphile', max: 2 }));
+    const jobs = new GraphileJobs(
+      opts,
+      createPool({ databaseUrl: opts.connectionString, replica: 'bench-graphile', max: 2 }),
+    );
     try {
       await jobs.pool.query(sql('bench/graphile_drop_schema'));
       const logger = new Logger(() => (level, message) => {
-        if ((level as string) === 'error' || (level as string) === 'warning') opts.log(`graphile-worker ${level}: ${message}`);
+        if ((level as string) === 'error' || (level as string) === 'warning')
+          opts.log(`graphile-worker ${level}: ${message}`);
       });
       const worker = { logger, concurrentJobs: opts.concurrency, ...(opts.flavour === 'batched' ? BATCHING : {}) };
       jobs.utils = await makeWorkerUtils({ pgPool: jobs.enqueuePool, preset: { worker: { logger } } });

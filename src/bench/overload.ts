@@ -54,7 +54,9 @@ export async function runOverloadBench(opts: OverloadOptions): Promise<OverloadR
       for (let n = 0; Date.now() - started < opts.listSeconds * 1000; n++) {
         const url = cluster.replicaUrls[(i + n) % cluster.replicaUrls.length]!;
         const query = `limit=${MOST_PER_PAGE}${token ? `&continue=${encodeURIComponent(token)}` : ''}`;
-        const res = await fetch(`${url}/api/v1/jobs?${query}`, { signal: AbortSignal.timeout(10_000) }).catch(() => null);
+        const res = await fetch(`${url}/api/v1/jobs?${query}`, { signal: AbortSignal.timeout(10_000) }).catch(
+          () => null,
+        );
         if (res === null) lists.failed++;
         else if (res.status === 503) lists.busy++;
         else lists.ok++;
@@ -73,7 +75,12 @@ export async function runOverloadBench(opts: OverloadOptions): Promise<OverloadR
       const body = JSON.stringify(jobs.slice(first, first + 100));
       for (let attempt = 0; ; attempt++) {
         const url = cluster.replicaUrls[(first / 100 + attempt) % cluster.replicaUrls.length]!;
-        const res = await fetch(`${url}/api/v1/jobs`, { method: 'POST', body, headers: { 'content-type': 'application/json' }, signal: AbortSignal.timeout(10_000) }).catch(() => null);
+        const res = await fetch(`${url}/api/v1/jobs`, {
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/json' },
+          signal: AbortSignal.timeout(10_000),
+        }).catch(() => null);
         if (res && res.status < 300) break;
         await delay(200);
       }
@@ -89,7 +96,9 @@ export async function runOverloadBench(opts: OverloadOptions): Promise<OverloadR
     const { history, runs } = input;
     const verdict = verdictOf(check(input));
     const startedIds = new Set(runs.filter((l) => l.event === 'start').map((l) => l.assignment));
-    const unconfirmedIds = history.filter((r) => r.entity === 'assignment' && r.toState === 'Unconfirmed').map((r) => r.assignment);
+    const unconfirmedIds = history
+      .filter((r) => r.entity === 'assignment' && r.toState === 'Unconfirmed')
+      .map((r) => r.assignment);
     const startsPerJob = new Map<string, number>();
     for (const l of runs) if (l.event === 'start') startsPerJob.set(l.jobUid, (startsPerJob.get(l.jobUid) ?? 0) + 1);
     return {
@@ -99,7 +108,9 @@ export async function runOverloadBench(opts: OverloadOptions): Promise<OverloadR
       unconfirmed: unconfirmedIds.length,
       unconfirmedButRan: unconfirmedIds.filter((id) => id !== null && startedIds.has(id)).length,
       ranMoreThanOnce: [...startsPerJob.values()].filter((n) => n > 1).length,
-      claimsRefused: runs.filter((l) => l.event === 'reject' && (l.reason === 'claim-refused' || l.reason === 'claim-late')).length,
+      claimsRefused: runs.filter(
+        (l) => l.event === 'reject' && (l.reason === 'claim-refused' || l.reason === 'claim-late'),
+      ).length,
       finishMs,
     };
   } finally {

@@ -12,11 +12,20 @@ const millis = (ms: number | null) => (ms === null ? 'n/a' : `${ms.toFixed(2)} m
 
 export function packingPlot(result: PackingResult): string {
   const total = result.options.jobs;
-  return lineChart(`Packing ${total} jobs on ${result.options.nodes} nodes (${result.runtime}), ${policyName(result.options.policy)}`, 'seconds since the backlog was accepted', [
-    { label: 'CPU allocated', colour: '#1f77b4', points: result.samples.map((s) => [s.atMs / 1000, s.cpuUse]) },
-    { label: 'memory allocated', colour: '#2ca02c', points: result.samples.map((s) => [s.atMs / 1000, s.memoryUse]) },
-    { label: 'jobs pending', colour: '#888', dashed: true, points: result.samples.map((s) => [s.atMs / 1000, s.pending / total]) },
-  ]);
+  return lineChart(
+    `Packing ${total} jobs on ${result.options.nodes} nodes (${result.runtime}), ${policyName(result.options.policy)}`,
+    'seconds since the backlog was accepted',
+    [
+      { label: 'CPU allocated', colour: '#1f77b4', points: result.samples.map((s) => [s.atMs / 1000, s.cpuUse]) },
+      { label: 'memory allocated', colour: '#2ca02c', points: result.samples.map((s) => [s.atMs / 1000, s.memoryUse]) },
+      {
+        label: 'jobs pending',
+        colour: '#888',
+        dashed: true,
+        points: result.samples.map((s) => [s.atMs / 1000, s.pending / total]),
+      },
+    ],
+  );
 }
 
 export function packingReport(result: PackingResult, command: string, date: Date, plotFile: string): string {
@@ -52,7 +61,7 @@ export function packingReport(result: PackingResult, command: string, date: Date
     `| resources held beyond the job's run (placement to finish report), p50 / p99 | ${seconds(result.overhead.beyondRunP50Ms)} / ${seconds(result.overhead.beyondRunP99Ms)} |`,
     `| share of allocated node-time beyond the runs (the simulation has none) | ${pct(result.overhead.shareOfHeld)} |`,
     '',
-    'Placement rounds (from the replicas\' /metrics histograms; a round is one pass that found pending jobs; p50 and p99 estimated within a bucket, as histogram_quantile does):',
+    "Placement rounds (from the replicas' /metrics histograms; a round is one pass that found pending jobs; p50 and p99 estimated within a bucket, as histogram_quantile does):",
     '',
     '| | rounds | mean | p50 | p99 |',
     '|---|---|---|---|---|',
@@ -71,7 +80,8 @@ export function packingReport(result: PackingResult, command: string, date: Date
       '| policy | finish / lower bound | CPU use while waiting | memory use while waiting | mean wait |',
       '|---|---|---|---|---|',
       ...result.simulations.map(
-        (s) => `| ${policyName(s.policy)} | ${(s.finishMs / s.lowerBoundMs).toFixed(3)} | ${pct(s.cpuUseWhileWaiting)} | ${pct(s.memoryUseWhileWaiting)} | ${seconds(s.meanWaitMs)} |`,
+        (s) =>
+          `| ${policyName(s.policy)} | ${(s.finishMs / s.lowerBoundMs).toFixed(3)} | ${pct(s.cpuUseWhileWaiting)} | ${pct(s.memoryUseWhileWaiting)} | ${seconds(s.meanWaitMs)} |`,
       ),
       '',
     );

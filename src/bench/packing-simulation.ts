@@ -8,7 +8,14 @@ import { bestFit } from '../scheduling/best-fit.js';
 import type { Policy } from '../scheduling/policies.js';
 import { ROUND_LIMIT } from '../controllers/placement/placement.js';
 import type { NodeCapacity, PendingJob } from '../scheduling/types.js';
-import { NODE_CPU_MILLIS, NODE_MEMORY_BYTES, asPendingJob, lowerBoundMs, workloadNodes, type WorkloadJob } from './workload.js';
+import {
+  NODE_CPU_MILLIS,
+  NODE_MEMORY_BYTES,
+  asPendingJob,
+  lowerBoundMs,
+  workloadNodes,
+  type WorkloadJob,
+} from './workload.js';
 
 const ROUND_MS = 100;
 
@@ -44,7 +51,8 @@ export function simulatePacking(workload: readonly WorkloadJob[], nodeCount: num
     if (pending.length > 0) {
       // As the controller does: the oldest ROUND_LIMIT pending jobs, ordered by the policy.
       const round = bestFit(pending.length > ROUND_LIMIT ? pending.slice(0, ROUND_LIMIT) : pending, nodes, policy);
-      if (round.unschedulable.length > 0) throw new Error(`${round.unschedulable[0]!.jobUid}: ${round.unschedulable[0]!.message}`);
+      if (round.unschedulable.length > 0)
+        throw new Error(`${round.unschedulable[0]!.jobUid}: ${round.unschedulable[0]!.message}`);
       const placed = new Map(round.placements.map((p) => [p.jobUid, byName.get(p.node)!]));
       for (const job of pending) {
         const node = placed.get(job.uid);
@@ -59,7 +67,12 @@ export function simulatePacking(workload: readonly WorkloadJob[], nodeCount: num
       if (placed.size > 0) pending = pending.filter((j) => !placed.has(j.uid));
     }
     if (samples.length === 0 || now - samples[samples.length - 1]!.atMs >= 1000) {
-      samples.push({ atMs: now, cpuUse: allocatedCpu / totalCpu, memoryUse: allocatedMemory / totalMemory, pending: pending.length });
+      samples.push({
+        atMs: now,
+        cpuUse: allocatedCpu / totalCpu,
+        memoryUse: allocatedMemory / totalMemory,
+        pending: pending.length,
+      });
     }
     const next = pending.length > 0 ? now + ROUND_MS : Math.min(...running.map((r) => r.endsAt));
     if (pending.length > 0) {

@@ -82,7 +82,9 @@ export async function runPackingBench(opts: PackingOptions): Promise<PackingResu
   const workload = generateWorkload({ jobs: opts.jobs, seed: opts.seed, timeScale: opts.timeScale });
   const simulations = opts.compare.map((policy) => {
     const result = simulatePacking(workload, opts.nodes, policy);
-    opts.log(`simulated ${policyName(policy)}: finish ${(result.finishMs / result.lowerBoundMs).toFixed(3)} × lower bound`);
+    opts.log(
+      `simulated ${policyName(policy)}: finish ${(result.finishMs / result.lowerBoundMs).toFixed(3)} × lower bound`,
+    );
     return result;
   });
   const { runtime, runtimeNote } = await benchRuntime(opts.runtime, opts.log);
@@ -112,7 +114,9 @@ export async function runPackingBench(opts: PackingOptions): Promise<PackingResu
     const waiting = samples.filter((s) => s.pending > 0);
     const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0);
     const phases = Object.fromEntries(
-      (await db.query<{ phase: string; n: number }>('SELECT phase, count(*)::int AS n FROM jobs GROUP BY phase')).rows.map((r) => [r.phase, r.n]),
+      (
+        await db.query<{ phase: string; n: number }>('SELECT phase, count(*)::int AS n FROM jobs GROUP BY phase')
+      ).rows.map((r) => [r.phase, r.n]),
     );
     // Stalls first: a scrape resets the event-loop delay figures (the histograms are cumulative).
     const stalls = await readStalls(cluster.replicaUrls, cluster.agentMetricsUrls);
@@ -174,17 +178,32 @@ async function submitBatch(replicaUrls: string[], workload: readonly WorkloadJob
   );
   const problems: string[] = [];
   for (const url of replicaUrls) {
-    const res = await fetch(`${url}/api/v1/jobs`, { method: 'POST', body, headers: { 'content-type': 'application/json' } }).catch((err: Error) => err);
+    const res = await fetch(`${url}/api/v1/jobs`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json' },
+    }).catch((err: Error) => err);
     if (!(res instanceof Error) && res.status === 201) return;
-    problems.push(`${url}: ${res instanceof Error ? res.message : `HTTP ${res.status} ${(await res.text()).slice(0, 300)}`}`);
+    problems.push(
+      `${url}: ${res instanceof Error ? res.message : `HTTP ${res.status} ${(await res.text()).slice(0, 300)}`}`,
+    );
   }
   throw new Error(`no replica accepted the backlog: ${problems.join('; ')}`);
 }
 
-async function sampleUntilDone(db: ReturnType<typeof createPool>, since: number, opts: PackingOptions): Promise<UseSample[]> {
+async function sampleUntilDone(
+  db: ReturnType<typeof createPool>,
+  since: number,
+  opts: PackingOptions,
+): Promise<UseSample[]> {
   const totalCpu = opts.nodes * NODE_CPU_MILLIS;
   const totalMemory = opts.nodes * NODE_MEMORY_BYTES;
-  const bar = opts.progress ? new SingleBar({ format: 'jobs finished [{bar}] {value}/{total} | {eta_formatted} left | CPU {cpu}% memory {memory}%' }, Presets.shades_classic) : undefined;
+  const bar = opts.progress
+    ? new SingleBar(
+        { format: 'jobs finished [{bar}] {value}/{total} | {eta_formatted} left | CPU {cpu}% memory {memory}%' },
+        Presets.shades_classic,
+      )
+    : undefined;
   bar?.start(opts.jobs, 0, { cpu: '0', memory: '0' });
   const samples: UseSample[] = [];
   try {
@@ -197,7 +216,13 @@ async function sampleUntilDone(db: ReturnType<typeof createPool>, since: number,
                   (SELECT count(*)::int FROM jobs WHERE phase IN ('Succeeded', 'Failed', 'Cancelled', 'Dead')) AS finished`,
         )
       ).rows[0]!;
-      const sample = { atMs: Date.now() - since, cpuUse: row.cpu / totalCpu, memoryUse: row.memory / totalMemory, pending: row.pending, finished: row.finished };
+      const sample = {
+        atMs: Date.now() - since,
+        cpuUse: row.cpu / totalCpu,
+        memoryUse: row.memory / totalMemory,
+        pending: row.pending,
+        finished: row.finished,
+      };
       samples.push(sample);
       bar?.update(row.finished, { cpu: (sample.cpuUse * 100).toFixed(1), memory: (sample.memoryUse * 100).toFixed(1) });
       if (row.finished >= opts.jobs) return samples;

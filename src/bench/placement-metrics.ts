@@ -12,9 +12,21 @@ export interface LatencySummary {
   sources: number;
 }
 
-export async function readPlacementTimings(replicaUrls: string[]): Promise<{ decide: LatencySummary; round: LatencySummary }> {
-  const texts = await Promise.all(replicaUrls.map((url) => fetch(`${url}/metrics`).then((r) => r.text(), () => '')));
-  return { decide: histogramOf(texts, 'fencer_placement_decide_seconds'), round: histogramOf(texts, 'fencer_placement_round_seconds') };
+export async function readPlacementTimings(
+  replicaUrls: string[],
+): Promise<{ decide: LatencySummary; round: LatencySummary }> {
+  const texts = await Promise.all(
+    replicaUrls.map((url) =>
+      fetch(`${url}/metrics`).then(
+        (r) => r.text(),
+        () => '',
+      ),
+    ),
+  );
+  return {
+    decide: histogramOf(texts, 'fencer_placement_decide_seconds'),
+    round: histogramOf(texts, 'fencer_placement_round_seconds'),
+  };
 }
 
 interface Histogram {

@@ -33,21 +33,58 @@ export interface ScaleResult extends ScaleCase {
   placedPerRound: number;
 }
 
-const DEFAULT_QUEUE = { key: 'default/default', weight: 1, strictLanes: false, concurrencyLimit: null, cpuLimitMillis: null, memoryLimitBytes: null, running: 0, cpuMillis: 0, memoryBytes: 0 };
+const DEFAULT_QUEUE = {
+  key: 'default/default',
+  weight: 1,
+  strictLanes: false,
+  concurrencyLimit: null,
+  cpuLimitMillis: null,
+  memoryLimitBytes: null,
+  running: 0,
+  cpuMillis: 0,
+  memoryBytes: 0,
+};
 
-export function runScaleCase({ pending, nodes: nodeCount }: ScaleCase, policy: Policy, rounds: number, seed = 1, fairShare = false): ScaleResult {
+export function runScaleCase(
+  { pending, nodes: nodeCount }: ScaleCase,
+  policy: Policy,
+  rounds: number,
+  seed = 1,
+  fairShare = false,
+): ScaleResult {
   const random = seededRandom(seed);
   // In a queue, built as the leader builds them from the database's rows (the same shape).
   const inQueue = (job: PendingJob): PendingJob =>
-    pendingJobOf({ uid: job.uid, namespace: 'default', queue: 'default', lane: 1, cpu_millis: job.cpuMillis, memory_bytes: job.memoryBytes, duration_ms: job.durationMs, path_ms: job.durationMs, node_selector: {}, image: null, pool: null });
-  const jobs = generateWorkload({ jobs: pending, seed, timeScale: 1 }).map((w) => (fairShare ? inQueue(asPendingJob(w)) : asPendingJob(w)));
+    pendingJobOf({
+      uid: job.uid,
+      namespace: 'default',
+      queue: 'default',
+      lane: 1,
+      cpu_millis: job.cpuMillis,
+      memory_bytes: job.memoryBytes,
+      duration_ms: job.durationMs,
+      path_ms: job.durationMs,
+      node_selector: {},
+      image: null,
+      pool: null,
+    });
+  const jobs = generateWorkload({ jobs: pending, seed, timeScale: 1 }).map((w) =>
+    fairShare ? inQueue(asPendingJob(w)) : asPendingJob(w),
+  );
   const nodes = workloadNodes(nodeCount);
   const byName = new Map(nodes.map((n) => [n.name, n]));
   const running: Array<{ job: PendingJob; node: NodeCapacity }> = [];
   let waiting = jobs;
   const marks = new ReasonMarks();
   const shares: Shares | undefined = fairShare
-    ? { fairShare: true, queues: [DEFAULT_QUEUE], quotas: [], memory: newShareMemory(), reasonKnown: (uid, reason, message) => marks.has(uid, reason, message), maxReasons: REASONS_PER_ROUND }
+    ? {
+        fairShare: true,
+        queues: [DEFAULT_QUEUE],
+        quotas: [],
+        memory: newShareMemory(),
+        reasonKnown: (uid, reason, message) => marks.has(uid, reason, message),
+        maxReasons: REASONS_PER_ROUND,
+      }
     : undefined;
   const round = () => {
     const started = performance.now();

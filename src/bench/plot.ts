@@ -26,8 +26,12 @@ export function lineChart(title: string, xLabel: string, series: Series[]): stri
     `<text x="${LEFT}" y="18" font-size="14">${escape(title)}</text>`,
   ];
   for (const share of [0, 0.25, 0.5, 0.75, 0.95, 1]) {
-    parts.push(`<line x1="${LEFT}" x2="${LEFT + plotW}" y1="${y(share)}" y2="${y(share)}" stroke="${share === 0.95 ? '#c66' : '#ddd'}"/>`);
-    parts.push(`<text x="${LEFT - 6}" y="${y(share)}" text-anchor="end" dominant-baseline="middle">${Math.round(share * 100)}%</text>`);
+    parts.push(
+      `<line x1="${LEFT}" x2="${LEFT + plotW}" y1="${y(share)}" y2="${y(share)}" stroke="${share === 0.95 ? '#c66' : '#ddd'}"/>`,
+    );
+    parts.push(
+      `<text x="${LEFT - 6}" y="${y(share)}" text-anchor="end" dominant-baseline="middle">${Math.round(share * 100)}%</text>`,
+    );
   }
   const step = niceStep(maxX);
   for (let v = 0; v <= maxX; v += step) {
@@ -36,9 +40,13 @@ export function lineChart(title: string, xLabel: string, series: Series[]): stri
   parts.push(`<text x="${LEFT + plotW / 2}" y="${HEIGHT - 6}" text-anchor="middle">${escape(xLabel)}</text>`);
   series.forEach((s, i) => {
     const d = s.points.map(([px, py], j) => `${j === 0 ? 'M' : 'L'}${x(px)},${y(py)}`).join(' ');
-    parts.push(`<path d="${d}" fill="none" stroke="${s.colour}" stroke-width="1.5"${s.dashed ? ' stroke-dasharray="4 3"' : ''}/>`);
+    parts.push(
+      `<path d="${d}" fill="none" stroke="${s.colour}" stroke-width="1.5"${s.dashed ? ' stroke-dasharray="4 3"' : ''}/>`,
+    );
     const ly = TOP + 10 + i * 18;
-    parts.push(`<line x1="${WIDTH - RIGHT + 12}" x2="${WIDTH - RIGHT + 32}" y1="${ly}" y2="${ly}" stroke="${s.colour}" stroke-width="2"${s.dashed ? ' stroke-dasharray="4 3"' : ''}/>`);
+    parts.push(
+      `<line x1="${WIDTH - RIGHT + 12}" x2="${WIDTH - RIGHT + 32}" y1="${ly}" y2="${ly}" stroke="${s.colour}" stroke-width="2"${s.dashed ? ' stroke-dasharray="4 3"' : ''}/>`,
+    );
     parts.push(`<text x="${WIDTH - RIGHT + 38}" y="${ly}" dominant-baseline="middle">${escape(s.label)}</text>`);
   });
   parts.push('</svg>');

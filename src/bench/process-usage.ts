@@ -27,7 +27,10 @@ export function parseProcStat(text: string): ProcStat {
   const close = text.lastIndexOf(')');
   if (open < 0 || close < open) throw new Error(`not a /proc/PID/stat line: ${text.slice(0, 80)}`);
   // After ')': field 3 (state) is at index 0, so field n is at index n - 3.
-  const fields = text.slice(close + 2).trim().split(' ');
+  const fields = text
+    .slice(close + 2)
+    .trim()
+    .split(' ');
   const field = (n: number) => Number(fields[n - 3]);
   return {
     comm: text.slice(open + 1, close),

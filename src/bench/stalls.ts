@@ -16,7 +16,11 @@ export interface Stalls {
 }
 
 export async function readStalls(replicaUrls: string[], agentMetricsUrls: string[]): Promise<Stalls> {
-  const get = (url: string) => fetch(url).then((r) => r.text(), () => '');
+  const get = (url: string) =>
+    fetch(url).then(
+      (r) => r.text(),
+      () => '',
+    );
   const replicas = await Promise.all(replicaUrls.map((url) => get(`${url}/metrics`)));
   const agents = await Promise.all(agentMetricsUrls.map(get));
   const ms = (values: number[]) => (values.length ? 1000 * Math.max(...values) : null);

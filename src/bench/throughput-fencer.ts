@@ -55,10 +55,14 @@ export class FencerJobs implements JobSystem {
       const outcome = await askReplicas(replicas, (server) => post(server, body));
       if ('answer' in outcome && outcome.answer.accepted) return { resends };
       if (resends >= MAX_RESENDS) {
-        const why = 'failures' in outcome ? outcome.failures.map((f) => `${f.server}: ${f.why}`).join('; ') : 'still 429';
+        const why =
+          'failures' in outcome ? outcome.failures.map((f) => `${f.server}: ${f.why}`).join('; ') : 'still 429';
         throw new Error(`${names.length} jobs from ${names[0]} on: not accepted after ${resends} resends (${why})`);
       }
-      const waitMs = 'answer' in outcome && !outcome.answer.accepted ? outcome.answer.retryAfterSeconds * 1000 : NONE_TOOK_IT_WAIT_MS;
+      const waitMs =
+        'answer' in outcome && !outcome.answer.accepted
+          ? outcome.answer.retryAfterSeconds * 1000
+          : NONE_TOOK_IT_WAIT_MS;
       await delay(waitMs, this.signal);
     }
   }
@@ -91,7 +95,8 @@ async function post(server: string, body: string): Promise<Attempt<Answer>> {
     return { next: describeFetchFailure(err) };
   }
   if (response.status === 201 || response.status === 200) return { answer: { accepted: true } };
-  if (response.status === 429) return { answer: { accepted: false, retryAfterSeconds: Number(response.headers.get('retry-after') ?? 1) || 1 } };
+  if (response.status === 429)
+    return { answer: { accepted: false, retryAfterSeconds: Number(response.headers.get('retry-after') ?? 1) || 1 } };
   if (TRY_NEXT_STATUSES.has(response.status)) return { next: `HTTP ${response.status}` };
   // Any other refusal (a 400, a 409) every replica would repeat.
   throw new Error(`${server} refused the jobs: HTTP ${response.status} ${text.slice(0, 300)}`);

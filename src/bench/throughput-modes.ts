@@ -6,7 +6,15 @@
 // Every job is named from its mode (burst-17, steady-r400-3, single-5), so each system can report
 // the jobs of one mode by that prefix.
 import { delay } from '../lifecycle.js';
-import { chunks, keptUp, startLatency, summarize, type JobTiming, type LatencySummary, type StepFacts } from './throughput-stats.js';
+import {
+  chunks,
+  keptUp,
+  startLatency,
+  summarize,
+  type JobTiming,
+  type LatencySummary,
+  type StepFacts,
+} from './throughput-stats.js';
 
 /** Every job of the benchmark: as small as fencer allows, and next to no run time. */
 export const JOB_SHAPE = { cpu: '10m', memory: '1Mi', durationMs: 1 } as const;
@@ -51,7 +59,9 @@ export async function waitUntilEnded(system: JobSystem, opts: WaitOptions): Prom
     if (now < left) movedAt = Date.now();
     left = now;
     if (Date.now() - movedAt > STALL_MS) {
-      opts.log(`${system.label}: ${left} jobs have not ended and none ended for ${STALL_MS / 1000} s: giving up the wait`);
+      opts.log(
+        `${system.label}: ${left} jobs have not ended and none ended for ${STALL_MS / 1000} s: giving up the wait`,
+      );
       return left;
     }
     if (Date.now() - loggedAt >= PROGRESS_MS) {
@@ -111,9 +121,19 @@ export async function burst(system: JobSystem, opts: BurstOptions): Promise<Burs
     }
   };
   await Promise.all(Array.from({ length: Math.min(opts.inFlight, batches.length) }, sender));
-  opts.log(`${system.label}: ${opts.jobs} jobs accepted in ${((lastAcceptedMs - firstSentMs) / 1000).toFixed(1)} s; waiting for them to end`);
+  opts.log(
+    `${system.label}: ${opts.jobs} jobs accepted in ${((lastAcceptedMs - firstSentMs) / 1000).toFixed(1)} s; waiting for them to end`,
+  );
   const left = await waitUntilEnded(system, opts);
-  return { jobs: opts.jobs, requests: batches.length, resends, firstSentMs, lastAcceptedMs, left, timings: await system.timings(BURST_PREFIX) };
+  return {
+    jobs: opts.jobs,
+    requests: batches.length,
+    resends,
+    firstSentMs,
+    lastAcceptedMs,
+    left,
+    timings: await system.timings(BURST_PREFIX),
+  };
 }
 
 export interface SteadyOptions extends WaitOptions {
@@ -182,7 +202,13 @@ export async function steady(system: JobSystem, opts: SteadyOptions): Promise<St
     const submitSeconds = (lastAcceptedMs - start) / 1000;
     const notStartedAtEnd = await system.notStarted(prefix);
     const left = await waitUntilEnded(system, opts);
-    const facts: StepFacts = { rate, accepted, submitSeconds, notStartedAtEnd, latency: startLatency(await system.timings(prefix)) };
+    const facts: StepFacts = {
+      rate,
+      accepted,
+      submitSeconds,
+      notStartedAtEnd,
+      latency: startLatency(await system.timings(prefix)),
+    };
     const step: SteadyStep = { ...facts, requests, skippedTicks, keptUp: keptUp(facts), left };
     steps.push(step);
     opts.log(
@@ -228,5 +254,11 @@ export async function singles(system: JobSystem, opts: SinglesOptions): Promise<
     await delay(opts.gapMs, opts.signal);
   }
   const left = await waitUntilEnded(system, opts);
-  return { count: opts.count, gapMs: opts.gapMs, answers: summarize(answers), left, timings: await system.timings(SINGLE_PREFIX) };
+  return {
+    count: opts.count,
+    gapMs: opts.gapMs,
+    answers: summarize(answers),
+    left,
+    timings: await system.timings(SINGLE_PREFIX),
+  };
 }

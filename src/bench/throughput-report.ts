@@ -2,15 +2,31 @@
 // peer's, and fencer ÷ peer beside each.
 import { machine } from './results.js';
 import { xyChart, type XySeries } from './xy-plot.js';
-import { bend, completionCurve, lastEnd, perSecond, ratio, startLatency, BACKLOG_SECONDS, BEND_FACTOR, BEND_MIN_MS, HELD_SHARE, type LatencySummary } from './throughput-stats.js';
+import {
+  bend,
+  completionCurve,
+  lastEnd,
+  perSecond,
+  ratio,
+  startLatency,
+  BACKLOG_SECONDS,
+  BEND_FACTOR,
+  BEND_MIN_MS,
+  HELD_SHARE,
+  type LatencySummary,
+} from './throughput-stats.js';
 import { JOB_SHAPE, WARMUP_JOBS, type BurstRun, type SteadyStep } from './throughput-modes.js';
 import type { ModeRun, SystemRun, ThroughputResult, Usage } from './throughput.js';
 import { GRAPHILE_VERSION } from './graphile-peer.js';
 
 const COLOURS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd'];
 
-const ms = (v: number | null | undefined) => (v === null || v === undefined ? '–' : `${v < 10 ? v.toFixed(1) : Math.round(v)} ms`);
-const num = (v: number | null | undefined, digits = 0) => (v === null || v === undefined ? '–' : v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+const ms = (v: number | null | undefined) =>
+  v === null || v === undefined ? '–' : `${v < 10 ? v.toFixed(1) : Math.round(v)} ms`;
+const num = (v: number | null | undefined, digits = 0) =>
+  v === null || v === undefined
+    ? '–'
+    : v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const times = (v: number | null) => (v === null ? '–' : `${v.toFixed(2)} ×`);
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 const cpu = (v: number | null) => (v === null ? '–' : v.toFixed(1));
@@ -41,7 +57,12 @@ export function throughputPlot(result: ThroughputResult): string | undefined {
     return { label: s.label, colour: COLOURS[i % COLOURS.length]!, points: completionCurve(ends, run.firstSentMs) };
   });
   const jobs = result.options.jobs;
-  return xyChart(`${num(jobs)} jobs submitted at once: jobs ended over time`, 'seconds since the first submission', { label: 'jobs ended', min: 0, max: jobs, format: (v) => num(v) }, series);
+  return xyChart(
+    `${num(jobs)} jobs submitted at once: jobs ended over time`,
+    'seconds since the first submission',
+    { label: 'jobs ended', min: 0, max: jobs, format: (v) => num(v) },
+    series,
+  );
 }
 
 export function throughputReport(result: ThroughputResult, command: string, date: Date, plotFile?: string): string {
@@ -58,17 +79,17 @@ export function throughputReport(result: ThroughputResult, command: string, date
     `- graphile-worker ${GRAPHILE_VERSION}${result.peers.length ? '' : ' (not run)'}: one worker pool in the benchmark's process, concurrency ${o.peerConcurrency}, a handler that waits ${JOB_SHAPE.durationMs} ms; **batched** = its documented batching (local queue of 500, completions batched with delay 0), **unbatched** = its defaults; jobs enqueued with addJobs, a batch per call; run after fencer's cluster was stopped`,
     '',
     `- each system took ${WARMUP_JOBS} jobs one at a time before its first load, not counted`,
-    '- **fencer ÷ peer** above 1 means fencer\'s figure is the larger: faster for jobs/s and submissions/s, slower for latencies, costlier for CPU',
+    "- **fencer ÷ peer** above 1 means fencer's figure is the larger: faster for jobs/s and submissions/s, slower for latencies, costlier for CPU",
     '',
     '## How each figure is measured',
     '',
-    '- **wall time**: from the first submission sent (the client\'s clock) to the last job\'s end: fencer\'s `finished_at` (its finish report applied), graphile-worker\'s handler return (its completion is written a moment later); **jobs/s** is the jobs over that time.',
+    "- **wall time**: from the first submission sent (the client's clock) to the last job's end: fencer's `finished_at` (its finish report applied), graphile-worker's handler return (its completion is written a moment later); **jobs/s** is the jobs over that time.",
     '- **submissions/s**: jobs accepted over the time from the first submission sent to the last one accepted (201/200).',
-    '- **submit → start**: a job\'s `created_at` (its insert transaction\'s `now()`, in both) to its start: for fencer its first `Running` row in the history (the node\'s start report applied, so after the node started it), for graphile-worker its handler\'s first line. All clocks are this machine\'s.',
-    '- **CPU seconds**: utime + stime from /proc/PID/stat of each process before and after the load: the replicas, the agents, PostgreSQL (the postmaster with its reaped children, and its live children), and the benchmark\'s own process (the client; for graphile-worker also its workers).',
-    '- **leader changes**: the lease\'s epoch after minus before; **leader RSS**: VmRSS of the replica leading at the start, the most of samples every 250 ms during the load, and its VmHWM (peak since it started) at the end.',
-    '- **worst event-loop delay**: `nodejs_eventloop_lag_max_seconds` of each replica\'s and agent\'s /metrics, scraped before the load (which resets it) and after.',
-    '- **assignments, attempts, phases**: fencer\'s `assignments` and `jobs` rows of the load\'s jobs after it.',
+    "- **submit → start**: a job's `created_at` (its insert transaction's `now()`, in both) to its start: for fencer its first `Running` row in the history (the node's start report applied, so after the node started it), for graphile-worker its handler's first line. All clocks are this machine's.",
+    "- **CPU seconds**: utime + stime from /proc/PID/stat of each process before and after the load: the replicas, the agents, PostgreSQL (the postmaster with its reaped children, and its live children), and the benchmark's own process (the client; for graphile-worker also its workers).",
+    "- **leader changes**: the lease's epoch after minus before; **leader RSS**: VmRSS of the replica leading at the start, the most of samples every 250 ms during the load, and its VmHWM (peak since it started) at the end.",
+    "- **worst event-loop delay**: `nodejs_eventloop_lag_max_seconds` of each replica's and agent's /metrics, scraped before the load (which resets it) and after.",
+    "- **assignments, attempts, phases**: fencer's `assignments` and `jobs` rows of the load's jobs after it.",
     '',
   ];
   if (o.modes.includes('burst')) lines.push(...burstSection(systems, o, plotFile));
@@ -88,9 +109,19 @@ export function throughputReport(result: ThroughputResult, command: string, date
 const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
 
 /** A table row: fencer's value, each peer's, then fencer ÷ each peer. */
-function row(label: string, systems: SystemRun[], value: (s: SystemRun) => number | null, format: (v: number | null) => string, withRatio = true): string {
+function row(
+  label: string,
+  systems: SystemRun[],
+  value: (s: SystemRun) => number | null,
+  format: (v: number | null) => string,
+  withRatio = true,
+): string {
   const values = systems.map(value);
-  return line([label, ...values.map(format), ...values.slice(1).map((v) => (withRatio ? times(ratio(values[0], v)) : ''))]);
+  return line([
+    label,
+    ...values.map(format),
+    ...values.slice(1).map((v) => (withRatio ? times(ratio(values[0], v)) : '')),
+  ]);
 }
 
 function header(systems: SystemRun[]): string[] {
@@ -106,16 +137,46 @@ function burstSection(systems: SystemRun[], o: ThroughputResult['options'], plot
     `## Burst: ${num(o.jobs)} jobs in batches of ${num(o.batch)}, ${o.inFlight} requests in flight`,
     '',
     ...header(ran),
-    row('wall time, first submission → last job ended', ran, (s) => figures(s).wallMs, (v) => (v === null ? 'did not finish' : `${(v / 1000).toFixed(2)} s`)),
-    row('**jobs/s** end to end', ran, (s) => figures(s).jobsPerSecond, (v) => num(v)),
-    row('submissions/s', ran, (s) => figures(s).submissionsPerSecond, (v) => num(v)),
+    row(
+      'wall time, first submission → last job ended',
+      ran,
+      (s) => figures(s).wallMs,
+      (v) => (v === null ? 'did not finish' : `${(v / 1000).toFixed(2)} s`),
+    ),
+    row(
+      '**jobs/s** end to end',
+      ran,
+      (s) => figures(s).jobsPerSecond,
+      (v) => num(v),
+    ),
+    row(
+      'submissions/s',
+      ran,
+      (s) => figures(s).submissionsPerSecond,
+      (v) => num(v),
+    ),
     row('submit → start p50', ran, (s) => figures(s).latency.p50Ms, ms),
     row('submit → start p99', ran, (s) => figures(s).latency.p99Ms, ms),
     row('submit → start max', ran, (s) => figures(s).latency.maxMs, ms),
     row('CPU seconds, all processes', ran, (s) => totalCpu(usage(s)), cpu),
-    row('CPU seconds per 1,000 jobs', ran, (s) => (totalCpu(usage(s)) * 1000) / o.jobs, (v) => (v === null ? '–' : v.toFixed(2))),
-    line(['CPU seconds: replicas / agents / PostgreSQL / benchmark process', ...ran.map((s) => cpuSplit(usage(s))), ...ran.slice(1).map(() => '')]),
-    row('jobs not ended when the wait gave up', ran, (s) => s.burst!.run.left, (v) => num(v), false),
+    row(
+      'CPU seconds per 1,000 jobs',
+      ran,
+      (s) => (totalCpu(usage(s)) * 1000) / o.jobs,
+      (v) => (v === null ? '–' : v.toFixed(2)),
+    ),
+    line([
+      'CPU seconds: replicas / agents / PostgreSQL / benchmark process',
+      ...ran.map((s) => cpuSplit(usage(s))),
+      ...ran.slice(1).map(() => ''),
+    ]),
+    row(
+      'jobs not ended when the wait gave up',
+      ran,
+      (s) => s.burst!.run.left,
+      (v) => num(v),
+      false,
+    ),
     '',
   ];
   const f = systems[0]!.burst;
@@ -137,7 +198,11 @@ function fencerFacts(m: ModeRun<unknown>, sent: string): string[] {
     '',
     '| | |',
     '|---|---|',
-    `| jobs by final phase | ${Object.entries(out.phases).map(([phase, n]) => `${phase} ${num(n)}`).join(', ') || 'none'} |`,
+    `| jobs by final phase | ${
+      Object.entries(out.phases)
+        .map(([phase, n]) => `${phase} ${num(n)}`)
+        .join(', ') || 'none'
+    } |`,
     `| assignments per job | ${out.jobs ? (out.assignments / out.jobs).toFixed(3) : '–'} (${num(out.assignments)} assignments) |`,
     `| assignments ended Unconfirmed / Lost | ${out.unconfirmed} / ${out.lost} |`,
     `| attempts used beyond the first | ${out.extraAttempts} |`,
@@ -145,7 +210,9 @@ function fencerFacts(m: ModeRun<unknown>, sent: string): string[] {
     `| leader's RSS, most sampled / peak (VmHWM) | ${f.leaderMemory ? `${mib(f.leaderMemory.sampledMaxBytes)} / ${mib(f.leaderMemory.peakBytes)}` : '–'} |`,
     `| worst event-loop delay, replicas / agents | ${ms(f.replicaLagMaxMs)} / ${ms(f.agentLagMaxMs)} |`,
     `| nodes that fenced themselves / declared dead | ${f.selfFences} / ${f.nodesDied} |`,
-    ...(resends === undefined ? [] : [`| ${sent} sent again (429 Retry-After, or no replica took them) | ${resends} |`]),
+    ...(resends === undefined
+      ? []
+      : [`| ${sent} sent again (429 Retry-After, or no replica took them) | ${resends} |`]),
     `| CPU seconds: replicas / agents / PostgreSQL / benchmark process | ${cpuSplit(m.usage)} |`,
     '',
   ];
@@ -159,7 +226,11 @@ function steadySection(systems: SystemRun[], stepSeconds: number): string[] {
     `Jobs due are sent every 100 ms as one request. A step **kept up** when its jobs were accepted at ${HELD_SHARE * 100} % of the rate or more and, when its submissions ended, no more than ${BACKLOG_SECONDS} s of arrivals had not started; stepping stops after the first that did not. The curve **bends** at the first step that did not keep up or whose p99 is more than ${BEND_FACTOR} × the lowest p99 of the rates below it and ${BEND_MIN_MS} ms more.`,
     '',
   ];
-  const cells = ['rate/s', ...ran.map((s) => `${s.label}: accepted/s, not started at the end, submit → start p50 / p99, kept up`), ...ran.slice(1).map((s) => `p99 fencer ÷ ${s.label}`)];
+  const cells = [
+    'rate/s',
+    ...ran.map((s) => `${s.label}: accepted/s, not started at the end, submit → start p50 / p99, kept up`),
+    ...ran.slice(1).map((s) => `p99 fencer ÷ ${s.label}`),
+  ];
   lines.push(line(cells), line(cells.map(() => '---')));
   const rates = [...new Set(ran.flatMap((s) => s.steady!.run.map((step) => step.rate)))].sort((a, b) => a - b);
   const stepOf = (s: SystemRun, rate: number): SteadyStep | undefined => s.steady!.run.find((x) => x.rate === rate);
@@ -169,7 +240,9 @@ function steadySection(systems: SystemRun[], stepSeconds: number): string[] {
       if (!step) return 'not run';
       return `${num(step.accepted / step.submitSeconds)}, ${step.notStartedAtEnd}, ${ms(step.latency.p50Ms)} / ${ms(step.latency.p99Ms)}, ${step.keptUp ? 'yes' : '**no**'}`;
     });
-    const ratios = ran.slice(1).map((s) => times(ratio(stepOf(ran[0]!, rate)?.latency.p99Ms, stepOf(s, rate)?.latency.p99Ms)));
+    const ratios = ran
+      .slice(1)
+      .map((s) => times(ratio(stepOf(ran[0]!, rate)?.latency.p99Ms, stepOf(s, rate)?.latency.p99Ms)));
     lines.push(line([num(rate), ...figures, ...ratios]));
   }
   lines.push('');
@@ -189,7 +262,7 @@ function singleSection(systems: SystemRun[], count: number, gapMs: number): stri
   const lines = [
     `## Single: ${count} jobs one at a time, each ${gapMs} ms after the last was accepted, on an idle system`,
     '',
-    'Running as the database recorded it (see above): a job\'s `created_at` to its first `Running` history row for fencer, to its handler\'s start for graphile-worker.',
+    "Running as the database recorded it (see above): a job's `created_at` to its first `Running` history row for fencer, to its handler's start for graphile-worker.",
     '',
     ...header(ran),
     row('submit → start p50', ran, (s) => latency(s).p50Ms, ms),

@@ -118,7 +118,10 @@ export function bend(steps: readonly StepFacts[]): { rate: number; why: string }
     const p99 = step.latency.p99Ms;
     const base = best?.latency.p99Ms ?? null;
     if (base !== null && p99 !== null && p99 > BEND_FACTOR * base && p99 > base + BEND_MIN_MS) {
-      return { rate: step.rate, why: `p99 ${Math.round(p99)} ms, more than ${BEND_FACTOR} × the ${best!.rate}/s step's ${Math.round(base)} ms` };
+      return {
+        rate: step.rate,
+        why: `p99 ${Math.round(p99)} ms, more than ${BEND_FACTOR} × the ${best!.rate}/s step's ${Math.round(base)} ms`,
+      };
     }
     if (p99 !== null && (base === null || p99 < base)) best = step;
   }
@@ -143,7 +146,8 @@ export function parseRates(raw: string): number[] {
   const parts = raw.split(',').map((s) => s.trim());
   const rates = parts.map(Number);
   rates.forEach((r, i) => {
-    if (!Number.isInteger(r) || r < 1) throw new Error(`"${parts[i]}" is not a positive integer rate (jobs per second)`);
+    if (!Number.isInteger(r) || r < 1)
+      throw new Error(`"${parts[i]}" is not a positive integer rate (jobs per second)`);
     if (i > 0 && r <= rates[i - 1]!) throw new Error(`rates go up: ${r} after ${rates[i - 1]}`);
   });
   return rates;

@@ -23,7 +23,19 @@ import { check, verdictOf, type Verdict } from '../checker/check.js';
 import { readCheckInput } from '../checker/read.js';
 import { readStalls } from './stalls.js';
 import { cpuSecondsOf, ownCpuSeconds, postgresCpuSeconds, postmasterOf, residentMemory } from './process-usage.js';
-import { BURST_PREFIX, SINGLE_PREFIX, STEADY_PREFIX, burst, singles, steady, warmUp, type BurstRun, type JobSystem, type SinglesRun, type SteadyStep } from './throughput-modes.js';
+import {
+  BURST_PREFIX,
+  SINGLE_PREFIX,
+  STEADY_PREFIX,
+  burst,
+  singles,
+  steady,
+  warmUp,
+  type BurstRun,
+  type JobSystem,
+  type SinglesRun,
+  type SteadyStep,
+} from './throughput-modes.js';
 import { FencerJobs } from './throughput-fencer.js';
 import { GraphileJobs, type GraphileFlavour } from './graphile-peer.js';
 
@@ -122,15 +134,29 @@ export async function runThroughputBench(opts: ThroughputOptions): Promise<Throu
     for (const flavour of opts.peers) {
       opts.signal?.throwIfAborted();
       opts.log(`graphile-worker, ${flavour}, concurrency ${opts.peerConcurrency}`);
-      const jobs = await GraphileJobs.start({ connectionString: server.url, flavour, concurrency: opts.peerConcurrency, log: opts.log });
+      const jobs = await GraphileJobs.start({
+        connectionString: server.url,
+        flavour,
+        concurrency: opts.peerConcurrency,
+        log: opts.log,
+      });
       try {
-        peers.push(await runModes(jobs, opts, (_prefix, body) => measure(() => cpuNow([], [], server.postmaster), body)));
+        peers.push(
+          await runModes(jobs, opts, (_prefix, body) => measure(() => cpuNow([], [], server.postmaster), body)),
+        );
       } finally {
         await jobs.stop();
       }
     }
     const { log: _log, signal: _signal, ...options } = opts;
-    return { options, database: server.embedded ? 'embedded PostgreSQL' : 'DATABASE_URL', postgresMeasured: server.postmaster !== null, fencer, peers, verdict };
+    return {
+      options,
+      database: server.embedded ? 'embedded PostgreSQL' : 'DATABASE_URL',
+      postgresMeasured: server.postmaster !== null,
+      fencer,
+      peers,
+      verdict,
+    };
   } finally {
     await server.close();
   }
@@ -145,9 +171,18 @@ async function runModes(system: JobSystem, opts: ThroughputOptions, measured: Me
   const wait = { signal: opts.signal, log: opts.log };
   await warmUp(system, wait);
   for (const mode of opts.modes) {
-    if (mode === 'single') out.single = await measured(SINGLE_PREFIX, () => singles(system, { ...wait, count: opts.singles, gapMs: opts.singleGapMs }));
-    if (mode === 'burst') out.burst = await measured(BURST_PREFIX, () => burst(system, { ...wait, jobs: opts.jobs, batch: opts.batch, inFlight: opts.inFlight }));
-    if (mode === 'steady') out.steady = await measured(STEADY_PREFIX, () => steady(system, { ...wait, rates: opts.rates, stepSeconds: opts.stepSeconds }));
+    if (mode === 'single')
+      out.single = await measured(SINGLE_PREFIX, () =>
+        singles(system, { ...wait, count: opts.singles, gapMs: opts.singleGapMs }),
+      );
+    if (mode === 'burst')
+      out.burst = await measured(BURST_PREFIX, () =>
+        burst(system, { ...wait, jobs: opts.jobs, batch: opts.batch, inFlight: opts.inFlight }),
+      );
+    if (mode === 'steady')
+      out.steady = await measured(STEADY_PREFIX, () =>
+        steady(system, { ...wait, rates: opts.rates, stepSeconds: opts.stepSeconds }),
+      );
   }
   return out;
 }
@@ -164,7 +199,12 @@ async function measure<T>(cpu: () => CpuSeconds, body: () => Promise<T>): Promis
     run,
     usage: {
       wallMs,
-      cpu: { replicas: minus(after.replicas, before.replicas), agents: minus(after.agents, before.agents), postgres: minus(after.postgres, before.postgres), bench: after.bench - before.bench },
+      cpu: {
+        replicas: minus(after.replicas, before.replicas),
+        agents: minus(after.agents, before.agents),
+        postgres: minus(after.postgres, before.postgres),
+        bench: after.bench - before.bench,
+      },
     },
   };
 }
@@ -180,7 +220,9 @@ function cpuNow(replicas: readonly number[], agents: readonly number[], postmast
 
 async function runFencer(server: Database, opts: ThroughputOptions): Promise<{ fencer: SystemRun; verdict: Verdict }> {
   const home = mkdtempSync(join(tmpdir(), 'fencer-throughput-'));
-  opts.log(`fencer: starting ${opts.replicas} replicas and ${opts.nodes} nodes of ${opts.nodeCpu} CPU / ${opts.nodeMemory} (process runtime; home ${home})`);
+  opts.log(
+    `fencer: starting ${opts.replicas} replicas and ${opts.nodes} nodes of ${opts.nodeCpu} CPU / ${opts.nodeMemory} (process runtime; home ${home})`,
+  );
   let cluster: Cluster | undefined;
   const db = createPool({ databaseUrl: server.url, replica: 'bench', max: 3 });
   try {
@@ -199,8 +241,10 @@ async function runFencer(server: Database, opts: ThroughputOptions): Promise<{ f
     });
     const system = new FencerJobs(cluster.replicaUrls, db, opts.signal);
     const running = cluster;
-    const fencer = await runModes(system, opts, (prefix, body) => measureFencer(running, db, server.postmaster, prefix, body));
-    opts.log('fencer: running the checker over the history and the nodes\' run logs');
+    const fencer = await runModes(system, opts, (prefix, body) =>
+      measureFencer(running, db, server.postmaster, prefix, body),
+    );
+    opts.log("fencer: running the checker over the history and the nodes' run logs");
     const verdict = verdictOf(check(await readCheckInput(db, [join(home, 'nodes')])));
     return { fencer, verdict };
   } finally {
@@ -214,7 +258,13 @@ async function runFencer(server: Database, opts: ThroughputOptions): Promise<{ f
 const MEMORY_SAMPLE_MS = 250;
 
 /** measure(), and what only fencer has: the leader, its memory, the event loops, the jobs' outcome. */
-async function measureFencer<T>(cluster: Cluster, db: Db, postmaster: number | null, prefix: string, body: () => Promise<T>): Promise<ModeRun<T>> {
+async function measureFencer<T>(
+  cluster: Cluster,
+  db: Db,
+  postmaster: number | null,
+  prefix: string,
+  body: () => Promise<T>,
+): Promise<ModeRun<T>> {
   const replicaPids = cluster.replicaNames.flatMap((n) => cluster.pid(n) ?? []);
   const agentPids = cluster.nodeNames.flatMap((n) => cluster.pid(n) ?? []);
   const since = new Date();
@@ -304,7 +354,10 @@ async function openDatabase(log: (line: string) => void): Promise<Database> {
         // An embedded server goes with its data; a server given to us keeps only what we ask.
         if (embedded) await embedded.stop();
         else if (process.env.FENCER_KEEP_BENCH_HOME) log(`kept the database ${url.pathname.slice(1)}`);
-        else await admin('bench/throughput_drop_database').catch((err: Error) => log(`could not drop the database: ${err.message}`));
+        else
+          await admin('bench/throughput_drop_database').catch((err: Error) =>
+            log(`could not drop the database: ${err.message}`),
+          );
       },
     };
   } catch (err) {

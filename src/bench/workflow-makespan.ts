@@ -57,7 +57,9 @@ export function generateWorkflows({ workflows, seed, minJobs = 4, maxJobs = 25 }
     const count = minJobs + below(maxJobs - minJobs + 1);
     const layerCount = count < 2 ? count : 2 + below(Math.min(count, 8) - 1);
     // One job per layer first, so none is empty; the rest anywhere.
-    const layerOf = Array.from({ length: count }, (_, i) => (i < layerCount ? i : below(layerCount))).sort((a, b) => a - b);
+    const layerOf = Array.from({ length: count }, (_, i) => (i < layerCount ? i : below(layerCount))).sort(
+      (a, b) => a - b,
+    );
     const names = layerOf.map((_, i) => `j${String(i).padStart(2, '0')}`);
     const jobs = layerOf.map((layer, i): WorkflowJob => {
       const needs = new Set<string>();
@@ -69,7 +71,13 @@ export function generateWorkflows({ workflows, seed, minJobs = 4, maxJobs = 25 }
       }
       const durationMs = Math.round(1000 / (1 - random() * (1 - 1 / 60)));
       const memoryBytes = Math.round((256 * MI * Math.pow(16, random())) / MEMORY_STEP) * MEMORY_STEP;
-      return { name: names[i]!, needs: [...needs], durationMs, cpuMillis: CPU_CHOICES[below(CPU_CHOICES.length)]!, memoryBytes };
+      return {
+        name: names[i]!,
+        needs: [...needs],
+        durationMs,
+        cpuMillis: CPU_CHOICES[below(CPU_CHOICES.length)]!,
+        memoryBytes,
+      };
     });
     return { name: `wf-${String(w).padStart(2, '0')}`, jobs };
   });
@@ -113,7 +121,11 @@ export interface Strategy {
 
 export const STRATEGIES: readonly Strategy[] = [
   { name: 'critical-path-first', policy: { ordering: 'most-work-first', fit: 'best-fit' }, withPath: true },
-  { name: 'most-work-first, durations only', policy: { ordering: 'most-work-first', fit: 'best-fit' }, withPath: false },
+  {
+    name: 'most-work-first, durations only',
+    policy: { ordering: 'most-work-first', fit: 'best-fit' },
+    withPath: false,
+  },
   { name: 'arrival', policy: { ordering: 'arrival', fit: 'best-fit' }, withPath: false },
 ];
 
@@ -143,7 +155,11 @@ interface SimJob {
   dependents: SimJob[];
 }
 
-export function simulateWorkflows(workflows: readonly Workflow[], nodeCount: number, strategy: Strategy): MakespanResult {
+export function simulateWorkflows(
+  workflows: readonly Workflow[],
+  nodeCount: number,
+  strategy: Strategy,
+): MakespanResult {
   const all = simJobs(workflows, strategy.withPath);
   const byUid = new Map(all.map((j) => [j.pending.uid, j]));
   const nodes = clusterNodes(nodeCount);
@@ -156,8 +172,13 @@ export function simulateWorkflows(workflows: readonly Workflow[], nodeCount: num
   let now = 0;
   for (;;) {
     if (ready.length > 0) {
-      const round = bestFit(ready.map((j) => j.pending), nodes, strategy.policy);
-      if (round.unschedulable.length > 0) throw new Error(`${round.unschedulable[0]!.jobUid}: ${round.unschedulable[0]!.message}`);
+      const round = bestFit(
+        ready.map((j) => j.pending),
+        nodes,
+        strategy.policy,
+      );
+      if (round.unschedulable.length > 0)
+        throw new Error(`${round.unschedulable[0]!.jobUid}: ${round.unschedulable[0]!.message}`);
       for (const p of round.placements) {
         const job = byUid.get(p.jobUid)!;
         const node = byName.get(p.node)!;
@@ -185,7 +206,8 @@ export function simulateWorkflows(workflows: readonly Workflow[], nodeCount: num
     // Rebuilt rather than appended to: a released job takes its place in arrival order.
     if (released) ready = all.filter((j) => j.waitingOn === 0 && !j.started);
   }
-  if (runs.length < all.length) throw new Error(`${all.length - runs.length} jobs never ran: a cycle among their needs?`);
+  if (runs.length < all.length)
+    throw new Error(`${all.length - runs.length} jobs never ran: a cycle among their needs?`);
   return {
     strategy,
     makespanMs: now,
@@ -203,7 +225,12 @@ export interface WorkflowCase {
 }
 
 /** Every strategy on the workflows of each seed from `seed` on, `seeds` of them. */
-export function compareStrategies(options: { seed: number; seeds: number; workflows: number; nodes: number }): WorkflowCase[] {
+export function compareStrategies(options: {
+  seed: number;
+  seeds: number;
+  workflows: number;
+  nodes: number;
+}): WorkflowCase[] {
   return Array.from({ length: options.seeds }, (_, k) => {
     const seed = options.seed + k;
     const workflows = generateWorkflows({ workflows: options.workflows, seed });
@@ -222,7 +249,13 @@ function simJobs(workflows: readonly Workflow[], withPath: boolean): SimJob[] {
     const path = withPath ? remainingPathMs(w.jobs) : null;
     const byName = new Map<string, SimJob>();
     for (const j of w.jobs) {
-      const pending: PendingJob = { uid: `${w.name}/${j.name}`, cpuMillis: j.cpuMillis, memoryBytes: j.memoryBytes, durationMs: j.durationMs, nodeSelector: {} };
+      const pending: PendingJob = {
+        uid: `${w.name}/${j.name}`,
+        cpuMillis: j.cpuMillis,
+        memoryBytes: j.memoryBytes,
+        durationMs: j.durationMs,
+        nodeSelector: {},
+      };
       if (path) pending.pathMs = path.get(j.name)!;
       const job: SimJob = { pending, workflow: index, waitingOn: 0, started: false, dependents: [] };
       byName.set(j.name, job);

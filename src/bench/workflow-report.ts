@@ -6,7 +6,12 @@ import { NODE_CPU_MILLIS, NODE_MEMORY_BYTES, STRATEGIES, type WorkflowCase } fro
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
 
-export function workflowReport(cases: readonly WorkflowCase[], options: { workflows: number; nodes: number }, command: string, date: Date): string {
+export function workflowReport(
+  cases: readonly WorkflowCase[],
+  options: { workflows: number; nodes: number },
+  command: string,
+  date: Date,
+): string {
   const perStrategy = STRATEGIES.map((strategy, s) => {
     const ratios = cases.map((c) => c.results[s]!.makespanMs / c.lowerBound.ms);
     // Against arrival order on the same workflows: below 1 is shorter.
@@ -29,14 +34,18 @@ export function workflowReport(cases: readonly WorkflowCase[], options: { workfl
     `- cluster: ${options.nodes} nodes of ${NODE_CPU_MILLIS / 1000} CPU / ${NODE_MEMORY_BYTES / 1024 ** 3} GiB, simulated (src/bench/workflow-makespan.ts): the real placement round (bestFit) at time 0 and at every job end, over the ready jobs in arrival order; no I/O`,
     `- workflows: ${options.workflows} per seed, all submitted at 0, layered random DAGs of 4–25 jobs; durations 1–60 s (bounded Pareto, median 2 s), 250m–2 CPU, 256 MiB–4 GiB`,
     '- lower bound: the larger of the longest critical path of any workflow and all the work in the dominant resource over the cluster (max over CPU and memory of Σ size × duration / capacity)',
-    '- orderings: ' + STRATEGIES.map((s) => `**${s.name}** (${policyName(s.policy)}${s.withPath ? ', each job weighed by its remaining path' : ''})`).join('; '),
+    '- orderings: ' +
+      STRATEGIES.map(
+        (s) => `**${s.name}** (${policyName(s.policy)}${s.withPath ? ', each job weighed by its remaining path' : ''})`,
+      ).join('; '),
     '',
     '## Over all seeds',
     '',
-    '| ordering | makespan ÷ lower bound, mean | worst | makespan ÷ arrival\'s, mean | shortest makespan (seeds) | mean workflow completion, mean over seeds (s) |',
+    "| ordering | makespan ÷ lower bound, mean | worst | makespan ÷ arrival's, mean | shortest makespan (seeds) | mean workflow completion, mean over seeds (s) |",
     '|---|---|---|---|---|---|',
     ...perStrategy.map(
-      (p) => `| ${p.strategy.name} | ${p.ratio.toFixed(3)} | ${p.worst.toFixed(3)} | ${p.versusArrival.toFixed(3)} | ${p.wins} of ${cases.length} | ${seconds(p.completionMs)} |`,
+      (p) =>
+        `| ${p.strategy.name} | ${p.ratio.toFixed(3)} | ${p.worst.toFixed(3)} | ${p.versusArrival.toFixed(3)} | ${p.wins} of ${cases.length} | ${seconds(p.completionMs)} |`,
     ),
     '',
     '## Per seed',

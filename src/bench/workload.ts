@@ -106,5 +106,11 @@ export function emptyNodes(count: number, cpuMillis: number, memoryBytes: number
 
 /** A workload job as the placement algorithm sees a pending job. */
 export function asPendingJob(job: WorkloadJob): PendingJob {
-  return { uid: job.name, cpuMillis: job.cpuMillis, memoryBytes: job.memoryBytes, durationMs: job.durationMs, nodeSelector: {} };
+  return {
+    uid: job.name,
+    cpuMillis: job.cpuMillis,
+    memoryBytes: job.memoryBytes,
+    durationMs: job.durationMs,
+    nodeSelector: {},
+  };
 }

@@ -49,20 +49,32 @@ export function xyChart(title: string, xLabel: string, yAxis: YAxis, series: XyS
   ];
   for (const band of bands) {
     const top = Number(y(band.to));
-    parts.push(`<rect x="${LEFT}" width="${plotW}" y="${top.toFixed(1)}" height="${(Number(y(band.from)) - top).toFixed(1)}" fill="${band.colour}" fill-opacity="0.25"/>`);
+    parts.push(
+      `<rect x="${LEFT}" width="${plotW}" y="${top.toFixed(1)}" height="${(Number(y(band.from)) - top).toFixed(1)}" fill="${band.colour}" fill-opacity="0.25"/>`,
+    );
   }
   for (const tick of yAxis.ticks ?? defaultTicks(yAxis)) {
     parts.push(`<line x1="${LEFT}" x2="${LEFT + plotW}" y1="${y(tick)}" y2="${y(tick)}" stroke="#ddd"/>`);
-    parts.push(`<text x="${LEFT - 6}" y="${y(tick)}" text-anchor="end" dominant-baseline="middle">${escape(format(tick))}</text>`);
+    parts.push(
+      `<text x="${LEFT - 6}" y="${y(tick)}" text-anchor="end" dominant-baseline="middle">${escape(format(tick))}</text>`,
+    );
   }
   const step = niceStep(maxX);
-  for (let v = 0; v <= maxX; v += step) parts.push(`<text x="${x(v)}" y="${TOP + plotH + 16}" text-anchor="middle">${v}</text>`);
+  for (let v = 0; v <= maxX; v += step)
+    parts.push(`<text x="${x(v)}" y="${TOP + plotH + 16}" text-anchor="middle">${v}</text>`);
   parts.push(`<text x="${LEFT + plotW / 2}" y="${HEIGHT - 6}" text-anchor="middle">${escape(xLabel)}</text>`);
-  parts.push(`<text transform="translate(14 ${TOP + plotH / 2}) rotate(-90)" text-anchor="middle">${escape(yAxis.label)}</text>`);
-  const legend = [...series.map((s) => ({ ...s, band: false })), ...bands.map((b) => ({ label: b.label, colour: b.colour, dashed: false, band: true }))];
+  parts.push(
+    `<text transform="translate(14 ${TOP + plotH / 2}) rotate(-90)" text-anchor="middle">${escape(yAxis.label)}</text>`,
+  );
+  const legend = [
+    ...series.map((s) => ({ ...s, band: false })),
+    ...bands.map((b) => ({ label: b.label, colour: b.colour, dashed: false, band: true })),
+  ];
   series.forEach((s) => {
     const d = s.points.map(([px, py], j) => `${j === 0 ? 'M' : 'L'}${x(px)},${y(py)}`).join(' ');
-    parts.push(`<path d="${d}" fill="none" stroke="${s.colour}" stroke-width="1.2"${s.dashed ? ' stroke-dasharray="4 3"' : ''}/>`);
+    parts.push(
+      `<path d="${d}" fill="none" stroke="${s.colour}" stroke-width="1.2"${s.dashed ? ' stroke-dasharray="4 3"' : ''}/>`,
+    );
   });
   legend.forEach((s, i) => {
     const ly = TOP + 10 + i * 18;

@@ -85,8 +85,20 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
   const flow = new JobFlow(() => cluster.replicaUrls, opts.jobsPerSecond, random);
   const deaths = new NodeDeaths(db);
   const injected: FaultOutcome[] = [];
-  const result: Omit<CampaignResult, 'report' | 'jobsAccepted' | 'workflowsAccepted' | 'workflows' | 'rejectedOldLeaderWrites' | 'durationMs'> = {
-    options: { kills: opts.kills, freezes: opts.freezes, faults: opts.faults, runtime: opts.runtime, nodes: opts.nodes, jobsPerSecond: opts.jobsPerSecond, seed: opts.seed, pace: opts.pace },
+  const result: Omit<
+    CampaignResult,
+    'report' | 'jobsAccepted' | 'workflowsAccepted' | 'workflows' | 'rejectedOldLeaderWrites' | 'durationMs'
+  > = {
+    options: {
+      kills: opts.kills,
+      freezes: opts.freezes,
+      faults: opts.faults,
+      runtime: opts.runtime,
+      nodes: opts.nodes,
+      jobsPerSecond: opts.jobsPerSecond,
+      seed: opts.seed,
+      pace: opts.pace,
+    },
     leaseMs: timings.leaseMs,
     killMs: [],
     freezeMs: [],
@@ -100,10 +112,20 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
   try {
     flow.start();
     deaths.start();
-    const plan = shuffle([...Array(opts.kills).fill('kill'), ...Array(opts.freezes).fill('freeze')] as Array<'kill' | 'freeze'>, random);
+    const plan = shuffle(
+      [...Array(opts.kills).fill('kill'), ...Array(opts.freezes).fill('freeze')] as Array<'kill' | 'freeze'>,
+      random,
+    );
     const extras: faults.FaultKind[] = [
-      'partition-node', 'degrade-reports', 'kill-node', 'exhaust-pool', 'terminate-leader-backends',
-      'fail-heartbeats', 'freeze-node', 'late-registration', 'restart-postgres',
+      'partition-node',
+      'degrade-reports',
+      'kill-node',
+      'exhaust-pool',
+      'terminate-leader-backends',
+      'fail-heartbeats',
+      'freeze-node',
+      'late-registration',
+      'restart-postgres',
     ];
     for (const [i, kind] of plan.entries()) {
       await (opts.pace === 'whole-cluster' ? waitForWholeCluster(cluster) : waitForLeaderAndStandby(cluster));
@@ -121,20 +143,26 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
       const after = await nextLeader(db, before);
       const ms = after.acquired_at.getTime() - outcome.at;
       (kind === 'kill' ? result.killMs : result.freezeMs).push(ms);
-      log(`${i + 1}/${plan.length} ${outcome.kind} ${outcome.target} (epoch ${before}) -> ${after.holder} (epoch ${after.epoch}) in ${ms} ms`);
-      if (outcome.kind === 'freeze-leader-mid-transaction') result.faults[outcome.kind] = (result.faults[outcome.kind] ?? 0) + 1;
+      log(
+        `${i + 1}/${plan.length} ${outcome.kind} ${outcome.target} (epoch ${before}) -> ${after.holder} (epoch ${after.epoch}) in ${ms} ms`,
+      );
+      if (outcome.kind === 'freeze-leader-mid-transaction')
+        result.faults[outcome.kind] = (result.faults[outcome.kind] ?? 0) + 1;
       // A frozen leader resumes (and a killed one restarts) in the background; the pace decides
       // whether the next failover waits for it.
       followUps.push(outcome.healed);
       if (opts.faults && i % 4 === 3) {
         const extra = extras[Math.floor(i / 4) % extras.length]!;
-        followUps.push((await injectExtra(extra, cluster, faultFile, db, random, result, injected, timings, log)).settled);
+        followUps.push(
+          (await injectExtra(extra, cluster, faultFile, db, random, result, injected, timings, log)).settled,
+        );
       }
     }
     await Promise.all(followUps);
     await flow.stop();
     // Suspended (an edit: their records go on, Skipped), so that their Jobs can all finish.
-    for (const cronJob of CAMPAIGN_CRONJOBS) await applyCronJob(db, { ...cronJob, spec: { ...cronJob.spec, suspend: true } });
+    for (const cronJob of CAMPAIGN_CRONJOBS)
+      await applyCronJob(db, { ...cronJob, spec: { ...cronJob.spec, suspend: true } });
     log(`${flow.accepted} jobs accepted; waiting for every job to finish`);
     await waitForAllFinished(db, 180_000);
     await deaths.stop();
@@ -238,16 +266,27 @@ async function injectExtra(
 /** A node death the campaign caused: the node was killed, frozen or cut off shortly before. */
 function explainedDeath(death: { node: string; at: number }, injected: FaultOutcome[], timings: Timings): boolean {
   return injected.some(
-    (f) => f.target === death.node && death.at >= f.at - 1000 && death.at <= f.at + timings.deadAfterSilentMs * 3 + 10_000,
+    (f) =>
+      f.target === death.node && death.at >= f.at - 1000 && death.at <= f.at + timings.deadAfterSilentMs * 3 + 10_000,
   );
 }
 
-async function firstDecisionAfter(db: ReturnType<typeof createPool>, since: number, timeoutMs = 60_000): Promise<number | null> {
+async function firstDecisionAfter(
+  db: ReturnType<typeof createPool>,
+  since: number,
+  timeoutMs = 60_000,
+): Promise<number | null> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const row = await db
-      .query<{ at: Date }>("SELECT min(at) AS at FROM history WHERE entity = 'assignment' AND to_state = 'Assigned' AND at > to_timestamp($1 / 1000.0)", [since])
-      .then((r) => r.rows[0], () => undefined);
+      .query<{ at: Date }>(
+        "SELECT min(at) AS at FROM history WHERE entity = 'assignment' AND to_state = 'Assigned' AND at > to_timestamp($1 / 1000.0)",
+        [since],
+      )
+      .then(
+        (r) => r.rows[0],
+        () => undefined,
+      );
     if (row?.at) return row.at.getTime() - since;
     await delay(100);
   }
@@ -256,7 +295,12 @@ async function firstDecisionAfter(db: ReturnType<typeof createPool>, since: numb
 
 async function currentEpoch(db: ReturnType<typeof createPool>): Promise<number> {
   for (;;) {
-    const row = await db.query<{ epoch: number; holder: string | null }>('SELECT epoch, holder FROM lease WHERE expires_at > now()').then((r) => r.rows[0], () => undefined);
+    const row = await db
+      .query<{ epoch: number; holder: string | null }>('SELECT epoch, holder FROM lease WHERE expires_at > now()')
+      .then(
+        (r) => r.rows[0],
+        () => undefined,
+      );
     if (row?.holder) return row.epoch;
     await delay(20);
   }
@@ -295,7 +339,9 @@ async function waitForWholeCluster(cluster: Cluster): Promise<void> {
         const seen = status?.replicas.find((r) => r.name === n);
         return `${n} ${cluster.isRunning(n) ? 'running' : 'not running'}${cluster.isFrozen(n) ? ', frozen' : ''}${seen ? (seen.alive ? ', alive' : ', not alive') : ', not in status'}`;
       });
-      throw new Error(`the cluster did not come back to full strength within 60 s (leader ${status?.leader ?? 'unknown'}; ${state.join('; ')})`);
+      throw new Error(
+        `the cluster did not come back to full strength within 60 s (leader ${status?.leader ?? 'unknown'}; ${state.join('; ')})`,
+      );
     }
     await delay(50);
   }
@@ -317,7 +363,10 @@ async function waitForLeaderAndStandby(cluster: Cluster): Promise<void> {
 async function waitForAllFinished(db: ReturnType<typeof createPool>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const row = await unfinishedCount(db).then((n) => ({ n }), () => undefined);
+    const row = await unfinishedCount(db).then(
+      (n) => ({ n }),
+      () => undefined,
+    );
     if (row && row.n === 0) return;
     if (Date.now() > deadline) {
       const stuck = await db
@@ -326,7 +375,10 @@ async function waitForAllFinished(db: ReturnType<typeof createPool>, timeoutMs: 
            FROM jobs j LEFT JOIN assignments a ON a.id = j.assignment_id LEFT JOIN nodes n ON n.name = j.node
            WHERE j.phase NOT IN ('Succeeded', 'Failed', 'Cancelled', 'Skipped', 'Dead') LIMIT 10`,
         )
-        .then((r) => JSON.stringify(r.rows), () => '?');
+        .then(
+          (r) => JSON.stringify(r.rows),
+          () => '?',
+        );
       throw new Error(`${row?.n ?? '?'} jobs still unfinished after ${timeoutMs} ms: ${stuck}`);
     }
     await delay(250);

@@ -45,7 +45,9 @@ export async function killLeader(cluster: Cluster): Promise<FaultOutcome> {
 
 export async function freezeLeader(cluster: Cluster, forMs: number): Promise<FaultOutcome> {
   const action = await cluster.freeze('leader');
-  const healed = delay(forMs).then(() => cluster.resume(action.name)).then(() => undefined);
+  const healed = delay(forMs)
+    .then(() => cluster.resume(action.name))
+    .then(() => undefined);
   return { kind: 'freeze-leader', target: action.name, at: action.signalledAt!, epoch: action.epoch, healed };
 }
 
@@ -55,14 +57,22 @@ export async function freezeLeader(cluster: Cluster, forMs: number): Promise<Fau
  * the next fenced transaction waits inside until we have frozen it. Falls back to a plain
  * freeze when no decision comes within a few seconds.
  */
-export async function freezeLeaderMidTransaction(cluster: Cluster, holdFile: string, forMs: number): Promise<FaultOutcome> {
+export async function freezeLeaderMidTransaction(
+  cluster: Cluster,
+  holdFile: string,
+  forMs: number,
+): Promise<FaultOutcome> {
   const inside = `${holdFile}.inside`;
   rmSync(inside, { force: true });
   writeFileSync(holdFile, 'hold');
   const deadline = Date.now() + 5000;
   while (!existsSync(inside) && Date.now() < deadline) await delay(5);
-  const holder = existsSync(inside) ? (JSON.parse(readFileSync(inside, 'utf8')) as { pid: number; replica: string | null }) : undefined;
-  const name = cluster.replicaNames.find((n) => holder !== undefined && (holder.replica === n || cluster.pid(n) === holder.pid));
+  const holder = existsSync(inside)
+    ? (JSON.parse(readFileSync(inside, 'utf8')) as { pid: number; replica: string | null })
+    : undefined;
+  const name = cluster.replicaNames.find(
+    (n) => holder !== undefined && (holder.replica === n || cluster.pid(n) === holder.pid),
+  );
   if (!name) {
     rmSync(holdFile, { force: true });
     return freezeLeader(cluster, forMs);
@@ -71,7 +81,9 @@ export async function freezeLeaderMidTransaction(cluster: Cluster, holdFile: str
   // The next leader must not wait; the frozen one goes on (and is rejected) once resumed.
   rmSync(holdFile, { force: true });
   rmSync(inside, { force: true });
-  const healed = delay(forMs).then(() => cluster.resume(name)).then(() => undefined);
+  const healed = delay(forMs)
+    .then(() => cluster.resume(name))
+    .then(() => undefined);
   return { kind: 'freeze-leader-mid-transaction', target: name, at: action.signalledAt!, epoch: action.epoch, healed };
 }
 
@@ -82,7 +94,9 @@ export async function killNode(cluster: Cluster, node: string): Promise<FaultOut
 
 export async function freezeNode(cluster: Cluster, node: string, forMs: number): Promise<FaultOutcome> {
   const action = await cluster.freeze(node);
-  const healed = delay(forMs).then(() => cluster.resume(node)).then(() => undefined);
+  const healed = delay(forMs)
+    .then(() => cluster.resume(node))
+    .then(() => undefined);
   return { kind: 'freeze-node', target: node, at: action.signalledAt!, epoch: null, healed };
 }
 
@@ -161,13 +175,20 @@ function mergePathFaults(a: PathFault | undefined, b: PathFault): PathFault {
   if (!a) return b;
   const delayMs = Math.max(a.delayMs ?? 0, b.delayMs ?? 0);
   const status = a.status ?? b.status;
-  return { nodes: [...new Set([...a.nodes, ...b.nodes])], ...(delayMs ? { delayMs } : {}), ...(status ? { status } : {}) };
+  return {
+    nodes: [...new Set([...a.nodes, ...b.nodes])],
+    ...(delayMs ? { delayMs } : {}),
+    ...(status ? { status } : {}),
+  };
 }
 
 /** A node's reports are answered 503 and its snapshots come a second late, while its heartbeats pass. */
 export async function degradeReports(file: FaultFile, node: string, forMs: number): Promise<FaultOutcome> {
   const at = Date.now();
-  const healed = file.apply({ reports: { nodes: [node], status: 503 }, snapshots: { nodes: [node], delayMs: 1000 } }, forMs);
+  const healed = file.apply(
+    { reports: { nodes: [node], status: 503 }, snapshots: { nodes: [node], delayMs: 1000 } },
+    forMs,
+  );
   return { kind: 'degrade-reports', target: node, at, epoch: null, healed };
 }
 
@@ -195,9 +216,19 @@ export async function lateRegistration(cluster: Cluster, node: string): Promise<
   const at = Date.now();
   const client = new pg.Client({ connectionString: cluster.databaseUrl });
   await client.connect();
-  let row: (Pick<NodeRow, 'cpu_millis' | 'memory_bytes' | 'labels'> & { incarnation: string | null; generation: string | null }) | undefined;
+  let row:
+    | (Pick<NodeRow, 'cpu_millis' | 'memory_bytes' | 'labels'> & {
+        incarnation: string | null;
+        generation: string | null;
+      })
+    | undefined;
   try {
-    row = (await client.query('SELECT cpu_millis, memory_bytes, labels, incarnation, generation FROM nodes WHERE name = $1', [node])).rows[0];
+    row = (
+      await client.query(
+        'SELECT cpu_millis, memory_bytes, labels, incarnation, generation FROM nodes WHERE name = $1',
+        [node],
+      )
+    ).rows[0];
   } finally {
     await client.end();
   }
@@ -205,15 +236,34 @@ export async function lateRegistration(cluster: Cluster, node: string): Promise<
     const capacity = { cpu: formatCpu(Number(row.cpu_millis)), memory: formatMemory(Number(row.memory_bytes)) };
     const generation = row.generation === null ? undefined : Number(row.generation);
     // The current process's registration again, and one from a process before it (which must be refused).
-    const bodies = [JSON.stringify({ name: node, capacity, labels: row.labels, incarnation: row.incarnation, generation })];
+    const bodies = [
+      JSON.stringify({ name: node, capacity, labels: row.labels, incarnation: row.incarnation, generation }),
+    ];
     if (generation !== undefined && generation > 0) {
-      bodies.push(JSON.stringify({ name: node, capacity, labels: row.labels, incarnation: randomUUID(), generation: generation - 1 }));
+      bodies.push(
+        JSON.stringify({
+          name: node,
+          capacity,
+          labels: row.labels,
+          incarnation: randomUUID(),
+          generation: generation - 1,
+        }),
+      );
     }
     await Promise.allSettled(
-      cluster.replicaUrls.flatMap((url) => bodies.flatMap((body) => [0, 5, 20].map(async (wait) => {
-        await delay(wait);
-        await fetch(`${url}/api/v1/nodes/register`, { method: 'POST', body, headers: { 'content-type': 'application/json' }, signal: AbortSignal.timeout(2000) });
-      }))),
+      cluster.replicaUrls.flatMap((url) =>
+        bodies.flatMap((body) =>
+          [0, 5, 20].map(async (wait) => {
+            await delay(wait);
+            await fetch(`${url}/api/v1/nodes/register`, {
+              method: 'POST',
+              body,
+              headers: { 'content-type': 'application/json' },
+              signal: AbortSignal.timeout(2000),
+            });
+          }),
+        ),
+      ),
     );
   }
   return { kind: 'late-registration', target: node, at, epoch: null, healed: done };

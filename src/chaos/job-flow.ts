@@ -17,11 +17,26 @@ export const CAMPAIGN_QUEUES: readonly QueueRequest[] = [
   // At 10 jobs a second a third of the lone jobs come here, about 6 running at once on average:
   // the limits bind often, and the backlog still drains.
   limitedQueue('limited', { weight: 2, concurrencyLimit: 8 }, { weight: 2, concurrencyLimit: 8 }),
-  limitedQueue('capped', { resourceLimit: { cpu: '4', memory: '4Gi' } }, { cpuLimitMillis: 4000, memoryLimitBytes: 4 * 1024 ** 3 }),
+  limitedQueue(
+    'capped',
+    { resourceLimit: { cpu: '4', memory: '4Gi' } },
+    { cpuLimitMillis: 4000, memoryLimitBytes: 4 * 1024 ** 3 },
+  ),
 ];
 
 function limitedQueue(name: string, spec: QueueRequest['spec'], fields: Partial<QueueRequest>): QueueRequest {
-  return { namespace: 'default', name, labels: {}, spec, weight: 1, concurrencyLimit: null, cpuLimitMillis: null, memoryLimitBytes: null, strictLanes: false, ...fields };
+  return {
+    namespace: 'default',
+    name,
+    labels: {},
+    spec,
+    weight: 1,
+    concurrencyLimit: null,
+    cpuLimitMillis: null,
+    memoryLimitBytes: null,
+    strictLanes: false,
+    ...fields,
+  };
 }
 
 /**
@@ -35,7 +50,13 @@ export const CAMPAIGN_CRONJOBS: readonly CronJobRequest[] = [
   campaignCronJob('swap', '*/5 * * * * *', 'America/New_York', 'concurrencyPolicy: Replace', '7s'),
 ];
 
-function campaignCronJob(name: string, schedule: string, timeZone: string, policy: string, duration: string): CronJobRequest {
+function campaignCronJob(
+  name: string,
+  schedule: string,
+  timeZone: string,
+  policy: string,
+  duration: string,
+): CronJobRequest {
   const yaml = `apiVersion: fencer.dev/v1
 kind: CronJob
 metadata: { name: ${name} }
@@ -100,13 +121,21 @@ export class JobFlow {
     const failing = Math.floor(this.random() * parts);
     const late = this.random() < 0.3;
     const job = (jobName: string, needs: string[], extra = '') =>
-      `    - name: ${jobName}\n` + (needs.length > 0 ? `      needs: [${needs.join(', ')}]\n` : '') + `      template:\n${this.spec('        ')}${extra}`;
+      `    - name: ${jobName}\n` +
+      (needs.length > 0 ? `      needs: [${needs.join(', ')}]\n` : '') +
+      `      template:\n${this.spec('        ')}${extra}`;
     const partNames = Array.from({ length: parts }, (_, i) => `part-${i}`);
     const body = [
       `apiVersion: fencer.dev/v1\nkind: Workflow\nmetadata:\n  name: ${name}\nspec:\n  jobs:\n`,
       job('prep', [], late ? '        startAfter: 1s\n' : ''),
       ...partNames.map((p, i) =>
-        job(p, ['prep'], i === failing ? '        backoff: { base: 200ms, cap: 1s }\n        simulate: { failAttempts: 1, exitCode: 3 }\n' : ''),
+        job(
+          p,
+          ['prep'],
+          i === failing
+            ? '        backoff: { base: 200ms, cap: 1s }\n        simulate: { failAttempts: 1, exitCode: 3 }\n'
+            : '',
+        ),
       ),
       job('merge', partNames),
     ].join('');

@@ -10,10 +10,20 @@ export interface LeaseRow {
 }
 
 /** Waits for a lease epoch above `epoch` with a holder; returns it. */
-export async function nextLeader(db: pg.Pool, epoch: number, timeoutMs = 30_000): Promise<LeaseRow & { acquired_at: Date }> {
+export async function nextLeader(
+  db: pg.Pool,
+  epoch: number,
+  timeoutMs = 30_000,
+): Promise<LeaseRow & { acquired_at: Date }> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const row = (await db.query<LeaseRow>('SELECT holder, epoch, acquired_at FROM lease WHERE epoch > $1 AND holder IS NOT NULL', [epoch]).catch(() => ({ rows: [] as LeaseRow[] }))).rows[0];
+    const row = (
+      await db
+        .query<LeaseRow>('SELECT holder, epoch, acquired_at FROM lease WHERE epoch > $1 AND holder IS NOT NULL', [
+          epoch,
+        ])
+        .catch(() => ({ rows: [] as LeaseRow[] }))
+    ).rows[0];
     if (row?.acquired_at) return row as LeaseRow & { acquired_at: Date };
     if (Date.now() > deadline) throw new Error(`no leader above epoch ${epoch} within ${timeoutMs} ms`);
     await delay(10);
@@ -33,8 +43,13 @@ export class NodeDeaths {
     this.running ??= (async () => {
       while (!this.stopped) {
         const rows = await this.db
-          .query<{ name: string; state: string; dead_at: Date | null; dead_reason: string | null }>('SELECT name, state, dead_at, dead_reason FROM nodes')
-          .then((r) => r.rows, () => []);
+          .query<{ name: string; state: string; dead_at: Date | null; dead_reason: string | null }>(
+            'SELECT name, state, dead_at, dead_reason FROM nodes',
+          )
+          .then(
+            (r) => r.rows,
+            () => [],
+          );
         for (const row of rows) {
           if (row.state === 'Dead' && !this.dead.has(row.name)) {
             this.dead.add(row.name);
@@ -56,14 +71,22 @@ export class NodeDeaths {
 
 /** The jobs a node holds right now (to follow them after the node dies). */
 export async function jobsOnNode(db: pg.Pool, node: string): Promise<string[]> {
-  return (await db.query<{ uid: string }>("SELECT uid FROM jobs WHERE node = $1 AND phase IN ('Assigned', 'Running')", [node])).rows.map((r) => r.uid);
+  return (
+    await db.query<{ uid: string }>("SELECT uid FROM jobs WHERE node = $1 AND phase IN ('Assigned', 'Running')", [node])
+  ).rows.map((r) => r.uid);
 }
 
 /**
  * Milliseconds from `since` until every one of `jobs` runs on another node than `node` (or has
  * finished). Null when that did not happen within the timeout.
  */
-export async function timeUntilRunningElsewhere(db: pg.Pool, node: string, jobs: string[], since: number, timeoutMs = 60_000): Promise<number | null> {
+export async function timeUntilRunningElsewhere(
+  db: pg.Pool,
+  node: string,
+  jobs: string[],
+  since: number,
+  timeoutMs = 60_000,
+): Promise<number | null> {
   if (jobs.length === 0) return null;
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {

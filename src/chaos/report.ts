@@ -10,7 +10,10 @@ function stats(values: number[]): string {
 
 export function campaignReport(result: CampaignResult, command: string, date = new Date()): string {
   const r = result.report;
-  const faults = Object.entries(result.faults).map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
+  const faults =
+    Object.entries(result.faults)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ') || 'none';
   const rows: Array<[string, string]> = [
     ['failovers: leader SIGKILLed', String(result.killMs.length)],
     ['failovers: leader SIGSTOPped', String(result.freezeMs.length)],
@@ -22,8 +25,14 @@ export function campaignReport(result: CampaignResult, command: string, date = n
     ['jobs placed or started before due', String(r.early.length)],
     ['jobs placed before their needs succeeded', String(r.unmetNeeds.length)],
     ['instants a queue ran past its limits', String(r.overQueueLimit.length)],
-    ['cron occurrences handled twice / fired early / missed / stuck; runs overlapping under Forbid or Replace', `${r.cronHandledTwice.length} / ${r.cronEarly.length} / ${r.cronMissed.length} / ${r.cronStuck.length}; ${r.cronOverlap.length} (of ${r.counts.cronFired} fired, ${r.counts.cronSkipped} skipped)`],
-    ['jobs submitted (accepted) / finished', `${result.jobsAccepted} / ${Object.values(r.finished).reduce((a, b) => a + b, 0)} (${JSON.stringify(r.finished)})`],
+    [
+      'cron occurrences handled twice / fired early / missed / stuck; runs overlapping under Forbid or Replace',
+      `${r.cronHandledTwice.length} / ${r.cronEarly.length} / ${r.cronMissed.length} / ${r.cronStuck.length}; ${r.cronOverlap.length} (of ${r.counts.cronFired} fired, ${r.counts.cronSkipped} skipped)`,
+    ],
+    [
+      'jobs submitted (accepted) / finished',
+      `${result.jobsAccepted} / ${Object.values(r.finished).reduce((a, b) => a + b, 0)} (${JSON.stringify(r.finished)})`,
+    ],
     ['workflows among them, by how they closed', `${result.workflowsAccepted} (${JSON.stringify(result.workflows)})`],
     ['healthy nodes wrongly marked dead', String(result.wronglyDead.length)],
     ['old-leader writes the database rejected', String(result.rejectedOldLeaderWrites)],
@@ -39,7 +48,7 @@ export function campaignReport(result: CampaignResult, command: string, date = n
     `- machine: ${machine()}`,
     `- date: ${date.toISOString()}; took ${(result.durationMs / 1000).toFixed(0)} s`,
     `- cluster: 3 replicas, ${result.options.nodes} nodes, ${result.options.runtime} runtime, lease ${result.leaseMs} ms, ${result.options.jobsPerSecond} jobs/s submitted, seed ${result.options.seed}, pace ${result.options.pace} (the next failover waits for ${result.options.pace === 'whole-cluster' ? 'every replica to be back' : 'a leader and one standby only'})`,
-    '- the job and run counts come from the independent checker (chaos/check: the history table and the nodes\' NDJSON logs)',
+    "- the job and run counts come from the independent checker (chaos/check: the history table and the nodes' NDJSON logs)",
     '',
     '| | |',
     '|---|---|',
@@ -50,5 +59,19 @@ export function campaignReport(result: CampaignResult, command: string, date = n
 
 export function campaignClean(result: CampaignResult): boolean {
   const r = result.report;
-  return r.placedTwice.length === 0 && r.overlappingRuns.length === 0 && r.overcommitted.length === 0 && r.lost.length === 0 && r.early.length === 0 && r.unmetNeeds.length === 0 && r.overQueueLimit.length === 0 && r.cronHandledTwice.length === 0 && r.cronEarly.length === 0 && r.cronMissed.length === 0 && r.cronOverlap.length === 0 && r.cronStuck.length === 0 && result.wronglyDead.length === 0;
+  return (
+    r.placedTwice.length === 0 &&
+    r.overlappingRuns.length === 0 &&
+    r.overcommitted.length === 0 &&
+    r.lost.length === 0 &&
+    r.early.length === 0 &&
+    r.unmetNeeds.length === 0 &&
+    r.overQueueLimit.length === 0 &&
+    r.cronHandledTwice.length === 0 &&
+    r.cronEarly.length === 0 &&
+    r.cronMissed.length === 0 &&
+    r.cronOverlap.length === 0 &&
+    r.cronStuck.length === 0 &&
+    result.wronglyDead.length === 0
+  );
 }

@@ -68,7 +68,14 @@ export interface CheckInput {
 }
 
 export const ACTIVE_ASSIGNMENT_STATES: readonly string[] = ['Assigned', 'Running'];
-export const TERMINAL_JOB_STATES: readonly string[] = ['Succeeded', 'Failed', 'Cancelled', 'Skipped', 'Dead', 'Deleted'];
+export const TERMINAL_JOB_STATES: readonly string[] = [
+  'Succeeded',
+  'Failed',
+  'Cancelled',
+  'Skipped',
+  'Dead',
+  'Deleted',
+];
 
 export { instant, type Instant } from './instant.js';
 
@@ -247,7 +254,12 @@ export function verdictOf(report: CheckReport): Verdict {
     early: report.early.length,
     unmetNeeds: report.unmetNeeds.length,
     overQueueLimit: report.overQueueLimit.length,
-    cron: report.cronHandledTwice.length + report.cronEarly.length + report.cronMissed.length + report.cronStuck.length + report.cronOverlap.length,
+    cron:
+      report.cronHandledTwice.length +
+      report.cronEarly.length +
+      report.cronMissed.length +
+      report.cronStuck.length +
+      report.cronOverlap.length,
     runs: report.counts.runs,
   };
 }
@@ -278,17 +290,33 @@ export function check(input: CheckInput): CheckReport {
   const unmetNeeds = findUnmetNeeds(byJob);
   const overQueueLimit = findOverQueueLimit(runs, history, input.queueLimits ?? []);
   const cron = findCronViolations(input.cronRecords ?? [], runs, input.cronCursors ?? []);
-  const cronCases = cron.cronHandledTwice.length + cron.cronEarly.length + cron.cronMissed.length + cron.cronStuck.length + cron.cronOverlap.length;
+  const cronCases =
+    cron.cronHandledTwice.length +
+    cron.cronEarly.length +
+    cron.cronMissed.length +
+    cron.cronStuck.length +
+    cron.cronOverlap.length;
 
   const finished: Record<string, number> = {};
   for (const rows of byJob.values()) {
     const last = lastJobRow(rows);
     if (last && TERMINAL_JOB_STATES.includes(last.toState)) finished[last.toState] = (finished[last.toState] ?? 0) + 1;
   }
-  const assignments = new Set(history.filter((r) => r.entity === 'assignment' && r.assignment !== null).map((r) => r.assignment));
+  const assignments = new Set(
+    history.filter((r) => r.entity === 'assignment' && r.assignment !== null).map((r) => r.assignment),
+  );
 
   return {
-    ok: placedTwice.length + overlappingRuns.length + overcommitted.length + lost.length + early.length + unmetNeeds.length + overQueueLimit.length + cronCases === 0,
+    ok:
+      placedTwice.length +
+        overlappingRuns.length +
+        overcommitted.length +
+        lost.length +
+        early.length +
+        unmetNeeds.length +
+        overQueueLimit.length +
+        cronCases ===
+      0,
     placedTwice,
     overlappingRuns,
     overcommitted,
@@ -328,9 +356,20 @@ function findPlacedTwice(byJob: Map<string, HistoryRow[]>): PlacedTwiceCase[] {
         continue;
       }
       if (active.has(row.assignment)) continue; // Assigned -> Running: still the same one
-      active.set(row.assignment, { assignment: row.assignment, node: row.node, epoch: row.epoch, since: instant(row.at) });
+      active.set(row.assignment, {
+        assignment: row.assignment,
+        node: row.node,
+        epoch: row.epoch,
+        since: instant(row.at),
+      });
       if (active.size > 1) {
-        cases.push({ job: row.job, jobUid: row.jobUid, at: instant(row.at), historyId: row.id, active: [...active.values()] });
+        cases.push({
+          job: row.job,
+          jobUid: row.jobUid,
+          at: instant(row.at),
+          historyId: row.id,
+          active: [...active.values()],
+        });
       }
     }
   }
@@ -368,7 +407,8 @@ function buildRuns(lines: RunLogLine[], history: HistoryRow[]): Run[] {
     for (const start of open) {
       const left = leftActive.get(start.assignment);
       // A start written after the assignment had already ended is a run nobody bounded.
-      if (left && left.at >= start.wallMs) close(start, { by: 'history', at: instant(left.at), state: left.toState, historyId: left.id });
+      if (left && left.at >= start.wallMs)
+        close(start, { by: 'history', at: instant(left.at), state: left.toState, historyId: left.id });
       else close(start, { by: 'none', at: null });
     }
   }
@@ -396,7 +436,9 @@ function runOf(start: RunLogLine, end: RunEnd): Run {
     start: instant(start.wallMs),
     end,
     ...(start.cpuMillis === undefined ? {} : { cpuMillis: start.cpuMillis, memoryBytes: start.memoryBytes }),
-    ...(start.nodeCpuMillis === undefined ? {} : { nodeCpuMillis: start.nodeCpuMillis, nodeMemoryBytes: start.nodeMemoryBytes }),
+    ...(start.nodeCpuMillis === undefined
+      ? {}
+      : { nodeCpuMillis: start.nodeCpuMillis, nodeMemoryBytes: start.nodeMemoryBytes }),
     ...(start.nodeMaxJobs === undefined ? {} : { nodeMaxJobs: start.nodeMaxJobs }),
   };
 }
@@ -413,7 +455,8 @@ function findOverlaps(runs: Run[]): OverlapCase[] {
         const b = jobRuns[j]!;
         const from = Math.max(a.start.ms, b.start.ms);
         const to = Math.min(endMs(a), endMs(b));
-        if (from < to) cases.push({ job: a.job, jobUid: a.jobUid, runs: [a, b], overlapMs: to === Infinity ? null : to - from });
+        if (from < to)
+          cases.push({ job: a.job, jobUid: a.jobUid, runs: [a, b], overlapMs: to === Infinity ? null : to - from });
       }
     }
   }
@@ -431,7 +474,11 @@ interface Running {
  * Sweeps runs in time order, ends before starts at the same instant (touching is not
  * overlapping), and calls `episode` at the start that begins each episode of `exceeds`.
  */
-function sweep(runs: Run[], exceeds: (now: Running, latest: Run) => boolean, episode: (now: Running, ms: number) => void): void {
+function sweep(
+  runs: Run[],
+  exceeds: (now: Running, latest: Run) => boolean,
+  episode: (now: Running, ms: number) => void,
+): void {
   const events = runs.flatMap((run) => [
     { ms: run.start.ms, delta: 1, run },
     { ms: endMs(run), delta: -1, run },
@@ -453,17 +500,39 @@ function sweep(runs: Run[], exceeds: (now: Running, latest: Run) => boolean, epi
 // Overcommitted: each node's runs (all its processes) against what it has.
 function findOvercommits(runs: Run[]): OvercommitCase[] {
   const cases: OvercommitCase[] = [];
-  const sized = runs.filter((r) => r.cpuMillis !== undefined && r.memoryBytes !== undefined && r.nodeCpuMillis !== undefined && r.nodeMemoryBytes !== undefined);
+  const sized = runs.filter(
+    (r) =>
+      r.cpuMillis !== undefined &&
+      r.memoryBytes !== undefined &&
+      r.nodeCpuMillis !== undefined &&
+      r.nodeMemoryBytes !== undefined,
+  );
   for (const [node, nodeRuns] of groupBy(sized, (r) => r.node)) {
     // What the node has, as its newest start line says (a node may come back with another size).
     let capacity: OvercommitCase['capacity'] = { cpuMillis: 0, memoryBytes: 0 };
     sweep(
       nodeRuns,
       (now, latest) => {
-        capacity = { cpuMillis: latest.nodeCpuMillis!, memoryBytes: latest.nodeMemoryBytes!, ...(latest.nodeMaxJobs === undefined ? {} : { maxJobs: latest.nodeMaxJobs }) };
-        return now.cpu > capacity.cpuMillis || now.memory > capacity.memoryBytes || (capacity.maxJobs !== undefined && now.runs.size > capacity.maxJobs);
+        capacity = {
+          cpuMillis: latest.nodeCpuMillis!,
+          memoryBytes: latest.nodeMemoryBytes!,
+          ...(latest.nodeMaxJobs === undefined ? {} : { maxJobs: latest.nodeMaxJobs }),
+        };
+        return (
+          now.cpu > capacity.cpuMillis ||
+          now.memory > capacity.memoryBytes ||
+          (capacity.maxJobs !== undefined && now.runs.size > capacity.maxJobs)
+        );
       },
-      (now, ms) => cases.push({ node, at: instant(ms), cpuMillis: now.cpu, memoryBytes: now.memory, capacity, running: [...now.runs].map((r) => ({ job: r.job, assignment: r.assignment })) }),
+      (now, ms) =>
+        cases.push({
+          node,
+          at: instant(ms),
+          cpuMillis: now.cpu,
+          memoryBytes: now.memory,
+          capacity,
+          running: [...now.runs].map((r) => ({ job: r.job, assignment: r.assignment })),
+        }),
     );
   }
   return cases;
@@ -475,7 +544,8 @@ function findOverQueueLimit(runs: Run[], history: HistoryRow[], limits: QueueLim
   if (limited.length === 0) return [];
   const queueOf = new Map<string, string>();
   for (const row of history) if (row.entity === 'job' && row.queue) queueOf.set(row.jobUid, row.queue);
-  const scopeOf = (run: Run, scope: QueueLimit['scope']) => (scope === 'namespace' ? run.job.split('/')[0]! : (queueOf.get(run.jobUid) ?? ''));
+  const scopeOf = (run: Run, scope: QueueLimit['scope']) =>
+    scope === 'namespace' ? run.job.split('/')[0]! : (queueOf.get(run.jobUid) ?? '');
   const cases: OverQueueLimitCase[] = [];
   for (const limit of limited) {
     sweep(
@@ -601,7 +671,14 @@ function findUnmetNeeds(byJob: Map<string, HistoryRow[]>): UnmetNeedCase[] {
         const full = `${namespace}/${need}`;
         const state = stateAt(byName.get(full) ?? [], row.at);
         if (state !== 'Succeeded') {
-          cases.push({ job: row.job, jobUid: row.jobUid, assignment: row.assignment, at: instant(row.at), need: full, needState: state });
+          cases.push({
+            job: row.job,
+            jobUid: row.jobUid,
+            assignment: row.assignment,
+            at: instant(row.at),
+            need: full,
+            needState: state,
+          });
         }
       }
     }

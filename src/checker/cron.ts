@@ -87,7 +87,11 @@ export interface CronFindings {
   cronOverlap: CronOverlapCase[];
 }
 
-export function findCronViolations(records: CronOccurrenceRecord[], runs: readonly Run[] = [], cursors: readonly CronCursor[] = []): CronFindings {
+export function findCronViolations(
+  records: CronOccurrenceRecord[],
+  runs: readonly Run[] = [],
+  cursors: readonly CronCursor[] = [],
+): CronFindings {
   const cronHandledTwice: CronTwiceCase[] = [];
   const cronEarly: CronEarlyCase[] = [];
   const cronMissed: CronMissedCase[] = [];
@@ -95,7 +99,8 @@ export function findCronViolations(records: CronOccurrenceRecord[], runs: readon
   for (const r of records) {
     const key = `${r.cronJobUid} ${r.scheduledAt}`;
     byOccurrence.set(key, [...(byOccurrence.get(key) ?? []), r]);
-    if (r.at < r.scheduledAt) cronEarly.push({ cronJob: r.cronJob, scheduledAt: instant(r.scheduledAt), job: r.job, at: instant(r.at) });
+    if (r.at < r.scheduledAt)
+      cronEarly.push({ cronJob: r.cronJob, scheduledAt: instant(r.scheduledAt), job: r.job, at: instant(r.at) });
   }
   for (const group of byOccurrence.values()) {
     if (group.length < 2) continue;
@@ -120,7 +125,12 @@ export function findCronViolations(records: CronOccurrenceRecord[], runs: readon
       let expected = nextOccurrence(schedule, new Date(times[i - 1]!));
       for (let step = 0; expected !== null && expected.getTime() < times[i]! && step < 10_000; step++) {
         if (!recorded.has(`${rows[0]!.cronJobUid} ${expected.getTime()}`)) {
-          cronMissed.push({ cronJob: rows[0]!.cronJob, scheduledAt: instant(expected.getTime()), after: instant(times[i - 1]!), before: instant(times[i]!) });
+          cronMissed.push({
+            cronJob: rows[0]!.cronJob,
+            scheduledAt: instant(expected.getTime()),
+            after: instant(times[i - 1]!),
+            before: instant(times[i]!),
+          });
           break;
         }
         expected = nextOccurrence(schedule, expected);
@@ -135,7 +145,9 @@ export function findCronViolations(records: CronOccurrenceRecord[], runs: readon
 
 function findOverlaps(records: CronOccurrenceRecord[], runs: readonly Run[]): CronOverlapCase[] {
   const cases: CronOverlapCase[] = [];
-  const single = records.filter((r) => r.jobUid !== null && (r.concurrencyPolicy === 'Forbid' || r.concurrencyPolicy === 'Replace'));
+  const single = records.filter(
+    (r) => r.jobUid !== null && (r.concurrencyPolicy === 'Forbid' || r.concurrencyPolicy === 'Replace'),
+  );
   const cronJobOf = new Map(single.map((r) => [r.jobUid!, r]));
   const byCronJob = new Map<string, Run[]>();
   for (const run of runs) {
@@ -149,7 +161,13 @@ function findOverlaps(records: CronOccurrenceRecord[], runs: readonly Run[]): Cr
       const endOf = (r: Run) => r.end.at?.ms ?? Infinity;
       if (longest && endOf(longest) > run.start.ms && longest.jobUid !== run.jobUid) {
         const record = single.find((r) => r.cronJobUid === uid)!;
-        const show = (r: Run) => ({ job: r.job, assignment: r.assignment, node: r.node, start: r.start, end: r.end.at });
+        const show = (r: Run) => ({
+          job: r.job,
+          assignment: r.assignment,
+          node: r.node,
+          start: r.start,
+          end: r.end.at,
+        });
         cases.push({ cronJob: record.cronJob, policy: record.concurrencyPolicy, runs: [show(longest), show(run)] });
       }
       if (!longest || endOf(run) > endOf(longest)) longest = run;

@@ -30,16 +30,21 @@ function collect(value: string, previous: string[] | undefined): string[] {
 
 function count(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new CommanderError(EXIT_USAGE, 'checker.badCount', `--cases: "${value}" is not a count`);
+  if (!Number.isInteger(n) || n < 0)
+    throw new CommanderError(EXIT_USAGE, 'checker.badCount', `--cases: "${value}" is not a count`);
   return n;
 }
 
 const program = new Command('chaos/check')
   .description(
     'prove the promises of a chaos run (never placed twice, runs never overlap, never lost, never early, needs first) ' +
-      'from the history table and the nodes\' run logs',
+      "from the history table and the nodes' run logs",
   )
-  .requiredOption('--database-url <url>', 'PostgreSQL URL of the cluster (reads the history table only)', process.env.DATABASE_URL)
+  .requiredOption(
+    '--database-url <url>',
+    'PostgreSQL URL of the cluster (reads the history table only)',
+    process.env.DATABASE_URL,
+  )
   .requiredOption('--logs <path>', 'a run log, or a directory: every *.ndjson under it (repeatable)', collect)
   .option('--json <file>', 'write the whole report as JSON to this file')
   .option('--cases <n>', 'cases to print per finding', count, 5)
@@ -74,10 +79,16 @@ function render(report: CheckReport, files: string[], maxCases: number): string 
   const out: string[] = [];
   out.push(
     `history: ${c.historyRows} rows; run logs: ${c.runLogLines} lines in ${files.length} file(s)\n` +
-      `jobs ${c.jobs}, finished ${Object.entries(report.finished).map(([s, n]) => `${s} ${n}`).join(', ') || 'none'}; ` +
+      `jobs ${c.jobs}, finished ${
+        Object.entries(report.finished)
+          .map(([s, n]) => `${s} ${n}`)
+          .join(', ') || 'none'
+      }; ` +
       `assignments ${c.assignments}; runs ${c.runs} (ended by the history ${c.runsEndedByHistory}, without end ${c.runsWithoutEnd}); ` +
       `rejected ${c.rejected}; self-fenced stops ${c.selfFencedStops}` +
-      (c.runLogLinesOfUnknownJobs > 0 ? `; run-log lines of jobs not in the history ${c.runLogLinesOfUnknownJobs}` : '') +
+      (c.runLogLinesOfUnknownJobs > 0
+        ? `; run-log lines of jobs not in the history ${c.runLogLinesOfUnknownJobs}`
+        : '') +
       '\n\n',
   );
   out.push(
@@ -105,42 +116,86 @@ function render(report: CheckReport, files: string[], maxCases: number): string 
     for (const item of cases.slice(0, maxCases)) out.push(`  ${line(item)}\n`);
     if (cases.length > maxCases) out.push(`  … and ${cases.length - maxCases} more\n`);
   };
-  section('placed twice', report.placedTwice, (p) =>
-    `${p.job} at ${p.at.iso} (history #${p.historyId}): ` +
-    p.active.map((a) => `${a.assignment} on ${a.node ?? '?'} (epoch ${a.epoch ?? '-'}, since ${a.since.iso})`).join(' and '),
+  section(
+    'placed twice',
+    report.placedTwice,
+    (p) =>
+      `${p.job} at ${p.at.iso} (history #${p.historyId}): ` +
+      p.active
+        .map((a) => `${a.assignment} on ${a.node ?? '?'} (epoch ${a.epoch ?? '-'}, since ${a.since.iso})`)
+        .join(' and '),
   );
-  section('ran twice at overlapping times', report.overlappingRuns, (o) =>
-    `${o.job}: ${describeRun(o.runs[0])} and ${describeRun(o.runs[1])}; overlap ${o.overlapMs === null ? 'unbounded' : `${o.overlapMs} ms`}`,
+  section(
+    'ran twice at overlapping times',
+    report.overlappingRuns,
+    (o) =>
+      `${o.job}: ${describeRun(o.runs[0])} and ${describeRun(o.runs[1])}; overlap ${o.overlapMs === null ? 'unbounded' : `${o.overlapMs} ms`}`,
   );
-  section('node ran more than it has', report.overcommitted, (o) =>
-    `${o.node} at ${o.at.iso}: ${o.running.length} runs, ${o.cpuMillis}m CPU / ${o.memoryBytes} B of ` +
-    `${o.capacity.maxJobs ?? 'any number of'} runs, ${o.capacity.cpuMillis}m / ${o.capacity.memoryBytes} B, ` +
-    `running ${o.running.map((r) => `${r.job} (${r.assignment})`).join(', ')}`,
+  section(
+    'node ran more than it has',
+    report.overcommitted,
+    (o) =>
+      `${o.node} at ${o.at.iso}: ${o.running.length} runs, ${o.cpuMillis}m CPU / ${o.memoryBytes} B of ` +
+      `${o.capacity.maxJobs ?? 'any number of'} runs, ${o.capacity.cpuMillis}m / ${o.capacity.memoryBytes} B, ` +
+      `running ${o.running.map((r) => `${r.job} (${r.assignment})`).join(', ')}`,
   );
-  section('lost', report.lost, (l) =>
-    `${l.job} (${l.jobUid}): last job state ${l.lastState ?? 'none'}${l.lastAt ? ` at ${l.lastAt.iso}` : ''}` +
-    (l.assignment ? `, assignment ${l.assignment} on ${l.node ?? '?'}` : ''),
+  section(
+    'lost',
+    report.lost,
+    (l) =>
+      `${l.job} (${l.jobUid}): last job state ${l.lastState ?? 'none'}${l.lastAt ? ` at ${l.lastAt.iso}` : ''}` +
+      (l.assignment ? `, assignment ${l.assignment} on ${l.node ?? '?'}` : ''),
   );
-  section('placed before its needs succeeded', report.unmetNeeds, (u) =>
-    `${u.job}: ${u.assignment} placed at ${u.at.iso} while ${u.need} was ${u.needState ?? 'not accepted'}`,
+  section(
+    'placed before its needs succeeded',
+    report.unmetNeeds,
+    (u) => `${u.job}: ${u.assignment} placed at ${u.at.iso} while ${u.need} was ${u.needState ?? 'not accepted'}`,
   );
-  section('queue ran past its limits', report.overQueueLimit, (q) =>
-    `${q.queue} at ${q.at.iso}: ${q.running} jobs, ${q.cpuMillis}m CPU, ${q.memoryBytes} B ` +
-    `(limits ${q.limit.concurrencyLimit ?? '-'} jobs, ${q.limit.cpuMillis ?? '-'}m, ${q.limit.memoryBytes ?? '-'} B), ` +
-    `running ${q.runs.map((r) => `${r.job} (${r.assignment} on ${r.node})`).join(', ')}`,
+  section(
+    'queue ran past its limits',
+    report.overQueueLimit,
+    (q) =>
+      `${q.queue} at ${q.at.iso}: ${q.running} jobs, ${q.cpuMillis}m CPU, ${q.memoryBytes} B ` +
+      `(limits ${q.limit.concurrencyLimit ?? '-'} jobs, ${q.limit.cpuMillis ?? '-'}m, ${q.limit.memoryBytes ?? '-'} B), ` +
+      `running ${q.runs.map((r) => `${r.job} (${r.assignment} on ${r.node})`).join(', ')}`,
   );
-  section('cron occurrence handled twice', report.cronHandledTwice, (c) =>
-    `${c.cronJob} at ${c.scheduledAt.iso}: ` + c.records.map((r) => `${r.outcome}${r.reason ? ` (${r.reason})` : ''}${r.job ? ` ${r.job}` : ''} at ${r.at.iso}`).join(' and '),
+  section(
+    'cron occurrence handled twice',
+    report.cronHandledTwice,
+    (c) =>
+      `${c.cronJob} at ${c.scheduledAt.iso}: ` +
+      c.records
+        .map((r) => `${r.outcome}${r.reason ? ` (${r.reason})` : ''}${r.job ? ` ${r.job}` : ''} at ${r.at.iso}`)
+        .join(' and '),
   );
-  section('cron occurrence fired early', report.cronEarly, (c) => `${c.cronJob} at ${c.scheduledAt.iso}: ${c.job ?? 'skip'} recorded at ${c.at.iso}`);
-  section('cron occurrence missed (no record)', report.cronMissed, (c) => `${c.cronJob} at ${c.scheduledAt.iso}: between records of ${c.after.iso} and ${c.before.iso}`);
-  section('cron occurrence stuck (cursor behind the clock)', report.cronStuck, (c) => `${c.cronJob}: next occurrence ${c.nextFireAt.iso}, checked at ${c.checkedAt.iso}`);
-  section('cron runs overlapping under Forbid or Replace', report.cronOverlap, (c) =>
-    `${c.cronJob} (${c.policy}): ` + c.runs.map((r) => `${r.job} ${r.assignment} on ${r.node} [${r.start.iso} – ${r.end?.iso ?? '…'}]`).join(' and '),
+  section(
+    'cron occurrence fired early',
+    report.cronEarly,
+    (c) => `${c.cronJob} at ${c.scheduledAt.iso}: ${c.job ?? 'skip'} recorded at ${c.at.iso}`,
   );
-  section('early', report.early, (e) =>
-    `${e.job}: ${e.kind} ${e.assignment} on ${e.node ?? '?'}${e.pid === undefined ? '' : ` (pid ${e.pid})`} at ${e.at.iso}, ` +
-    `due ${e.dueAt.iso} (${e.earlyByMs.toFixed(3)} ms early)`,
+  section(
+    'cron occurrence missed (no record)',
+    report.cronMissed,
+    (c) => `${c.cronJob} at ${c.scheduledAt.iso}: between records of ${c.after.iso} and ${c.before.iso}`,
+  );
+  section(
+    'cron occurrence stuck (cursor behind the clock)',
+    report.cronStuck,
+    (c) => `${c.cronJob}: next occurrence ${c.nextFireAt.iso}, checked at ${c.checkedAt.iso}`,
+  );
+  section(
+    'cron runs overlapping under Forbid or Replace',
+    report.cronOverlap,
+    (c) =>
+      `${c.cronJob} (${c.policy}): ` +
+      c.runs.map((r) => `${r.job} ${r.assignment} on ${r.node} [${r.start.iso} – ${r.end?.iso ?? '…'}]`).join(' and '),
+  );
+  section(
+    'early',
+    report.early,
+    (e) =>
+      `${e.job}: ${e.kind} ${e.assignment} on ${e.node ?? '?'}${e.pid === undefined ? '' : ` (pid ${e.pid})`} at ${e.at.iso}, ` +
+      `due ${e.dueAt.iso} (${e.earlyByMs.toFixed(3)} ms early)`,
   );
   out.push(`\n${report.ok ? 'OK: no promise broken' : 'VIOLATION: a promise was broken'}\n`);
   return out.join('');
@@ -148,7 +203,12 @@ function render(report: CheckReport, files: string[], maxCases: number): string 
 
 function describeRun(r: Run): string {
   const end = (at: Instant | null) => (at ? at.iso : '…');
-  const how = r.end.by === 'stop' ? `stop ${r.end.reason ?? ''}`.trim() : r.end.by === 'history' ? `history ${r.end.state}` : 'no end';
+  const how =
+    r.end.by === 'stop'
+      ? `stop ${r.end.reason ?? ''}`.trim()
+      : r.end.by === 'history'
+        ? `history ${r.end.state}`
+        : 'no end';
   return `${r.assignment} on ${r.node} pid ${r.pid} [${r.start.iso} – ${end(r.end.at)}] (${how})`;
 }
 

@@ -68,22 +68,42 @@ function toRows(raw: RawHistoryRow[]): HistoryRow[] {
   }));
 }
 
-
 /** All the checker reads: the history and queue limits from `source`, the run logs under `logPaths` (see runLogFiles). */
 export async function readCheckInput(source: string | Queryable, logPaths: string[]): Promise<CheckInput> {
-  return { history: await readHistory(source), runs: readRunLogs(logPaths), queueLimits: await readQueueLimits(source), cronRecords: await readCronRecords(source), cronCursors: await readCronCursors(source) };
+  return {
+    history: await readHistory(source),
+    runs: readRunLogs(logPaths),
+    queueLimits: await readQueueLimits(source),
+    cronRecords: await readCronRecords(source),
+    cronCursors: await readCronCursors(source),
+  };
 }
 
 /** Every queue's hard limits and every namespace quota on CPU or memory, as the database has them now. */
 export async function readQueueLimits(source: string | Queryable): Promise<QueueLimit[]> {
-  type Raw = { queue: string; scope: 'queue' | 'namespace'; concurrency_limit: number | null; cpu: number | null; memory: number | null };
+  type Raw = {
+    queue: string;
+    scope: 'queue' | 'namespace';
+    concurrency_limit: number | null;
+    cpu: number | null;
+    memory: number | null;
+  };
   const rows = await rowsOf<Raw>(source, sql('checker/queue_limits'));
-  return rows.map((r) => ({ queue: r.queue, scope: r.scope, concurrencyLimit: r.concurrency_limit, cpuMillis: r.cpu, memoryBytes: r.memory }));
+  return rows.map((r) => ({
+    queue: r.queue,
+    scope: r.scope,
+    concurrencyLimit: r.concurrency_limit,
+    cpuMillis: r.cpu,
+    memoryBytes: r.memory,
+  }));
 }
 
 /** Each CronJob's cursor and the database's clock now. */
 export async function readCronCursors(source: string | Queryable): Promise<CronCursor[]> {
-  const rows = await rowsOf<{ cronjob: string; next_fire_at: number; checked_at: number }>(source, sql('checker/cron_cursors'));
+  const rows = await rowsOf<{ cronjob: string; next_fire_at: number; checked_at: number }>(
+    source,
+    sql('checker/cron_cursors'),
+  );
   return rows.map((r) => ({ cronJob: r.cronjob, nextFireAt: r.next_fire_at, checkedAt: r.checked_at }));
 }
 

@@ -30,12 +30,24 @@ export function registerAgentCommand(program: Command): void {
     )
     .requiredOption('--cpu <quantity>', 'CPU capacity, e.g. 4 or 3500m')
     .requiredOption('--memory <quantity>', 'memory capacity, e.g. 8Gi')
-    .option('--max-jobs <n>', 'the most runs this node holds at once, whatever their size (as kubelet\'s max pods)', parseMaxJobs, DEFAULT_MAX_JOBS)
+    .option(
+      '--max-jobs <n>',
+      "the most runs this node holds at once, whatever their size (as kubelet's max pods)",
+      parseMaxJobs,
+      DEFAULT_MAX_JOBS,
+    )
     .option('--label <k=v>', 'a node label, repeatable (os, arch and pool=default are set unless given)', collectLabel)
     .option('--labels <k=v,...>', 'node labels, comma-separated', collectLabels)
-    .option('--image <name>', 'an image this node holds, repeatable (a job with spec.image runs only where it is)', collectImage)
+    .option(
+      '--image <name>',
+      'an image this node holds, repeatable (a job with spec.image runs only where it is)',
+      collectImage,
+    )
     .requiredOption('--replicas <urls>', 'control-plane replica base URLs, comma-separated', parseReplicas)
-    .requiredOption('--log-file <path>', 'where the run log (NDJSON, see docs/agent-log.md) is appended; {name} is the node name (required with several)')
+    .requiredOption(
+      '--log-file <path>',
+      'where the run log (NDJSON, see docs/agent-log.md) is appended; {name} is the node name (required with several)',
+    )
     .option('--metrics-port <port>', 'serve /metrics (Prometheus) and /healthz on this port (default: none)', parsePort)
     .option('--metrics-host <host>', 'address the metrics port listens on', '127.0.0.1')
     .action(async (flags: AgentFlags) => {
@@ -46,7 +58,9 @@ export function registerAgentCommand(program: Command): void {
 async function runAgent(flags: AgentFlags): Promise<void> {
   const labels = { os: process.platform, arch: process.arch, pool: 'default', ...flags.labels, ...flags.label };
   if (flags.name.length > 1 && !flags.logFile.includes('{name}')) {
-    throw new InvalidArgumentError('--log-file must contain {name} when --name lists several nodes: each node keeps its own run log');
+    throw new InvalidArgumentError(
+      '--log-file must contain {name} when --name lists several nodes: each node keeps its own run log',
+    );
   }
   const root = pino({ level: process.env.FENCER_LOG_LEVEL ?? 'info' });
   const logger = flags.name.length === 1 ? root.child({ node: flags.name[0] }) : root;
@@ -94,7 +108,9 @@ async function runAgent(flags: AgentFlags): Promise<void> {
 
   // A node runs its jobs whether or not it can be scraped: a port taken is a warning, not a crash loop.
   if (flags.metricsPort !== undefined) {
-    await serveMetrics(flags.metricsHost, flags.metricsPort, logger).catch((err: Error) => logger.warn({ err: err.message, port: flags.metricsPort }, 'cannot serve /metrics; running without'));
+    await serveMetrics(flags.metricsHost, flags.metricsPort, logger).catch((err: Error) =>
+      logger.warn({ err: err.message, port: flags.metricsPort }, 'cannot serve /metrics; running without'),
+    );
   }
   await agent.start(); // then the agent's loops keep the process alive until a signal
 }
@@ -103,7 +119,11 @@ async function runAgent(flags: AgentFlags): Promise<void> {
  * /metrics for Prometheus, /healthz for a liveness probe: answered by the event loop that runs
  * the node's timers and streams, so an answer says that loop is turning.
  */
-async function serveMetrics(host: string, port: number, logger: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void }): Promise<void> {
+async function serveMetrics(
+  host: string,
+  port: number,
+  logger: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void },
+): Promise<void> {
   const { createServer } = await import('node:http');
   const { agentRegistry } = await import('../agent/metrics.js');
   const server = createServer((req, res) => {
@@ -112,7 +132,8 @@ async function serveMetrics(host: string, port: number, logger: { info: (o: obje
         (text) => res.writeHead(200, { 'content-type': agentRegistry.contentType }).end(text),
         (err: Error) => res.writeHead(500).end(err.message),
       );
-    } else if (req.method === 'GET' && req.url === '/healthz') res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
+    } else if (req.method === 'GET' && req.url === '/healthz')
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
     else res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
   });
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, resolve));
@@ -122,7 +143,8 @@ async function serveMetrics(host: string, port: number, logger: { info: (o: obje
 
 function parseMaxJobs(raw: string): number {
   const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError(`"${raw}" is not a positive whole number of runs`);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new InvalidArgumentError(`"${raw}" is not a positive whole number of runs`);
   return n;
 }
 
@@ -144,7 +166,10 @@ function collectLabel(raw: string, previous: Record<string, string> = {}): Recor
 }
 
 function collectLabels(raw: string, previous: Record<string, string> = {}): Record<string, string> {
-  return raw.split(',').filter((part) => part.trim() !== '').reduce((labels, part) => collectLabel(part, labels), previous);
+  return raw
+    .split(',')
+    .filter((part) => part.trim() !== '')
+    .reduce((labels, part) => collectLabel(part, labels), previous);
 }
 
 function collectImage(raw: string, previous: string[] = []): string[] {
@@ -153,14 +178,20 @@ function collectImage(raw: string, previous: string[] = []): string[] {
 }
 
 function parseNames(raw: string): string[] {
-  const names = raw.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const names = raw
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   if (names.length === 0) throw new InvalidArgumentError('at least one node name is needed');
   if (new Set(names).size !== names.length) throw new InvalidArgumentError(`"${raw}" names a node twice`);
   return names;
 }
 
 function parseReplicas(raw: string): string[] {
-  const urls = raw.split(',').map((url) => url.trim()).filter((url) => url !== '');
+  const urls = raw
+    .split(',')
+    .map((url) => url.trim())
+    .filter((url) => url !== '');
   if (urls.length === 0) throw new InvalidArgumentError('at least one replica URL is needed');
   for (const url of urls) {
     try {

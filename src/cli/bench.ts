@@ -12,10 +12,13 @@ async function interruptibly<T>(start: (signal: AbortSignal) => Promise<T>): Pro
   leaveSignalsToTheProgram();
   const interrupted = new AbortController();
   const run = start(interrupted.signal);
-  onTerminate(async () => {
-    interrupted.abort(new Error('interrupted'));
-    await run.catch(() => undefined);
-  }, (line) => process.stdout.write(`${line}\n`));
+  onTerminate(
+    async () => {
+      interrupted.abort(new Error('interrupted'));
+      await run.catch(() => undefined);
+    },
+    (line) => process.stdout.write(`${line}\n`),
+  );
   return run;
 }
 
@@ -75,107 +78,171 @@ export function registerBenchCommands(program: Command): void {
   registerThroughputBench(bench);
   bench
     .command('packing')
-    .description('a seeded backlog of jobs on nodes in Docker containers: CPU and memory use, time to finish, round times')
+    .description(
+      'a seeded backlog of jobs on nodes in Docker containers: CPU and memory use, time to finish, round times',
+    )
     .option('--jobs <n>', 'jobs in the backlog', '10000')
     .option('--nodes <n>', 'nodes (16 CPU / 64 GiB each)', '100')
     .option('--nodes-per-process <n>', 'nodes hosted by one agent process or container (more fit a small machine)', '1')
     .option('--replicas <n>', 'control-plane replicas', '3')
     .option('--seed <n>', 'workload seed', '1')
     .option('--time-scale <n>', 'divide job durations by this', '10')
-    .option('--runtime <runtime>', 'docker (falls back to process, and says so, without an engine) or process', 'docker')
-    .option('--policy <ordering+fit>', 'placement policy of the run', `${DEFAULT_POLICY.ordering}+${DEFAULT_POLICY.fit}`)
+    .option(
+      '--runtime <runtime>',
+      'docker (falls back to process, and says so, without an engine) or process',
+      'docker',
+    )
+    .option(
+      '--policy <ordering+fit>',
+      'placement policy of the run',
+      `${DEFAULT_POLICY.ordering}+${DEFAULT_POLICY.fit}`,
+    )
     .option('--no-compare', 'skip replaying the workload under every policy in simulation')
-    .action(async (opts: { jobs: string; nodes: string; nodesPerProcess: string; replicas: string; seed: string; timeScale: string; runtime: string; policy: string; compare: boolean }) => {
-      const runtime = runtimeOption(opts.runtime);
-      const numbers = { jobs: positive(opts.jobs, '--jobs'), nodes: positive(opts.nodes, '--nodes'), nodesPerProcess: positive(opts.nodesPerProcess, '--nodes-per-process'), replicas: positive(opts.replicas, '--replicas'), seed: positive(opts.seed, '--seed'), timeScale: positive(opts.timeScale, '--time-scale') };
-      const { runPackingBench } = await import('../bench/packing.js');
-      const { packingPlot, packingReport } = await import('../bench/packing-report.js');
-      const policy = parsePolicy(opts.policy);
-      // Ctrl-C or SIGTERM stops the cluster it started (containers too) before exiting.
-      const { leaveSignalsToTheProgram } = await import('../store/embedded.js');
-      leaveSignalsToTheProgram();
-      const interrupted = new AbortController();
-      const run = runPackingBench({
-        signal: interrupted.signal,
-        ...numbers,
-        runtime,
-        policy,
-        compare: opts.compare ? ORDERINGS.flatMap((ordering) => FIT_RULES.map((fit) => ({ ordering, fit }))) : [],
-        progress: process.stdout.isTTY === true,
-        log: (line) => process.stdout.write(`${line}\n`),
-      });
-      onTerminate(async () => {
-        interrupted.abort(new Error('interrupted'));
-        await run.catch(() => undefined);
-      }, (line) => process.stdout.write(`${line}\n`));
-      const result = await run;
-      const date = new Date();
-      const command = `fencer bench packing --jobs ${opts.jobs} --nodes ${opts.nodes} --nodes-per-process ${opts.nodesPerProcess} --replicas ${opts.replicas} --seed ${opts.seed} --time-scale ${opts.timeScale} --runtime ${opts.runtime} --policy ${opts.policy}${opts.compare ? '' : ' --no-compare'}`;
-      const plot = resultName('packing', date, 'svg');
-      writeResultFile(plot, packingPlot(result));
-      const report = packingReport(result, command, date, plot);
-      process.stdout.write(`\n${report}`);
-      process.stdout.write(`\nwritten to ${writeResultFile(resultName('packing', date, 'md'), report)}\n`);
-      process.exit(result.verdict.ok ? 0 : 1);
-    });
+    .action(
+      async (opts: {
+        jobs: string;
+        nodes: string;
+        nodesPerProcess: string;
+        replicas: string;
+        seed: string;
+        timeScale: string;
+        runtime: string;
+        policy: string;
+        compare: boolean;
+      }) => {
+        const runtime = runtimeOption(opts.runtime);
+        const numbers = {
+          jobs: positive(opts.jobs, '--jobs'),
+          nodes: positive(opts.nodes, '--nodes'),
+          nodesPerProcess: positive(opts.nodesPerProcess, '--nodes-per-process'),
+          replicas: positive(opts.replicas, '--replicas'),
+          seed: positive(opts.seed, '--seed'),
+          timeScale: positive(opts.timeScale, '--time-scale'),
+        };
+        const { runPackingBench } = await import('../bench/packing.js');
+        const { packingPlot, packingReport } = await import('../bench/packing-report.js');
+        const policy = parsePolicy(opts.policy);
+        // Ctrl-C or SIGTERM stops the cluster it started (containers too) before exiting.
+        const { leaveSignalsToTheProgram } = await import('../store/embedded.js');
+        leaveSignalsToTheProgram();
+        const interrupted = new AbortController();
+        const run = runPackingBench({
+          signal: interrupted.signal,
+          ...numbers,
+          runtime,
+          policy,
+          compare: opts.compare ? ORDERINGS.flatMap((ordering) => FIT_RULES.map((fit) => ({ ordering, fit }))) : [],
+          progress: process.stdout.isTTY === true,
+          log: (line) => process.stdout.write(`${line}\n`),
+        });
+        onTerminate(
+          async () => {
+            interrupted.abort(new Error('interrupted'));
+            await run.catch(() => undefined);
+          },
+          (line) => process.stdout.write(`${line}\n`),
+        );
+        const result = await run;
+        const date = new Date();
+        const command = `fencer bench packing --jobs ${opts.jobs} --nodes ${opts.nodes} --nodes-per-process ${opts.nodesPerProcess} --replicas ${opts.replicas} --seed ${opts.seed} --time-scale ${opts.timeScale} --runtime ${opts.runtime} --policy ${opts.policy}${opts.compare ? '' : ' --no-compare'}`;
+        const plot = resultName('packing', date, 'svg');
+        writeResultFile(plot, packingPlot(result));
+        const report = packingReport(result, command, date, plot);
+        process.stdout.write(`\n${report}`);
+        process.stdout.write(`\nwritten to ${writeResultFile(resultName('packing', date, 'md'), report)}\n`);
+        process.exit(result.verdict.ok ? 0 : 1);
+      },
+    );
 }
 
 function registerFairnessBench(bench: Command): void {
   bench
     .command('fairness')
-    .description('fair share on a real cluster: a flood against a steady trickle with fair share on and off, and queue weights 3:1 under saturation')
+    .description(
+      'fair share on a real cluster: a flood against a steady trickle with fair share on and off, and queue weights 3:1 under saturation',
+    )
     .option('--case <case>', 'flood, weights or all', 'all')
     .option('--flood <n>', "tenant A's jobs, submitted at once", '10000')
     .option('--trickle-ms <ms>', 'tenants B and C each submit one job this often', '200')
     .option('--nodes <n>', 'nodes', '10')
     .option('--node-cpu <n>', 'CPUs per node (4 GiB of memory per CPU); every job takes 1 CPU / 1 GiB', '4')
     .option('--duration-ms <ms>', "every job's run time (the flood's: their mean)", '1000')
-    .option('--spread <percent>', "the flood's durations: uniform within ± this % of --duration-ms (0: all equal)", '50')
+    .option(
+      '--spread <percent>',
+      "the flood's durations: uniform within ± this % of --duration-ms (0: all equal)",
+      '50',
+    )
     .option('--seed <n>', "seed of the flood's durations", '1')
     .option('--weights-seconds <n>', 'the weights case keeps both queues waiting about this long', '120')
     .option('--window-seconds <n>', "the weights case's window", '30')
     .option('--replicas <n>', 'control-plane replicas', '3')
-    .option('--runtime <runtime>', 'process or docker (falls back to process, and says so, without an engine)', 'process')
+    .option(
+      '--runtime <runtime>',
+      'process or docker (falls back to process, and says so, without an engine)',
+      'process',
+    )
     .option('--nodes-per-process <n>', 'nodes hosted by one agent process or container', '1')
-    .action(async (opts: Record<'case' | 'flood' | 'trickleMs' | 'nodes' | 'nodeCpu' | 'durationMs' | 'spread' | 'seed' | 'weightsSeconds' | 'windowSeconds' | 'replicas' | 'runtime' | 'nodesPerProcess', string>) => {
-      if (!['flood', 'weights', 'all'].includes(opts.case)) fail(`--case: "${opts.case}" is not flood, weights or all`);
-      if (Number(opts.spread) > 90) fail(`--spread: ${opts.spread} % would leave some jobs (almost) no run time; at most 90`);
-      const runtime = runtimeOption(opts.runtime);
-      const numbers = {
-        flood: positive(opts.flood, '--flood'),
-        trickleMs: positive(opts.trickleMs, '--trickle-ms'),
-        nodes: positive(opts.nodes, '--nodes'),
-        nodeCpu: positive(opts.nodeCpu, '--node-cpu'),
-        durationMs: positive(opts.durationMs, '--duration-ms'),
-        spread: positive(opts.spread, '--spread', true) / 100,
-        seed: positive(opts.seed, '--seed'),
-        weightsSeconds: positive(opts.weightsSeconds, '--weights-seconds'),
-        windowSeconds: positive(opts.windowSeconds, '--window-seconds'),
-        replicas: positive(opts.replicas, '--replicas'),
-        nodesPerProcess: positive(opts.nodesPerProcess, '--nodes-per-process'),
-      };
-      const { runFairnessBench } = await import('../bench/fairness.js');
-      const { allClean, fairnessPlots, fairnessReport } = await import('../bench/fairness-report.js');
-      const result = await interruptibly((signal) =>
-        runFairnessBench({
-          ...numbers,
-          cases: opts.case === 'all' ? ['flood', 'weights'] : [opts.case as 'flood' | 'weights'],
-          runtime,
-          signal,
-          log: (line) => process.stdout.write(`${line}\n`),
-        }),
-      );
-      const date = new Date();
-      const command = `${process.env.DATABASE_URL ? 'DATABASE_URL=… ' : ''}fencer bench fairness --case ${opts.case} --flood ${opts.flood} --trickle-ms ${opts.trickleMs} --nodes ${opts.nodes} --node-cpu ${opts.nodeCpu} --duration-ms ${opts.durationMs} --spread ${opts.spread} --seed ${opts.seed} --weights-seconds ${opts.weightsSeconds} --window-seconds ${opts.windowSeconds} --replicas ${opts.replicas} --runtime ${opts.runtime} --nodes-per-process ${opts.nodesPerProcess}`;
-      const plots = fairnessPlots(result);
-      const plotFiles: { waits?: string; shares?: string } = {};
-      if (plots.waits) writeResultFile((plotFiles.waits = resultName('fairness', date, 'svg')), plots.waits);
-      if (plots.shares) writeResultFile((plotFiles.shares = resultName('fairness', date, 'weights.svg')), plots.shares);
-      const report = fairnessReport(result, command, date, plotFiles);
-      process.stdout.write(`\n${report}`);
-      process.stdout.write(`\nwritten to ${writeResult('fairness', report, date)}\n`);
-      process.exit(allClean(result) ? 0 : 1);
-    });
+    .action(
+      async (
+        opts: Record<
+          | 'case'
+          | 'flood'
+          | 'trickleMs'
+          | 'nodes'
+          | 'nodeCpu'
+          | 'durationMs'
+          | 'spread'
+          | 'seed'
+          | 'weightsSeconds'
+          | 'windowSeconds'
+          | 'replicas'
+          | 'runtime'
+          | 'nodesPerProcess',
+          string
+        >,
+      ) => {
+        if (!['flood', 'weights', 'all'].includes(opts.case))
+          fail(`--case: "${opts.case}" is not flood, weights or all`);
+        if (Number(opts.spread) > 90)
+          fail(`--spread: ${opts.spread} % would leave some jobs (almost) no run time; at most 90`);
+        const runtime = runtimeOption(opts.runtime);
+        const numbers = {
+          flood: positive(opts.flood, '--flood'),
+          trickleMs: positive(opts.trickleMs, '--trickle-ms'),
+          nodes: positive(opts.nodes, '--nodes'),
+          nodeCpu: positive(opts.nodeCpu, '--node-cpu'),
+          durationMs: positive(opts.durationMs, '--duration-ms'),
+          spread: positive(opts.spread, '--spread', true) / 100,
+          seed: positive(opts.seed, '--seed'),
+          weightsSeconds: positive(opts.weightsSeconds, '--weights-seconds'),
+          windowSeconds: positive(opts.windowSeconds, '--window-seconds'),
+          replicas: positive(opts.replicas, '--replicas'),
+          nodesPerProcess: positive(opts.nodesPerProcess, '--nodes-per-process'),
+        };
+        const { runFairnessBench } = await import('../bench/fairness.js');
+        const { allClean, fairnessPlots, fairnessReport } = await import('../bench/fairness-report.js');
+        const result = await interruptibly((signal) =>
+          runFairnessBench({
+            ...numbers,
+            cases: opts.case === 'all' ? ['flood', 'weights'] : [opts.case as 'flood' | 'weights'],
+            runtime,
+            signal,
+            log: (line) => process.stdout.write(`${line}\n`),
+          }),
+        );
+        const date = new Date();
+        const command = `${process.env.DATABASE_URL ? 'DATABASE_URL=… ' : ''}fencer bench fairness --case ${opts.case} --flood ${opts.flood} --trickle-ms ${opts.trickleMs} --nodes ${opts.nodes} --node-cpu ${opts.nodeCpu} --duration-ms ${opts.durationMs} --spread ${opts.spread} --seed ${opts.seed} --weights-seconds ${opts.weightsSeconds} --window-seconds ${opts.windowSeconds} --replicas ${opts.replicas} --runtime ${opts.runtime} --nodes-per-process ${opts.nodesPerProcess}`;
+        const plots = fairnessPlots(result);
+        const plotFiles: { waits?: string; shares?: string } = {};
+        if (plots.waits) writeResultFile((plotFiles.waits = resultName('fairness', date, 'svg')), plots.waits);
+        if (plots.shares)
+          writeResultFile((plotFiles.shares = resultName('fairness', date, 'weights.svg')), plots.shares);
+        const report = fairnessReport(result, command, date, plotFiles);
+        process.stdout.write(`\n${report}`);
+        process.stdout.write(`\nwritten to ${writeResult('fairness', report, date)}\n`);
+        process.exit(allClean(result) ? 0 : 1);
+      },
+    );
 }
 
 function registerCancelBench(bench: Command): void {
@@ -273,7 +340,12 @@ function registerWorkflowBench(bench: Command): void {
     .action(async (opts: { seed: string; seeds: string; workflows: string; nodes: string }) => {
       const { compareStrategies } = await import('../bench/workflow-makespan.js');
       const { workflowReport } = await import('../bench/workflow-report.js');
-      const options = { seed: positive(opts.seed, '--seed'), seeds: positive(opts.seeds, '--seeds'), workflows: positive(opts.workflows, '--workflows'), nodes: positive(opts.nodes, '--nodes') };
+      const options = {
+        seed: positive(opts.seed, '--seed'),
+        seeds: positive(opts.seeds, '--seeds'),
+        workflows: positive(opts.workflows, '--workflows'),
+        nodes: positive(opts.nodes, '--nodes'),
+      };
       const cases = compareStrategies(options);
       const date = new Date();
       const command = `fencer bench workflows --seed ${opts.seed} --seeds ${opts.seeds} --workflows ${opts.workflows} --nodes ${opts.nodes}`;
@@ -301,11 +373,16 @@ function registerPlacementBench(bench: Command): void {
         { pending: 100_000, nodes: 5_000 },
       ];
       // Each ordering alone, then the default one as the leader runs it: in a queue, fair share on.
-      const runs = [...ORDERINGS.map((ordering) => ({ policy: { ordering, fit: DEFAULT_POLICY.fit }, fairShare: false })), { policy: DEFAULT_POLICY, fairShare: true }];
+      const runs = [
+        ...ORDERINGS.map((ordering) => ({ policy: { ordering, fit: DEFAULT_POLICY.fit }, fairShare: false })),
+        { policy: DEFAULT_POLICY, fairShare: true },
+      ];
       const scale = cases.flatMap((c) =>
         runs.map(({ policy, fairShare }) => {
           const result = runScaleCase(c, policy, rounds, 1, fairShare);
-          process.stdout.write(`${c.pending} × ${c.nodes}, ${policy.ordering}${fairShare ? ', fair share' : ''}: p50 ${percentile(result.roundMs, 50)!.toFixed(2)} ms\n`);
+          process.stdout.write(
+            `${c.pending} × ${c.nodes}, ${policy.ordering}${fairShare ? ', fair share' : ''}: p50 ${percentile(result.roundMs, 50)!.toFixed(2)} ms\n`,
+          );
           return result;
         }),
       );
@@ -327,66 +404,79 @@ function registerPlacementBench(bench: Command): void {
 function registerCronBench(bench: Command): void {
   bench
     .command('cron')
-    .description('CronJobs firing every second, steady and through leader kills and freezes: how late each occurrence fires and starts')
+    .description(
+      'CronJobs firing every second, steady and through leader kills and freezes: how late each occurrence fires and starts',
+    )
     .option('--cronjobs <n>', 'CronJobs, each firing every second (200 ms jobs)', '10')
     .option('--nodes <n>', 'nodes', '3')
     .option('--steady-seconds <n>', 'the steady stretch', '60')
     .option('--failovers <n>', 'leader kills and freezes in turn after it', '10')
     .option('--gap-seconds <n>', 'between two failovers', '6')
-    .action(async (opts: { cronjobs: string; nodes: string; steadySeconds: string; failovers: string; gapSeconds: string }) => {
-      const { runCronLatenessBench } = await import('../bench/cron-lateness.js');
-      const result = await runCronLatenessBench({
-        cronJobs: positive(opts.cronjobs, '--cronjobs'),
-        nodes: positive(opts.nodes, '--nodes'),
-        steadySeconds: positive(opts.steadySeconds, '--steady-seconds'),
-        failovers: Number(opts.failovers),
-        failoverGapSeconds: positive(opts.gapSeconds, '--gap-seconds'),
-        log: (line) => process.stdout.write(`${line}\n`),
-      });
-      const date = new Date();
-      const r = result.report;
-      const clean = r.ok;
-      const ms = (v: number | null) => (v === null ? '-' : `${Math.round(v)} ms`);
-      const stats = (values: number[]) => {
-        const sorted = [...values].sort((a, b) => a - b);
-        return `${ms(percentile(sorted, 50))} / ${ms(percentile(sorted, 99))} / ${ms(sorted.at(-1) ?? null)} (${sorted.length})`;
-      };
-      const fired = (o: typeof result.steady) => o.filter((x) => x.outcome === 'Fired');
-      const lateness = (o: typeof result.steady) => stats(fired(o).map((x) => x.handled - x.scheduled));
-      const startLateness = (o: typeof result.steady) => stats(fired(o).flatMap((x) => (x.started === null ? [] : [x.started - x.scheduled])));
-      const skipped = (o: typeof result.steady) => o.length - fired(o).length;
-      const kills = result.takeovers.filter((t) => t.kind === 'kill').map((t) => t.ms);
-      const freezes = result.takeovers.filter((t) => t.kind === 'freeze').map((t) => t.ms);
-      const command = `fencer bench cron --cronjobs ${opts.cronjobs} --nodes ${opts.nodes} --steady-seconds ${opts.steadySeconds} --failovers ${opts.failovers} --gap-seconds ${opts.gapSeconds}`;
-      const report = [
-        `# Cron lateness, ${date.toISOString().slice(0, 10)}`,
-        '',
-        `- command: \`${command}\` (or \`node dist/cli/main.js bench cron …\`)`,
-        `- machine: ${machine()}`,
-        `- date: ${date.toISOString()}`,
-        `- cluster: 3 replicas, ${opts.nodes} nodes (process runtime), default timings (cron pass every 100 ms, lease ${result.leaseMs} ms), embedded PostgreSQL`,
-        `- ${opts.cronjobs} CronJobs, each \`* * * * * *\` (every second; zones UTC, Europe/Berlin, America/New_York, Australia/Lord_Howe), catchUp all, 200 ms jobs of 100m CPU`,
-        '- fired late: the occurrence record\'s database time (written by the fire) minus the scheduled time; started late: the Job\'s first Running row in the history minus the scheduled time',
-        '',
-        '| | fired late p50 / p99 / max (n) | started late p50 / p99 / max (n) | skipped |',
-        '|---|---|---|---|',
-        `| steady (${opts.steadySeconds} s) | ${lateness(result.steady)} | ${startLateness(result.steady)} | ${skipped(result.steady)} |`,
-        `| through ${kills.length} leader kills and ${freezes.length} freezes (one every ${opts.gapSeconds} s or so) | ${lateness(result.failover)} | ${startLateness(result.failover)} | ${skipped(result.failover)} |`,
-        '',
-        `- time to a new leader: after a kill ${stats(kills)}; after a freeze ${stats(freezes)}`,
-        `- checker: placed twice / run twice at once / node over capacity / lost / early: ${r.placedTwice.length} / ${r.overlappingRuns.length} / ${r.overcommitted.length} / ${r.lost.length} / ${r.early.length} (${r.counts.runs} runs); cron occurrences handled twice / fired early / missed: ${r.cronHandledTwice.length} / ${r.cronEarly.length} / ${r.cronMissed.length} (of ${r.counts.cronFired} fired, ${r.counts.cronSkipped} skipped)${clean ? '' : ' **VIOLATION**'}`,
-        '',
-      ].join('\n');
-      process.stdout.write(`\n${report}`);
-      process.stdout.write(`\nwritten to ${writeResult('cron', report, date)}\n`);
-      process.exit(clean ? 0 : 1);
-    });
+    .action(
+      async (opts: {
+        cronjobs: string;
+        nodes: string;
+        steadySeconds: string;
+        failovers: string;
+        gapSeconds: string;
+      }) => {
+        const { runCronLatenessBench } = await import('../bench/cron-lateness.js');
+        const result = await runCronLatenessBench({
+          cronJobs: positive(opts.cronjobs, '--cronjobs'),
+          nodes: positive(opts.nodes, '--nodes'),
+          steadySeconds: positive(opts.steadySeconds, '--steady-seconds'),
+          failovers: Number(opts.failovers),
+          failoverGapSeconds: positive(opts.gapSeconds, '--gap-seconds'),
+          log: (line) => process.stdout.write(`${line}\n`),
+        });
+        const date = new Date();
+        const r = result.report;
+        const clean = r.ok;
+        const ms = (v: number | null) => (v === null ? '-' : `${Math.round(v)} ms`);
+        const stats = (values: number[]) => {
+          const sorted = [...values].sort((a, b) => a - b);
+          return `${ms(percentile(sorted, 50))} / ${ms(percentile(sorted, 99))} / ${ms(sorted.at(-1) ?? null)} (${sorted.length})`;
+        };
+        const fired = (o: typeof result.steady) => o.filter((x) => x.outcome === 'Fired');
+        const lateness = (o: typeof result.steady) => stats(fired(o).map((x) => x.handled - x.scheduled));
+        const startLateness = (o: typeof result.steady) =>
+          stats(fired(o).flatMap((x) => (x.started === null ? [] : [x.started - x.scheduled])));
+        const skipped = (o: typeof result.steady) => o.length - fired(o).length;
+        const kills = result.takeovers.filter((t) => t.kind === 'kill').map((t) => t.ms);
+        const freezes = result.takeovers.filter((t) => t.kind === 'freeze').map((t) => t.ms);
+        const command = `fencer bench cron --cronjobs ${opts.cronjobs} --nodes ${opts.nodes} --steady-seconds ${opts.steadySeconds} --failovers ${opts.failovers} --gap-seconds ${opts.gapSeconds}`;
+        const report = [
+          `# Cron lateness, ${date.toISOString().slice(0, 10)}`,
+          '',
+          `- command: \`${command}\` (or \`node dist/cli/main.js bench cron …\`)`,
+          `- machine: ${machine()}`,
+          `- date: ${date.toISOString()}`,
+          `- cluster: 3 replicas, ${opts.nodes} nodes (process runtime), default timings (cron pass every 100 ms, lease ${result.leaseMs} ms), embedded PostgreSQL`,
+          `- ${opts.cronjobs} CronJobs, each \`* * * * * *\` (every second; zones UTC, Europe/Berlin, America/New_York, Australia/Lord_Howe), catchUp all, 200 ms jobs of 100m CPU`,
+          "- fired late: the occurrence record's database time (written by the fire) minus the scheduled time; started late: the Job's first Running row in the history minus the scheduled time",
+          '',
+          '| | fired late p50 / p99 / max (n) | started late p50 / p99 / max (n) | skipped |',
+          '|---|---|---|---|',
+          `| steady (${opts.steadySeconds} s) | ${lateness(result.steady)} | ${startLateness(result.steady)} | ${skipped(result.steady)} |`,
+          `| through ${kills.length} leader kills and ${freezes.length} freezes (one every ${opts.gapSeconds} s or so) | ${lateness(result.failover)} | ${startLateness(result.failover)} | ${skipped(result.failover)} |`,
+          '',
+          `- time to a new leader: after a kill ${stats(kills)}; after a freeze ${stats(freezes)}`,
+          `- checker: placed twice / run twice at once / node over capacity / lost / early: ${r.placedTwice.length} / ${r.overlappingRuns.length} / ${r.overcommitted.length} / ${r.lost.length} / ${r.early.length} (${r.counts.runs} runs); cron occurrences handled twice / fired early / missed: ${r.cronHandledTwice.length} / ${r.cronEarly.length} / ${r.cronMissed.length} (of ${r.counts.cronFired} fired, ${r.counts.cronSkipped} skipped)${clean ? '' : ' **VIOLATION**'}`,
+          '',
+        ].join('\n');
+        process.stdout.write(`\n${report}`);
+        process.stdout.write(`\nwritten to ${writeResult('cron', report, date)}\n`);
+        process.exit(clean ? 0 : 1);
+      },
+    );
 }
 
 function registerThroughputBench(bench: Command): void {
   bench
     .command('throughput')
-    .description('the job hot path on a real cluster (a burst, steady rates, single jobs), side by side with graphile-worker on the same PostgreSQL')
+    .description(
+      'the job hot path on a real cluster (a burst, steady rates, single jobs), side by side with graphile-worker on the same PostgreSQL',
+    )
     .option('--mode <mode>', 'burst, steady, single or all (single, burst, steady in turn)', 'burst')
     .option('--jobs <n>', "the burst's jobs", '20000')
     .option('--batch <n>', `jobs per request of the burst (at most ${MAX_BATCH})`, '1000')
@@ -401,61 +491,89 @@ function registerThroughputBench(bench: Command): void {
     .option('--node-memory <memory>', 'memory of each node', '4000Gi')
     .option('--peer <which>', 'graphile-worker beside fencer: both, batched, unbatched or none', 'both')
     .option('--peer-concurrency <n>', "graphile-worker's concurrency (default: --nodes)")
-    .action(async (opts: Record<'mode' | 'jobs' | 'batch' | 'inFlight' | 'rates' | 'stepSeconds' | 'singles' | 'singleGapMs' | 'replicas' | 'nodes' | 'nodeCpu' | 'nodeMemory' | 'peer', string> & { peerConcurrency?: string }) => {
-      const { THROUGHPUT_MODES, runThroughputBench } = await import('../bench/throughput.js');
-      const { GRAPHILE_FLAVOURS } = await import('../bench/graphile-peer.js');
-      const { parseRates } = await import('../bench/throughput-stats.js');
-      const { parseCpu, parseMemory } = await import('../domain/quantity.js');
-      const modes = opts.mode === 'all' ? THROUGHPUT_MODES : THROUGHPUT_MODES.filter((m) => m === opts.mode);
-      if (modes.length === 0) fail(`--mode: "${opts.mode}" is not burst, steady, single or all`);
-      const peers = opts.peer === 'both' ? GRAPHILE_FLAVOURS : opts.peer === 'none' ? [] : GRAPHILE_FLAVOURS.filter((p) => p === opts.peer);
-      if (opts.peer !== 'none' && peers.length === 0) fail(`--peer: "${opts.peer}" is not both, batched, unbatched or none`);
-      const batch = positive(opts.batch, '--batch');
-      if (batch > MAX_BATCH) fail(`--batch: ${batch} is more than the ${MAX_BATCH} jobs one request may carry`);
-      if (parseCpu(opts.nodeCpu) === null) fail(`--node-cpu: "${opts.nodeCpu}" is not a CPU quantity (e.g. 1000, 500m)`);
-      if (parseMemory(opts.nodeMemory) === null) fail(`--node-memory: "${opts.nodeMemory}" is not a memory quantity (e.g. 4000Gi)`);
-      let rates: number[] = [];
-      try {
-        rates = parseRates(opts.rates);
-      } catch (err) {
-        fail(`--rates: ${(err as Error).message}`);
-      }
-      const nodes = positive(opts.nodes, '--nodes');
-      const numbers = {
-        jobs: positive(opts.jobs, '--jobs'),
-        batch,
-        inFlight: positive(opts.inFlight, '--in-flight'),
-        stepSeconds: positive(opts.stepSeconds, '--step-seconds'),
-        singles: positive(opts.singles, '--singles'),
-        singleGapMs: positive(opts.singleGapMs, '--single-gap-ms', true),
-        replicas: positive(opts.replicas, '--replicas'),
-        nodes,
-        peerConcurrency: opts.peerConcurrency === undefined ? nodes : positive(opts.peerConcurrency, '--peer-concurrency'),
-      };
-      const { throughputPlot, throughputReport, burstFigures } = await import('../bench/throughput-report.js');
-      const result = await interruptibly((signal) =>
-        runThroughputBench({
-          ...numbers,
-          modes,
-          rates,
-          nodeCpu: opts.nodeCpu,
-          nodeMemory: opts.nodeMemory,
-          peers,
-          signal,
-          log: (line) => process.stdout.write(`${line}\n`),
-        }),
-      );
-      const date = new Date();
-      const command = `${process.env.DATABASE_URL ? 'DATABASE_URL=… ' : ''}fencer bench throughput --mode ${opts.mode} --jobs ${opts.jobs} --batch ${opts.batch} --in-flight ${opts.inFlight} --rates ${opts.rates} --step-seconds ${opts.stepSeconds} --singles ${opts.singles} --single-gap-ms ${opts.singleGapMs} --replicas ${opts.replicas} --nodes ${opts.nodes} --node-cpu ${opts.nodeCpu} --node-memory ${opts.nodeMemory} --peer ${opts.peer} --peer-concurrency ${numbers.peerConcurrency}`;
-      const plot = throughputPlot(result);
-      const plotFile = plot === undefined ? undefined : resultName('throughput', date, 'svg');
-      if (plot !== undefined && plotFile !== undefined) writeResultFile(plotFile, plot);
-      const report = throughputReport(result, command, date, plotFile);
-      process.stdout.write(`\n${report}`);
-      process.stdout.write(`\nwritten to ${writeResult('throughput', report, date)}\n`);
-      const unfinished = result.fencer.burst !== undefined && burstFigures(result.fencer.burst.run).wallMs === null;
-      process.exit(result.verdict.ok && !unfinished ? 0 : 1);
-    });
+    .action(
+      async (
+        opts: Record<
+          | 'mode'
+          | 'jobs'
+          | 'batch'
+          | 'inFlight'
+          | 'rates'
+          | 'stepSeconds'
+          | 'singles'
+          | 'singleGapMs'
+          | 'replicas'
+          | 'nodes'
+          | 'nodeCpu'
+          | 'nodeMemory'
+          | 'peer',
+          string
+        > & { peerConcurrency?: string },
+      ) => {
+        const { THROUGHPUT_MODES, runThroughputBench } = await import('../bench/throughput.js');
+        const { GRAPHILE_FLAVOURS } = await import('../bench/graphile-peer.js');
+        const { parseRates } = await import('../bench/throughput-stats.js');
+        const { parseCpu, parseMemory } = await import('../domain/quantity.js');
+        const modes = opts.mode === 'all' ? THROUGHPUT_MODES : THROUGHPUT_MODES.filter((m) => m === opts.mode);
+        if (modes.length === 0) fail(`--mode: "${opts.mode}" is not burst, steady, single or all`);
+        const peers =
+          opts.peer === 'both'
+            ? GRAPHILE_FLAVOURS
+            : opts.peer === 'none'
+              ? []
+              : GRAPHILE_FLAVOURS.filter((p) => p === opts.peer);
+        if (opts.peer !== 'none' && peers.length === 0)
+          fail(`--peer: "${opts.peer}" is not both, batched, unbatched or none`);
+        const batch = positive(opts.batch, '--batch');
+        if (batch > MAX_BATCH) fail(`--batch: ${batch} is more than the ${MAX_BATCH} jobs one request may carry`);
+        if (parseCpu(opts.nodeCpu) === null)
+          fail(`--node-cpu: "${opts.nodeCpu}" is not a CPU quantity (e.g. 1000, 500m)`);
+        if (parseMemory(opts.nodeMemory) === null)
+          fail(`--node-memory: "${opts.nodeMemory}" is not a memory quantity (e.g. 4000Gi)`);
+        let rates: number[] = [];
+        try {
+          rates = parseRates(opts.rates);
+        } catch (err) {
+          fail(`--rates: ${(err as Error).message}`);
+        }
+        const nodes = positive(opts.nodes, '--nodes');
+        const numbers = {
+          jobs: positive(opts.jobs, '--jobs'),
+          batch,
+          inFlight: positive(opts.inFlight, '--in-flight'),
+          stepSeconds: positive(opts.stepSeconds, '--step-seconds'),
+          singles: positive(opts.singles, '--singles'),
+          singleGapMs: positive(opts.singleGapMs, '--single-gap-ms', true),
+          replicas: positive(opts.replicas, '--replicas'),
+          nodes,
+          peerConcurrency:
+            opts.peerConcurrency === undefined ? nodes : positive(opts.peerConcurrency, '--peer-concurrency'),
+        };
+        const { throughputPlot, throughputReport, burstFigures } = await import('../bench/throughput-report.js');
+        const result = await interruptibly((signal) =>
+          runThroughputBench({
+            ...numbers,
+            modes,
+            rates,
+            nodeCpu: opts.nodeCpu,
+            nodeMemory: opts.nodeMemory,
+            peers,
+            signal,
+            log: (line) => process.stdout.write(`${line}\n`),
+          }),
+        );
+        const date = new Date();
+        const command = `${process.env.DATABASE_URL ? 'DATABASE_URL=… ' : ''}fencer bench throughput --mode ${opts.mode} --jobs ${opts.jobs} --batch ${opts.batch} --in-flight ${opts.inFlight} --rates ${opts.rates} --step-seconds ${opts.stepSeconds} --singles ${opts.singles} --single-gap-ms ${opts.singleGapMs} --replicas ${opts.replicas} --nodes ${opts.nodes} --node-cpu ${opts.nodeCpu} --node-memory ${opts.nodeMemory} --peer ${opts.peer} --peer-concurrency ${numbers.peerConcurrency}`;
+        const plot = throughputPlot(result);
+        const plotFile = plot === undefined ? undefined : resultName('throughput', date, 'svg');
+        if (plot !== undefined && plotFile !== undefined) writeResultFile(plotFile, plot);
+        const report = throughputReport(result, command, date, plotFile);
+        process.stdout.write(`\n${report}`);
+        process.stdout.write(`\nwritten to ${writeResult('throughput', report, date)}\n`);
+        const unfinished = result.fencer.burst !== undefined && burstFigures(result.fencer.burst.run).wallMs === null;
+        process.exit(result.verdict.ok && !unfinished ? 0 : 1);
+      },
+    );
 }
 
 /** The most jobs one request may carry (the API's body limit has room for 10,000). */

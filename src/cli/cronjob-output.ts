@@ -2,7 +2,15 @@
 // like ./output.ts. The columns are kubectl's for a CronJob plus NEXT, the stored cursor.
 import type { CronJob } from '../domain/resources.js';
 import { renderTable } from './table.js';
-import { describeConditions, describeFields, formatLabels, humanAge, render, withAge, type RenderOptions } from './output.js';
+import {
+  describeConditions,
+  describeFields,
+  formatLabels,
+  humanAge,
+  render,
+  withAge,
+  type RenderOptions,
+} from './output.js';
 import { humanDuration } from '../domain/duration.js';
 
 const NONE = '<none>';

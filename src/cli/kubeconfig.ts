@@ -16,7 +16,11 @@ export function kubeconfigFor(servers: readonly string[]): string {
   kc.loadFromOptions({
     clusters: servers.map((server, i) => ({ name: `${CLUSTER_PREFIX}${i + 1}`, server, skipTLSVerify: false })),
     users: [{ name: 'fencer' }],
-    contexts: servers.map((_, i) => ({ name: i === 0 ? FENCER_CONTEXT : `${FENCER_CONTEXT}-${i + 1}`, cluster: `${CLUSTER_PREFIX}${i + 1}`, user: 'fencer' })),
+    contexts: servers.map((_, i) => ({
+      name: i === 0 ? FENCER_CONTEXT : `${FENCER_CONTEXT}-${i + 1}`,
+      cluster: `${CLUSTER_PREFIX}${i + 1}`,
+      user: 'fencer',
+    })),
     currentContext: FENCER_CONTEXT,
   });
   return kc.exportConfig();

@@ -8,7 +8,8 @@ export function runtimeOption(raw: string): 'process' | 'docker' {
 
 export function positive(raw: string, flag: string, zeroAllowed = false): number {
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < (zeroAllowed ? 0 : 1)) fail(`${flag}: "${raw}" is not a ${zeroAllowed ? 'non-negative' : 'positive'} integer`);
+  if (!Number.isInteger(n) || n < (zeroAllowed ? 0 : 1))
+    fail(`${flag}: "${raw}" is not a ${zeroAllowed ? 'non-negative' : 'positive'} integer`);
   return n;
 }
 

@@ -1,7 +1,15 @@
 // What `get` and `describe` print. Pure functions of the objects and a clock (`now` is
 // passed in) so the formats, which scripts parse, are pinned by table tests.
 import YAML from 'yaml';
-import { API_VERSION, type ClusterEvent, type Condition, type Job, type JobEvent, type List, type NodeResource } from '../domain/resources.js';
+import {
+  API_VERSION,
+  type ClusterEvent,
+  type Condition,
+  type Job,
+  type JobEvent,
+  type List,
+  type NodeResource,
+} from '../domain/resources.js';
 import { parseCpu, parseMemory } from '../domain/quantity.js';
 import { renderTable } from './table.js';
 import { humanDuration } from '../domain/duration.js';
@@ -60,7 +68,16 @@ export function renderClusterEvents(events: ClusterEvent[], options: RenderOptio
   const document = listOf('EventList', events);
   if (options.format === 'json') return JSON.stringify(document, null, 2) + '\n';
   if (options.format === 'yaml') return YAML.stringify(document);
-  const rows = [...events].reverse().map((e) => [humanAge(e.time, options.now), e.type, e.reason, e.object, e.epoch === null ? NONE : String(e.epoch), e.message]);
+  const rows = [...events]
+    .reverse()
+    .map((e) => [
+      humanAge(e.time, options.now),
+      e.type,
+      e.reason,
+      e.object,
+      e.epoch === null ? NONE : String(e.epoch),
+      e.message,
+    ]);
   return renderTable(['LAST SEEN', 'TYPE', 'REASON', 'OBJECT', 'EPOCH', 'MESSAGE'], rows);
 }
 
@@ -168,13 +185,18 @@ export function describeJob(job: Job, now: Date, events: JobEvent[] = []): strin
 
 /** kubectl describe's Events: each change of the job and its runs, oldest first, from the history. */
 export function describeEvents(events: JobEvent[], now: Date): string {
-  return describeSection('Events', ['Type', 'Reason', 'Age', 'From', 'Message'], events.map((e) => [e.type, e.reason, humanAge(e.time, now), e.replica ?? NONE, e.message]));
+  return describeSection(
+    'Events',
+    ['Type', 'Reason', 'Age', 'From', 'Message'],
+    events.map((e) => [e.type, e.reason, humanAge(e.time, now), e.replica ?? NONE, e.message]),
+  );
 }
 
 /** `fencer top nodes`: what each node's jobs hold against its capacity, as kubectl top prints usage. */
 export function renderTopNodes(nodes: NodeResource[]): string {
   const header = ['NAME', 'CPU(cores)', 'CPU%', 'MEMORY(bytes)', 'MEMORY%', 'STATUS'];
-  const percent = (used: number | null, total: number | null) => (used === null || !total ? NONE : `${Math.round((100 * used) / total)}%`);
+  const percent = (used: number | null, total: number | null) =>
+    used === null || !total ? NONE : `${Math.round((100 * used) / total)}%`;
   const rows = nodes.map((node) => {
     const { capacity } = node.spec;
     const { allocated } = node.status;
@@ -203,7 +225,11 @@ export function describeFields(fields: Array<[string, string]>): string {
 
 /** The conditions table that ends a description. */
 export function describeConditions(conditions: Condition[]): string {
-  return describeSection('Conditions', ['Type', 'Status', 'Reason', 'Message'], conditions.map((c) => [c.type, c.status, c.reason || NONE, c.message || NONE]));
+  return describeSection(
+    'Conditions',
+    ['Type', 'Status', 'Reason', 'Message'],
+    conditions.map((c) => [c.type, c.status, c.reason || NONE, c.message || NONE]),
+  );
 }
 
 /** A titled table of a description, indented under its title and ruled, as kubectl prints it. */

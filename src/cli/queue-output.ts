@@ -5,7 +5,15 @@ import type { Condition, Queue, ResourceQuota } from '../domain/resources.js';
 import type { NamespaceResource } from '../domain/namespace.js';
 import { parseCpu, parseMemory } from '../domain/quantity.js';
 import { renderTable } from './table.js';
-import { describeConditions, describeFields, formatLabels, humanAge, render, withAge, type RenderOptions } from './output.js';
+import {
+  describeConditions,
+  describeFields,
+  formatLabels,
+  humanAge,
+  render,
+  withAge,
+  type RenderOptions,
+} from './output.js';
 
 const NONE = '<none>';
 
@@ -80,7 +88,10 @@ export function describeQueue(queue: Queue, now: Date): string {
     ['Labels', formatLabels(queue.metadata.labels, '\n')],
     ['Created', withAge(queue.metadata.creationTimestamp, now)],
     ['Weight', String(spec.weight ?? 1)],
-    ['Lanes', spec.lanes === 'strict' ? 'strict (high, then normal, then low)' : 'weighted (high 70 %, normal 20 %, low 10 %)'],
+    [
+      'Lanes',
+      spec.lanes === 'strict' ? 'strict (high, then normal, then low)' : 'weighted (high 70 %, normal 20 %, low 10 %)',
+    ],
     ['Running', usage(String(status?.running ?? 0), spec.concurrencyLimit, 'jobs')],
     ['CPU', usage(status?.allocated.cpu ?? '0', spec.resourceLimit?.cpu, 'cpu')],
     ['Memory', usage(status?.allocated.memory ?? '0', spec.resourceLimit?.memory, 'memory')],
@@ -133,7 +144,10 @@ export function describeNamespace(namespace: NamespaceResource, now: Date): stri
     String(q.pending),
     q.oldestPendingTime ? humanAge(q.oldestPendingTime, now) : NONE,
   ]);
-  const queues = rows.length === 0 ? `  ${NONE}` : indent(renderTable(['NAME', 'WEIGHT', 'RUNNING', 'CPU', 'MEMORY', 'PENDING', 'OLDEST'], rows));
+  const queues =
+    rows.length === 0
+      ? `  ${NONE}`
+      : indent(renderTable(['NAME', 'WEIGHT', 'RUNNING', 'CPU', 'MEMORY', 'PENDING', 'OLDEST'], rows));
   return `${describeFields(fields)}\nQueues:\n${queues}\n`;
 }
 

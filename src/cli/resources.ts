@@ -4,7 +4,17 @@ import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import YAML from 'yaml';
-import type { ClusterEvent, CronJob, Job, JobEvent, List, NodeResource, Queue, ResourceQuota, Workflow } from '../domain/resources.js';
+import type {
+  ClusterEvent,
+  CronJob,
+  Job,
+  JobEvent,
+  List,
+  NodeResource,
+  Queue,
+  ResourceQuota,
+  Workflow,
+} from '../domain/resources.js';
 import type { NamespaceResource } from '../domain/namespace.js';
 import { ApiClient, serversFor, type HttpMethod } from './client.js';
 import { readAllPages } from '../domain/list-pages.js';
@@ -15,10 +25,25 @@ import { readCronJobSubmission } from '../api/validation/cronjob.js';
 import { readQueueSubmission, readResourceQuotaSubmission } from '../api/validation/queue.js';
 import { workflowMaxJobs } from '../config.js';
 import { ApiError, formatDetail } from './errors/api-error.js';
-import { describeJob, parseOutputFormat, renderClusterEvents, renderJobs, renderNodes, renderTopNodes, type OutputFormat, type RenderOptions } from './output.js';
+import {
+  describeJob,
+  parseOutputFormat,
+  renderClusterEvents,
+  renderJobs,
+  renderNodes,
+  renderTopNodes,
+  type OutputFormat,
+  type RenderOptions,
+} from './output.js';
 import type { WatchedObject } from './watch.js';
 import { describeWorkflow, renderWorkflows } from './workflow-output.js';
-import { describeNamespace, describeQueue, describeResourceQuota, renderQueues, renderResourceQuotas } from './queue-output.js';
+import {
+  describeNamespace,
+  describeQueue,
+  describeResourceQuota,
+  renderQueues,
+  renderResourceQuotas,
+} from './queue-output.js';
 import { describeCronJob, renderCronJobs, type Occurrence } from './cronjob-output.js';
 
 const DEFAULT_NAMESPACE = 'default';
@@ -56,7 +81,8 @@ const DRY_RUN_HELP = 'server: the server checks it and changes nothing; client: 
 
 function dryRunOf(opts: DryRunOption): DryRun {
   const value = opts.dryRun === true ? 'client' : (opts.dryRun ?? 'none');
-  if (value !== 'none' && value !== 'server' && value !== 'client') throw new Error(`--dry-run must be "none", "server" or "client", not "${value}"`);
+  if (value !== 'none' && value !== 'server' && value !== 'client')
+    throw new Error(`--dry-run must be "none", "server" or "client", not "${value}"`);
   return value;
 }
 
@@ -66,7 +92,13 @@ function dryRunSuffix(dryRun: DryRun): string {
 }
 
 /** A write to `path` (which may have a query already), or its dry run; client dry runs read the object instead, so it must exist. */
-async function writeUnlessDry<T>(client: ApiClient, dryRun: DryRun, method: HttpMethod, path: string, objectPath: string): Promise<T | undefined> {
+async function writeUnlessDry<T>(
+  client: ApiClient,
+  dryRun: DryRun,
+  method: HttpMethod,
+  path: string,
+  objectPath: string,
+): Promise<T | undefined> {
   if (dryRun === 'client') {
     await client.request('GET', objectPath);
     return undefined;
@@ -94,7 +126,9 @@ interface GetOptions extends NamespaceOption {
 export function registerResourceCommands(program: Command): void {
   program
     .command('kubeconfig')
-    .description('write a kubeconfig for this cluster (a context per replica, current: fencer), so kubectl and client libraries need no --server')
+    .description(
+      'write a kubeconfig for this cluster (a context per replica, current: fencer), so kubectl and client libraries need no --server',
+    )
     .option('--server <urls>', 'replica URLs, comma-separated')
     .option('-o, --output <file>', 'write it here (default: print it)')
     .action(async (opts: ServerOption & { output?: string }) => {
@@ -102,7 +136,9 @@ export function registerResourceCommands(program: Command): void {
       const servers = await serversFor(opts.server);
       if (opts.output) {
         writeKubeconfig(opts.output, servers);
-        process.stdout.write(`wrote ${opts.output}: context fencer on ${servers[0]} (${servers.length} replicas); try KUBECONFIG=${opts.output} kubectl get fj\n`);
+        process.stdout.write(
+          `wrote ${opts.output}: context fencer on ${servers[0]} (${servers.length} replicas); try KUBECONFIG=${opts.output} kubectl get fj\n`,
+        );
       } else {
         process.stdout.write(`${kubeconfigFor(servers)}\n`);
       }
@@ -122,7 +158,10 @@ export function registerResourceCommands(program: Command): void {
   program
     .command('get')
     .description('list jobs, workflows, cronjobs, queues, resourcequotas or nodes, or show one')
-    .argument('<type>', 'jobs|workflows|cronjobs|queues|resourcequotas|nodes (or job, workflow, cronjob, queue, resourcequota, node)')
+    .argument(
+      '<type>',
+      'jobs|workflows|cronjobs|queues|resourcequotas|nodes (or job, workflow, cronjob, queue, resourcequota, node)',
+    )
     .argument('[name]', 'one object by name')
     .option('-n, --namespace <ns>', 'namespace', DEFAULT_NAMESPACE)
     .option('-A, --all-namespaces', 'objects of every namespace')
@@ -130,7 +169,7 @@ export function registerResourceCommands(program: Command): void {
     .option('-l, --selector <k=v,...>', 'only jobs with these labels, e.g. fencer.dev/workflow=ci')
     .option('--field-selector <status.phase=P>', 'only jobs in this phase')
     .option('--dead', 'only dead letters (jobs out of attempts), as --field-selector status.phase=Dead')
-    .option('-w, --watch', 'after the list, a row for every change, until Ctrl-C (goes on through a replica\'s death)')
+    .option('-w, --watch', "after the list, a row for every change, until Ctrl-C (goes on through a replica's death)")
     .option('--server <urls>', 'replica URLs, comma-separated')
     .action(async (type: string, name: string | undefined, opts: GetOptions) => {
       if (opts.watch) return watch(await clientFor(opts), type, name, opts);
@@ -139,7 +178,9 @@ export function registerResourceCommands(program: Command): void {
 
   program
     .command('top')
-    .description('what each node\'s jobs hold against its capacity (allocated, not measured: a simulated node holds what its jobs ask)')
+    .description(
+      "what each node's jobs hold against its capacity (allocated, not measured: a simulated node holds what its jobs ask)",
+    )
     .argument('<type>', 'nodes')
     .option('--server <urls>', 'replica URLs, comma-separated')
     .action(async (type: string, opts: ServerOption) => {
@@ -208,25 +249,34 @@ export function registerResourceCommands(program: Command): void {
     .option('-A, --all-namespaces', 'with --all-dead: every namespace')
     .option('--dry-run <strategy>', 'server: the server checks it and changes nothing')
     .option('--server <urls>', 'replica URLs, comma-separated')
-    .action(async (type: string, name: string | undefined, opts: NamespaceOption & DryRunOption & { allDead?: boolean; selector?: string; allNamespaces?: boolean }) => {
-      if (resourceType(type) !== 'job') throw new Error(`only jobs are replayed, not "${type}" (a workflow is retried: fencer retry workflow NAME)`);
-      if ((name === undefined) === !opts.allDead) throw new Error('name one dead job, or use --all-dead (not both)');
-      const dryRun = dryRunOf(opts);
-      if (dryRun === 'client') throw new Error('replay: --dry-run=client cannot tell which jobs are dead; use --dry-run=server');
-      const client = await clientFor(opts);
-      const query = new URLSearchParams();
-      if (dryRun === 'server') query.set('dryRun', 'All');
-      if (name !== undefined) {
-        await client.request<Job>('POST', `${objectPath('job', opts.namespace, name)}/replay?${query}`);
-        process.stdout.write(`job.fencer.dev "${name}" replayed${dryRunSuffix(dryRun)}\n`);
-        return;
-      }
-      if (!opts.allNamespaces) query.set('namespace', opts.namespace);
-      if (opts.selector) query.set('labelSelector', opts.selector);
-      const replayed = await client.request<List<Job>>('POST', `/api/v1/jobs/replay?${query}`);
-      for (const job of replayed.items) process.stdout.write(`job.fencer.dev "${job.metadata.name}" replayed${dryRunSuffix(dryRun)}\n`);
-      if (replayed.items.length === 0) process.stderr.write('No dead jobs found.\n');
-    });
+    .action(
+      async (
+        type: string,
+        name: string | undefined,
+        opts: NamespaceOption & DryRunOption & { allDead?: boolean; selector?: string; allNamespaces?: boolean },
+      ) => {
+        if (resourceType(type) !== 'job')
+          throw new Error(`only jobs are replayed, not "${type}" (a workflow is retried: fencer retry workflow NAME)`);
+        if ((name === undefined) === !opts.allDead) throw new Error('name one dead job, or use --all-dead (not both)');
+        const dryRun = dryRunOf(opts);
+        if (dryRun === 'client')
+          throw new Error('replay: --dry-run=client cannot tell which jobs are dead; use --dry-run=server');
+        const client = await clientFor(opts);
+        const query = new URLSearchParams();
+        if (dryRun === 'server') query.set('dryRun', 'All');
+        if (name !== undefined) {
+          await client.request<Job>('POST', `${objectPath('job', opts.namespace, name)}/replay?${query}`);
+          process.stdout.write(`job.fencer.dev "${name}" replayed${dryRunSuffix(dryRun)}\n`);
+          return;
+        }
+        if (!opts.allNamespaces) query.set('namespace', opts.namespace);
+        if (opts.selector) query.set('labelSelector', opts.selector);
+        const replayed = await client.request<List<Job>>('POST', `/api/v1/jobs/replay?${query}`);
+        for (const job of replayed.items)
+          process.stdout.write(`job.fencer.dev "${job.metadata.name}" replayed${dryRunSuffix(dryRun)}\n`);
+        if (replayed.items.length === 0) process.stderr.write('No dead jobs found.\n');
+      },
+    );
 
   program
     .command('retry')
@@ -237,9 +287,11 @@ export function registerResourceCommands(program: Command): void {
     .option('--dry-run <strategy>', 'server: the server checks it and changes nothing')
     .option('--server <urls>', 'replica URLs, comma-separated')
     .action(async (type: string, name: string, opts: NamespaceOption & DryRunOption) => {
-      if (resourceType(type) !== 'workflow') throw new Error(`only workflows are retried, not "${type}" (a dead job is replayed: fencer replay job NAME)`);
+      if (resourceType(type) !== 'workflow')
+        throw new Error(`only workflows are retried, not "${type}" (a dead job is replayed: fencer replay job NAME)`);
       const dryRun = dryRunOf(opts);
-      if (dryRun === 'client') throw new Error('retry: --dry-run=client cannot tell what would run again; use --dry-run=server');
+      if (dryRun === 'client')
+        throw new Error('retry: --dry-run=client cannot tell what would run again; use --dry-run=server');
       const path = objectPath('workflow', opts.namespace, name);
       await writeUnlessDry(await clientFor(opts), dryRun, 'POST', `${path}/retry`, path);
       process.stdout.write(`workflow.fencer.dev "${name}" retried${dryRunSuffix(dryRun)}\n`);
@@ -274,7 +326,10 @@ const TYPE_NAMES: Record<ResourceType, readonly string[]> = {
 function resourceType(type: string): ResourceType {
   const t = type.toLowerCase().replace(/\.fencer\.dev$/, '');
   const found = (Object.keys(TYPE_NAMES) as ResourceType[]).find((kind) => TYPE_NAMES[kind].includes(t));
-  if (!found) throw new Error(`unknown resource type "${type}" (use jobs, workflows, cronjobs, queues, resourcequotas, nodes, namespaces or events)`);
+  if (!found)
+    throw new Error(
+      `unknown resource type "${type}" (use jobs, workflows, cronjobs, queues, resourcequotas, nodes, namespaces or events)`,
+    );
   return found;
 }
 
@@ -282,7 +337,9 @@ function resourceType(type: string): ResourceType {
 function kindOf<K extends ResourceType>(type: string, allowed: readonly K[], command: string): K {
   const kind = resourceType(type);
   if (!(allowed as readonly ResourceType[]).includes(kind)) {
-    throw new Error(`fencer ${command} does not act on ${TYPE_NAMES[kind][1]} (only on ${allowed.map((k) => TYPE_NAMES[k][1]).join(', ')})`);
+    throw new Error(
+      `fencer ${command} does not act on ${TYPE_NAMES[kind][1]} (only on ${allowed.map((k) => TYPE_NAMES[k][1]).join(', ')})`,
+    );
   }
   return kind as K;
 }
@@ -292,7 +349,10 @@ async function describe(client: ApiClient, type: string, name: string, namespace
   const now = new Date();
   switch (kind) {
     case 'namespace':
-      return describeNamespace(await client.request<NamespaceResource>('GET', `/api/v1/namespaces/${encodeURIComponent(name)}`), now);
+      return describeNamespace(
+        await client.request<NamespaceResource>('GET', `/api/v1/namespaces/${encodeURIComponent(name)}`),
+        now,
+      );
     case 'workflow':
       return describeWorkflow(await client.request<Workflow>('GET', objectPath(kind, namespace, name)), now);
     case 'cronjob': {
@@ -324,7 +384,8 @@ async function get(client: ApiClient, type: string, name: string | undefined, op
     if (nodes.length === 0 && !isDocumentFormat(format)) return nothingFound('');
     return renderNodes(nodes, { format, now, single });
   }
-  if (resourceType(type) === 'namespace') throw new Error('namespaces are not listed: fencer describe namespace NAME shows one');
+  if (resourceType(type) === 'namespace')
+    throw new Error('namespaces are not listed: fencer describe namespace NAME shows one');
   if (resourceType(type) === 'event') {
     if (single) throw new Error('events are listed, not named: fencer get events');
     const events = (await client.request<List<ClusterEvent>>('GET', '/api/v1/clusterevents')).items;
@@ -359,11 +420,20 @@ async function get(client: ApiClient, type: string, name: string | undefined, op
 }
 
 async function watch(client: ApiClient, type: string, name: string | undefined, opts: GetOptions): Promise<void> {
-  if (parseOutputFormat(opts.output) !== 'table' && parseOutputFormat(opts.output) !== 'wide') throw new Error('-w prints tables: -o wide or none');
-  const kind = resourceType(type) === 'node' ? 'node' : kindOf(type, ['job', 'workflow', 'cronjob', 'queue', 'resourcequota'], 'get');
+  if (parseOutputFormat(opts.output) !== 'table' && parseOutputFormat(opts.output) !== 'wide')
+    throw new Error('-w prints tables: -o wide or none');
+  const kind =
+    resourceType(type) === 'node'
+      ? 'node'
+      : kindOf(type, ['job', 'workflow', 'cronjob', 'queue', 'resourcequota'], 'get');
   const allNamespaces = Boolean(opts.allNamespaces) && name === undefined;
   const render = (items: WatchedObject[]) => {
-    const options: RenderOptions = { format: parseOutputFormat(opts.output), now: new Date(), single: false, allNamespaces };
+    const options: RenderOptions = {
+      format: parseOutputFormat(opts.output),
+      now: new Date(),
+      single: false,
+      allNamespaces,
+    };
     switch (kind) {
       case 'node':
         return renderNodes(items as unknown as NodeResource[], options);
@@ -400,8 +470,12 @@ async function watch(client: ApiClient, type: string, name: string | undefined, 
       },
       // The changed object's row laid out among the others, so its columns line up with the list's.
       row: (changed, seen) => {
-        const others = seen.filter((o) => o.metadata.name !== changed.metadata.name || o.metadata.namespace !== changed.metadata.namespace);
-        const lines = render([...others, changed]).trimEnd().split('\n');
+        const others = seen.filter(
+          (o) => o.metadata.name !== changed.metadata.name || o.metadata.namespace !== changed.metadata.namespace,
+        );
+        const lines = render([...others, changed])
+          .trimEnd()
+          .split('\n');
         const shown = headed ? `${lines.at(-1)}\n` : `${lines[0]}\n${lines.at(-1)}\n`;
         headed = true;
         return shown;
@@ -413,10 +487,18 @@ async function watch(client: ApiClient, type: string, name: string | undefined, 
 }
 
 /** One object by name, or the list of a namespace (of all with allNamespaces). */
-async function objects(client: ApiClient, kind: Exclude<NamespacedType, 'job'>, name: string | undefined, namespace: string, allNamespaces: boolean) {
-  if (name !== undefined) return [await client.request<Workflow | CronJob | Queue | ResourceQuota>('GET', objectPath(kind, namespace, name))];
+async function objects(
+  client: ApiClient,
+  kind: Exclude<NamespacedType, 'job'>,
+  name: string | undefined,
+  namespace: string,
+  allNamespaces: boolean,
+) {
+  if (name !== undefined)
+    return [await client.request<Workflow | CronJob | Queue | ResourceQuota>('GET', objectPath(kind, namespace, name))];
   const query = allNamespaces ? '' : `?namespace=${encodeURIComponent(namespace)}`;
-  return (await client.request<List<Workflow | CronJob | Queue | ResourceQuota>>('GET', `/api/v1/${kind}s${query}`)).items;
+  return (await client.request<List<Workflow | CronJob | Queue | ResourceQuota>>('GET', `/api/v1/${kind}s${query}`))
+    .items;
 }
 
 function isDocumentFormat(format: OutputFormat): boolean {
@@ -477,7 +559,12 @@ export function splitManifest(source: string): ManifestDocument[] {
 }
 
 /** Returns whether the document was accepted; refusals are reported here, unreachability is thrown. */
-async function applyDocument(client: ApiClient | undefined, document: ManifestDocument, several: boolean, dryRun: DryRun): Promise<boolean> {
+async function applyDocument(
+  client: ApiClient | undefined,
+  document: ManifestDocument,
+  several: boolean,
+  dryRun: DryRun,
+): Promise<boolean> {
   const kind = document.kind ?? 'Job';
   const label = `${kind.toLowerCase()}.fencer.dev/${document.name ?? '<unnamed>'}`;
   const where = several ? ` (document ${document.index}, line ${document.firstLine})` : '';
@@ -497,7 +584,13 @@ async function applyDocument(client: ApiClient | undefined, document: ManifestDo
       return true;
     }
     // One key per document, kept across the client's resends after a 429: a generated name is made once.
-    const response = await client.exchange<Job>('POST', dryRun === 'server' ? `${path}?dryRun=All` : path, document.text, 'application/yaml', { 'idempotency-key': randomUUID() });
+    const response = await client.exchange<Job>(
+      'POST',
+      dryRun === 'server' ? `${path}?dryRun=All` : path,
+      document.text,
+      'application/yaml',
+      { 'idempotency-key': randomUUID() },
+    );
     const name = response.body?.metadata?.name ?? document.name ?? '<unnamed>';
     // A 200 of a mutable kind may be a change or the same again: the server does not say which.
     const outcome = response.status === 201 ? 'created' : MUTABLE_KINDS.has(kind) ? 'configured' : 'unchanged';

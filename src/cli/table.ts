@@ -6,9 +6,7 @@ export function renderTable(header: string[], rows: string[][]): string {
   const all = [header, ...rows];
   const widths = header.map((_, col) => Math.max(...all.map((row) => (row[col] ?? '').length)));
   const lines = all.map((row) =>
-    row
-      .map((cell, col) => (col === row.length - 1 ? cell : cell.padEnd((widths[col] ?? 0) + COLUMN_GAP)))
-      .join(''),
+    row.map((cell, col) => (col === row.length - 1 ? cell : cell.padEnd((widths[col] ?? 0) + COLUMN_GAP))).join(''),
   );
   return lines.join('\n') + '\n';
 }

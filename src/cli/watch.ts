@@ -8,7 +8,14 @@ import { delay } from '../lifecycle.js';
 import { LineSplitter } from '../net/lines.js';
 
 /** Where an object of one of these kinds lives under /apis/fencer.dev/v1. */
-const PLURALS = { job: 'jobs', workflow: 'workflows', cronjob: 'cronjobs', queue: 'queues', resourcequota: 'resourcequotas', node: 'nodes' } as const;
+const PLURALS = {
+  job: 'jobs',
+  workflow: 'workflows',
+  cronjob: 'cronjobs',
+  queue: 'queues',
+  resourcequota: 'resourcequotas',
+  node: 'nodes',
+} as const;
 export type WatchedKind = keyof typeof PLURALS;
 
 export interface WatchTarget {
@@ -35,7 +42,13 @@ export interface WatchPrinter<T extends WatchedObject> {
 const RECONNECT_MS = 250;
 
 /** Prints the list, then every change, until `signal` is aborted. */
-export async function watchObjects<T extends WatchedObject>(client: ApiClient, target: WatchTarget, printer: WatchPrinter<T>, write: (text: string) => void, signal: AbortSignal): Promise<void> {
+export async function watchObjects<T extends WatchedObject>(
+  client: ApiClient,
+  target: WatchTarget,
+  printer: WatchPrinter<T>,
+  write: (text: string) => void,
+  signal: AbortSignal,
+): Promise<void> {
   const seen = new Map<string, T>();
   const key = (o: T) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
   const relist = async (): Promise<string> => {
@@ -47,7 +60,10 @@ export async function watchObjects<T extends WatchedObject>(client: ApiClient, t
   let version = await relist();
   while (!signal.aborted) {
     try {
-      const { body } = await client.stream(pathOf(target, { watch: '1', allowWatchBookmarks: 'true', resourceVersion: version }), signal);
+      const { body } = await client.stream(
+        pathOf(target, { watch: '1', allowWatchBookmarks: 'true', resourceVersion: version }),
+        signal,
+      );
       for await (const line of lines(body)) {
         const event = JSON.parse(line) as { type: string; object: T & { code?: number } };
         if (event.type === 'ERROR') {
@@ -71,9 +87,14 @@ export async function watchObjects<T extends WatchedObject>(client: ApiClient, t
 
 function pathOf(target: WatchTarget, extra: Record<string, string>): string {
   const plural = PLURALS[target.kind];
-  const base = target.namespace === null || target.kind === 'node' ? `/apis/fencer.dev/v1/${plural}` : `/apis/fencer.dev/v1/namespaces/${encodeURIComponent(target.namespace)}/${plural}`;
+  const base =
+    target.namespace === null || target.kind === 'node'
+      ? `/apis/fencer.dev/v1/${plural}`
+      : `/apis/fencer.dev/v1/namespaces/${encodeURIComponent(target.namespace)}/${plural}`;
   const query = new URLSearchParams(extra);
-  const fields = [target.fieldSelector, target.name === undefined ? undefined : `metadata.name=${target.name}`].filter((f): f is string => !!f);
+  const fields = [target.fieldSelector, target.name === undefined ? undefined : `metadata.name=${target.name}`].filter(
+    (f): f is string => !!f,
+  );
   if (fields.length > 0) query.set('fieldSelector', fields.join(','));
   if (target.labelSelector) query.set('labelSelector', target.labelSelector);
   const text = query.toString();
@@ -84,7 +105,8 @@ function pathOf(target: WatchTarget, extra: Record<string, string>): string {
 async function* lines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   const decoder = new TextDecoder();
   const splitter = new LineSplitter();
-  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) yield* splitter.push(decoder.decode(chunk, { stream: true }));
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>)
+    yield* splitter.push(decoder.decode(chunk, { stream: true }));
   const last = splitter.rest();
   if (last) yield last;
 }

@@ -34,7 +34,12 @@ export class Controller {
     private readonly logger: Logger,
     private readonly thread: DecisionThread,
     /** Told of each fenced transaction refused (the replica records it as a cluster event). */
-    private readonly onFencedRejection: (controller: string, cause: 'epoch' | 'session', err: Error, epoch: number) => void = () => undefined,
+    private readonly onFencedRejection: (
+      controller: string,
+      cause: 'epoch' | 'session',
+      err: Error,
+      epoch: number,
+    ) => void = () => undefined,
   ) {}
 
   start(): void {

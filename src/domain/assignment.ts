@@ -21,9 +21,7 @@ export interface AssignmentMessage {
  * stream is level-triggered, like everything else. An assignment missing from a snapshot is
  * no longer active, and the node stops it.
  */
-export type WatchMessage =
-  | { type: 'snapshot'; assignments: AssignmentMessage[] }
-  | { type: 'keepalive' };
+export type WatchMessage = { type: 'snapshot'; assignments: AssignmentMessage[] } | { type: 'keepalive' };
 
 /** POST /api/v1/nodes/register */
 export interface RegisterRequest {

@@ -30,7 +30,7 @@ export interface Page<T> {
 export async function readAllPages<T>(path: string, get: (path: string) => Promise<Page<T>>): Promise<T[]> {
   const items: T[] = [];
   const first = `${path}${path.includes('?') ? '&' : '?'}limit=${MOST_PER_PAGE}`;
-  for (let next = first; ; ) {
+  for (let next = first; ;) {
     const page = await get(next);
     for (const item of page.items) items.push(item);
     const token = page.metadata?.continue;

@@ -81,7 +81,10 @@ export function labelValueErrors(value: string): string[] {
  */
 export function parseLabelSelector(text: string): Record<string, string> {
   const labels: Record<string, string> = {};
-  for (const part of text.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')) {
     const match = /^([^=!\s]+)\s*==?\s*([^=!\s]*)$/.exec(part);
     if (!match) throw new Error(`labelSelector: "${part}" is not supported (only key=value, comma-separated)`);
     const [, key = '', value = ''] = match;
@@ -95,10 +98,14 @@ export function parseLabelSelector(text: string): Record<string, string> {
 /** A field selector on a job's phase (`status.phase=Dead`), the one field selector served. */
 export function parsePhaseSelector(text: string, phases: readonly string[]): string | undefined {
   let phase: string | undefined;
-  for (const part of text.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')) {
     const match = /^status\.phase\s*==?\s*(\w+)$/.exec(part);
     if (!match) throw new Error(`fieldSelector: "${part}" is not supported (only status.phase=<phase>)`);
-    if (!phases.includes(match[1]!)) throw new Error(`fieldSelector: "${match[1]}" is not a phase (one of ${phases.join(', ')})`);
+    if (!phases.includes(match[1]!))
+      throw new Error(`fieldSelector: "${match[1]}" is not a phase (one of ${phases.join(', ')})`);
     phase = match[1];
   }
   return phase;

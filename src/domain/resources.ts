@@ -3,15 +3,7 @@
 
 export const API_VERSION = 'fencer.dev/v1';
 
-export type JobPhase =
-  | 'Pending'
-  | 'Assigned'
-  | 'Running'
-  | 'Succeeded'
-  | 'Failed'
-  | 'Cancelled'
-  | 'Skipped'
-  | 'Dead';
+export type JobPhase = 'Pending' | 'Assigned' | 'Running' | 'Succeeded' | 'Failed' | 'Cancelled' | 'Skipped' | 'Dead';
 
 export const TERMINAL_PHASES: readonly JobPhase[] = ['Succeeded', 'Failed', 'Cancelled', 'Skipped', 'Dead'];
 
@@ -365,7 +357,18 @@ export interface CronJobRequest {
   labels: Record<string, string>;
   /** metadata.annotations, when there are some. */
   annotations?: Record<string, string>;
-  spec: CronJobSpec & Required<Pick<CronJobSpec, 'timeZone' | 'suspend' | 'concurrencyPolicy' | 'catchUp' | 'successfulJobsHistoryLimit' | 'failedJobsHistoryLimit'>>;
+  spec: CronJobSpec &
+    Required<
+      Pick<
+        CronJobSpec,
+        | 'timeZone'
+        | 'suspend'
+        | 'concurrencyPolicy'
+        | 'catchUp'
+        | 'successfulJobsHistoryLimit'
+        | 'failedJobsHistoryLimit'
+      >
+    >;
 }
 
 /** GET /api/v1/status */
@@ -391,7 +394,16 @@ export interface ErrorBody {
 export const DEFAULT_BACKOFF_BASE_MS = 1000;
 export const DEFAULT_BACKOFF_CAP_MS = 5 * 60_000;
 
-type CoreJobFields = 'namespace' | 'name' | 'labels' | 'spec' | 'cpuMillis' | 'memoryBytes' | 'durationMs' | 'nodeSelector' | 'maxAttempts';
+type CoreJobFields =
+  | 'namespace'
+  | 'name'
+  | 'labels'
+  | 'spec'
+  | 'cpuMillis'
+  | 'memoryBytes'
+  | 'durationMs'
+  | 'nodeSelector'
+  | 'maxAttempts';
 
 /** A lone job's request with every lifecycle field at its default (benchmarks and tests build these). */
 export function withJobDefaults(core: Pick<JobRequest, CoreJobFields> & Partial<JobRequest>): JobRequest {

@@ -5,7 +5,9 @@ export class StaleIncarnationError extends Error {
     readonly generation: number,
     readonly current: number,
   ) {
-    super(`node ${node}: generation ${generation} is older than the registered process (generation ${current}); nothing changed`);
+    super(
+      `node ${node}: generation ${generation} is older than the registered process (generation ${current}); nothing changed`,
+    );
     this.name = 'StaleIncarnationError';
   }
 }

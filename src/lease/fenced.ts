@@ -45,7 +45,10 @@ async function testHoldInsideFencedTx(): Promise<void> {
   if (!existsSync(file)) return;
   // The replica's name, not only its pid: in a container the pid is the container's own.
   // Written aside and renamed, so a reader never sees half of it.
-  writeFileSync(`${file}.inside.${process.pid}`, JSON.stringify({ pid: process.pid, replica: process.env.FENCER_REPLICA_NAME ?? null }));
+  writeFileSync(
+    `${file}.inside.${process.pid}`,
+    JSON.stringify({ pid: process.pid, replica: process.env.FENCER_REPLICA_NAME ?? null }),
+  );
   renameSync(`${file}.inside.${process.pid}`, `${file}.inside`);
   while (existsSync(file)) await new Promise((r) => setTimeout(r, 20));
 }

@@ -154,10 +154,12 @@ export class Lease extends EventEmitter<LeaseEvents> {
   private async renew(client: pg.Client): Promise<void> {
     const leading = this.leading!;
     const sentAt = performance.now();
-    const result = await client.query(sql('lease/renew'), [this.opts.replica, leading.epoch, this.opts.leaseMs]).catch((err: unknown) => {
-      leaseRenewals.inc({ result: 'failed' });
-      throw err;
-    });
+    const result = await client
+      .query(sql('lease/renew'), [this.opts.replica, leading.epoch, this.opts.leaseMs])
+      .catch((err: unknown) => {
+        leaseRenewals.inc({ result: 'failed' });
+        throw err;
+      });
     leaseRenewals.inc({ result: result.rowCount === 0 ? 'lost' : 'renewed' });
     if (result.rowCount === 0) {
       this.depose('the lease is no longer ours');
@@ -190,7 +192,10 @@ export class Lease extends EventEmitter<LeaseEvents> {
   /** True when nobody holds the leader's liveness lock for this epoch. */
   private async leaderConnectionGone(client: pg.Client, epoch: number): Promise<boolean> {
     const key = livenessKey(epoch);
-    const { rows } = await client.query<{ got: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS got', [LIVENESS_LOCK_NAMESPACE, key]);
+    const { rows } = await client.query<{ got: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS got', [
+      LIVENESS_LOCK_NAMESPACE,
+      key,
+    ]);
     if (!rows[0]!.got) return false;
     await client.query('SELECT pg_advisory_unlock($1, $2)', [LIVENESS_LOCK_NAMESPACE, key]);
     return true;
@@ -218,14 +223,20 @@ export class Lease extends EventEmitter<LeaseEvents> {
         return;
       }
       const sentAt = performance.now();
-      const taken = await client.query<{ epoch: number; since_alive_seconds: number | null }>(sql('lease/take'), [this.opts.replica, this.opts.leaseMs]);
+      const taken = await client.query<{ epoch: number; since_alive_seconds: number | null }>(sql('lease/take'), [
+        this.opts.replica,
+        this.opts.leaseMs,
+      ]);
       await client.query('COMMIT');
       const { epoch, since_alive_seconds: sinceAlive } = taken.rows[0]!;
       leaderChanges.inc();
       // A lease that had a holder before: how long the cluster went without a live leader.
       if (sinceAlive !== null && row.epoch > 0) takeoverSeconds.observe(sinceAlive);
       this.leading = { epoch, trustedUntil: sentAt + this.trustMs() };
-      this.opts.logger.info({ epoch, previousEpoch: row.epoch, previousHolder: row.holder, leaderGone }, 'elected leader');
+      this.opts.logger.info(
+        { epoch, previousEpoch: row.epoch, previousHolder: row.holder, leaderGone },
+        'elected leader',
+      );
       this.emit('elected', epoch);
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});
@@ -235,7 +246,9 @@ export class Lease extends EventEmitter<LeaseEvents> {
   }
 
   private async unlockLiveness(client: pg.Client, epoch: number): Promise<void> {
-    await client.query('SELECT pg_advisory_unlock($1, $2)', [LIVENESS_LOCK_NAMESPACE, livenessKey(epoch)]).catch(() => {});
+    await client
+      .query('SELECT pg_advisory_unlock($1, $2)', [LIVENESS_LOCK_NAMESPACE, livenessKey(epoch)])
+      .catch(() => {});
   }
 
   private depose(reason: string): void {
@@ -252,6 +265,8 @@ function livenessKey(epoch: number): number {
 }
 
 /** The lease row as any replica reads it, for status pages. */
-export async function readLease(db: Db): Promise<{ holder: string | null; epoch: number; acquired_at: Date | null; expires_at: Date | null; free: boolean }> {
+export async function readLease(
+  db: Db,
+): Promise<{ holder: string | null; epoch: number; acquired_at: Date | null; expires_at: Date | null; free: boolean }> {
   return (await db.query(sql('lease/read'))).rows[0];
 }

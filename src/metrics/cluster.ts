@@ -52,7 +52,10 @@ function clusterState(): Promise<{ jobs: JobsRow[]; nodes: NodesRow[] } | null> 
   const from = sources;
   const read = (async () => {
     if (!from || !from.leading()) return null;
-    const [jobs, nodes] = await Promise.all([from.db.query<JobsRow>(sql('metrics/jobs')), from.db.query<NodesRow>(sql('metrics/nodes'))]);
+    const [jobs, nodes] = await Promise.all([
+      from.db.query<JobsRow>(sql('metrics/jobs')),
+      from.db.query<NodesRow>(sql('metrics/nodes')),
+    ]);
     return { jobs: jobs.rows, nodes: nodes.rows };
   })().catch(() => null); // a scrape while the database is away shows no state rather than failing
   snapshot = { at: now, read };
@@ -60,7 +63,12 @@ function clusterState(): Promise<{ jobs: JobsRow[]; nodes: NodesRow[] } | null> 
 }
 
 /** A gauge set afresh from the cluster's state at each scrape (no series when not leading). */
-function stateGauge<L extends string>(name: string, help: string, labelNames: readonly L[], fill: (gauge: Gauge<L>, state: { jobs: JobsRow[]; nodes: NodesRow[] }) => void): void {
+function stateGauge<L extends string>(
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+  fill: (gauge: Gauge<L>, state: { jobs: JobsRow[]; nodes: NodesRow[] }) => void,
+): void {
   new Gauge<L>({
     name,
     help,
@@ -74,16 +82,27 @@ function stateGauge<L extends string>(name: string, help: string, labelNames: re
   });
 }
 
-stateGauge('fencer_jobs', 'Jobs by namespace, queue and phase (the leader exports it).', ['namespace', 'queue', 'phase'], (g, s) => {
-  // Pending and Running of every queue with jobs always exist, so a rule sees 0 rather than no series.
-  for (const r of s.jobs) for (const phase of ['Pending', 'Running']) g.set({ namespace: r.namespace, queue: r.queue, phase }, 0);
-  for (const r of s.jobs) g.set({ namespace: r.namespace, queue: r.queue, phase: r.phase }, r.jobs);
-});
+stateGauge(
+  'fencer_jobs',
+  'Jobs by namespace, queue and phase (the leader exports it).',
+  ['namespace', 'queue', 'phase'],
+  (g, s) => {
+    // Pending and Running of every queue with jobs always exist, so a rule sees 0 rather than no series.
+    for (const r of s.jobs)
+      for (const phase of ['Pending', 'Running']) g.set({ namespace: r.namespace, queue: r.queue, phase }, 0);
+    for (const r of s.jobs) g.set({ namespace: r.namespace, queue: r.queue, phase: r.phase }, r.jobs);
+  },
+);
 
 // Both are there, 0, for every queue with jobs: an alert sees a value, not a missing series.
-stateGauge('fencer_jobs_unschedulable', 'Pending jobs no Ready node could ever hold (reason Unschedulable), by namespace and queue (the leader exports it).', ['namespace', 'queue'], (g, s) => {
-  for (const r of s.jobs) g.inc({ namespace: r.namespace, queue: r.queue }, r.unschedulable);
-});
+stateGauge(
+  'fencer_jobs_unschedulable',
+  'Pending jobs no Ready node could ever hold (reason Unschedulable), by namespace and queue (the leader exports it).',
+  ['namespace', 'queue'],
+  (g, s) => {
+    for (const r of s.jobs) g.inc({ namespace: r.namespace, queue: r.queue }, r.unschedulable);
+  },
+);
 
 stateGauge(
   'fencer_pending_oldest_seconds',
@@ -104,17 +123,32 @@ stateGauge('fencer_node_cpu_capacity_cores', "Each node's CPU capacity (the lead
   for (const n of s.nodes) g.set({ node: n.name }, n.cpu_millis / 1000);
 });
 
-stateGauge('fencer_node_cpu_allocated_cores', "CPU each node's active assignments hold (the leader exports it).", ['node'], (g, s) => {
-  for (const n of s.nodes) g.set({ node: n.name }, n.allocated_cpu_millis / 1000);
-});
+stateGauge(
+  'fencer_node_cpu_allocated_cores',
+  "CPU each node's active assignments hold (the leader exports it).",
+  ['node'],
+  (g, s) => {
+    for (const n of s.nodes) g.set({ node: n.name }, n.allocated_cpu_millis / 1000);
+  },
+);
 
-stateGauge('fencer_node_memory_capacity_bytes', "Each node's memory capacity (the leader exports it).", ['node'], (g, s) => {
-  for (const n of s.nodes) g.set({ node: n.name }, n.memory_bytes);
-});
+stateGauge(
+  'fencer_node_memory_capacity_bytes',
+  "Each node's memory capacity (the leader exports it).",
+  ['node'],
+  (g, s) => {
+    for (const n of s.nodes) g.set({ node: n.name }, n.memory_bytes);
+  },
+);
 
-stateGauge('fencer_node_memory_allocated_bytes', "Memory each node's active assignments hold (the leader exports it).", ['node'], (g, s) => {
-  for (const n of s.nodes) g.set({ node: n.name }, n.allocated_memory_bytes);
-});
+stateGauge(
+  'fencer_node_memory_allocated_bytes',
+  "Memory each node's active assignments hold (the leader exports it).",
+  ['node'],
+  (g, s) => {
+    for (const n of s.nodes) g.set({ node: n.name }, n.allocated_memory_bytes);
+  },
+);
 
 new Gauge({
   name: 'fencer_db_pool_connections',

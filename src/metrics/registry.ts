@@ -7,8 +7,8 @@ export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'fencer_process_' });
 // prom-client's default gauges that end in _total (a counter's suffix) fail promtool; the same
 // counts are there without the suffix.
-for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(`fencer_process_${name}`);
-
+for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'])
+  registry.removeSingleMetric(`fencer_process_${name}`);
 
 export const reconciles = new Counter({
   name: 'fencer_reconcile_total',
@@ -68,7 +68,7 @@ export const jobStartSeconds = new Histogram({
 
 export const jobLatenessSeconds = new Histogram({
   name: 'fencer_job_lateness_seconds',
-  help: 'From the time a job was due to its start report applied, by the database\'s clock (an attempt after a retry: from its backoff\'s end).',
+  help: "From the time a job was due to its start report applied, by the database's clock (an attempt after a retry: from its backoff's end).",
   buckets: LATENCY_BUCKETS,
   registers: [registry],
 });
@@ -148,7 +148,7 @@ export const epochGauge = new Gauge({
 
 export const cronLatenessSeconds = new Histogram({
   name: 'fencer_cron_lateness_seconds',
-  help: 'How late a CronJob occurrence was fired (its Job made): the fire\'s database time minus the scheduled time.',
+  help: "How late a CronJob occurrence was fired (its Job made): the fire's database time minus the scheduled time.",
   buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
   registers: [registry],
 });

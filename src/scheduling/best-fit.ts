@@ -81,7 +81,9 @@ export function bestFit(
   for (const job of jobs) {
     const selective = hasSelector(job);
     const couldEverFit = selective
-      ? nodes.some((n) => nodeMatches(n, job, matching) && n.cpuMillis >= job.cpuMillis && n.memoryBytes >= job.memoryBytes)
+      ? nodes.some(
+          (n) => nodeMatches(n, job, matching) && n.cpuMillis >= job.cpuMillis && n.memoryBytes >= job.memoryBytes,
+        )
       : index.couldEverHold(job);
     if (!couldEverFit) {
       unschedulable.push({ jobUid: job.uid, message: unschedulableMessage(job, nodes, matching) });

@@ -62,9 +62,16 @@ export function parseSchedule(schedule: string, timeZone: string, now: Date = ne
   const pattern = schedule.trim().split(/\s+/).join(' ');
   const fields = pattern === '' ? 0 : pattern.split(' ').length;
   if (pattern.startsWith('@')) {
-    if (!MACROS.includes(pattern)) throw new ScheduleError('schedule', `"${pattern}" is not supported: use 5 fields, 6 with seconds, or one of ${MACROS.join(' ')}`);
+    if (!MACROS.includes(pattern))
+      throw new ScheduleError(
+        'schedule',
+        `"${pattern}" is not supported: use 5 fields, 6 with seconds, or one of ${MACROS.join(' ')}`,
+      );
   } else if (fields !== 5 && fields !== 6) {
-    throw new ScheduleError('schedule', `"${pattern}" has ${fields} field${fields === 1 ? '' : 's'}: want 5 (minute hour day-of-month month day-of-week) or 6 with a leading seconds field`);
+    throw new ScheduleError(
+      'schedule',
+      `"${pattern}" has ${fields} field${fields === 1 ? '' : 's'}: want 5 (minute hour day-of-month month day-of-week) or 6 with a leading seconds field`,
+    );
   }
   const parsed: CronSchedule = { pattern, timeZone, seconds: fields === 6 };
   try {
@@ -154,16 +161,20 @@ export function decideFire(input: FireInput): FireDecision {
     const lateMs = nowMs - at;
     let reason: SkipReason | null = null;
     if (input.suspend) reason = 'Suspended';
-    else if (input.startingDeadlineSeconds !== null && lateMs > input.startingDeadlineSeconds * SECOND) reason = 'MissedDeadline';
-    else if (input.catchUp !== 'all' && (missed || (input.catchUp === 'none' && lateMs > ON_TIME_SECONDS * SECOND))) reason = 'MissedSchedule';
+    else if (input.startingDeadlineSeconds !== null && lateMs > input.startingDeadlineSeconds * SECOND)
+      reason = 'MissedDeadline';
+    else if (input.catchUp !== 'all' && (missed || (input.catchUp === 'none' && lateMs > ON_TIME_SECONDS * SECOND)))
+      reason = 'MissedSchedule';
     if (reason) skipped.push({ at, reason });
     else candidates.push(at);
   });
 
   const fire: number[] = [];
   candidates.forEach((at, i) => {
-    if (input.concurrencyPolicy === 'Forbid' && (input.active > 0 || fire.length > 0)) skipped.push({ at, reason: 'StillRunning' });
-    else if (input.concurrencyPolicy === 'Replace' && i < candidates.length - 1) skipped.push({ at, reason: 'Replaced' });
+    if (input.concurrencyPolicy === 'Forbid' && (input.active > 0 || fire.length > 0))
+      skipped.push({ at, reason: 'StillRunning' });
+    else if (input.concurrencyPolicy === 'Replace' && i < candidates.length - 1)
+      skipped.push({ at, reason: 'Replaced' });
     else fire.push(at);
   });
   skipped.sort((a, b) => a.at - b.at);
@@ -237,7 +248,16 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 function wallClock(timeZone: string, at: number): number {
   let format = formatters.get(timeZone);
   if (!format) {
-    format = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
     formatters.set(timeZone, format);
   }
   const part: Record<string, number> = {};

@@ -51,7 +51,6 @@ export interface NamespaceQuotaState {
   burst: number | null;
 }
 
-
 /** What a round knows of queues and quotas, and whether it shares by weight. */
 export interface Shares {
   fairShare: boolean;
@@ -112,7 +111,10 @@ type Reason = Pick<Waiting, 'reason' | 'message'>;
  * round's quantum is the larger share of the two). Its own function: one pass, called once a
  * round, kept small so that it is compiled whole.
  */
-function groupJobs(jobs: readonly PendingJob[], fairShare: boolean): { grouped: Map<string, PendingJob[][]>; largest: Pick<PendingJob, 'cpuMillis' | 'memoryBytes'> } {
+function groupJobs(
+  jobs: readonly PendingJob[],
+  fairShare: boolean,
+): { grouped: Map<string, PendingJob[][]>; largest: Pick<PendingJob, 'cpuMillis' | 'memoryBytes'> } {
   const grouped = new Map<string, PendingJob[][]>();
   let cpuMillis = 0;
   let memoryBytes = 0;
@@ -173,10 +175,23 @@ export class ShareSequence {
     this.quantum = this.cost(largest) || 1;
     const keys = [...grouped.keys()].sort();
     for (const key of keys) {
-      const lanes = grouped.get(key)!.map((lane) => (shares.fairShare ? orderJobs(lane, ordering === 'most-work-balanced' ? 'most-work-first' : ordering, nodes) : lane));
+      const lanes = grouped
+        .get(key)!
+        .map((lane) =>
+          shares.fairShare
+            ? orderJobs(lane, ordering === 'most-work-balanced' ? 'most-work-first' : ordering, nodes)
+            : lane,
+        );
       // A copy: placed() counts into it.
       const state = shares.fairShare ? (states.get(key) ?? { ...UNLIMITED, key }) : { ...UNLIMITED };
-      const turn: QueueTurn = { state, lanes, heads: [0, 0, 0], passes: this.startPasses(key, lanes), deficit: shares.memory.deficits.get(key) ?? 0, held: null };
+      const turn: QueueTurn = {
+        state,
+        lanes,
+        heads: [0, 0, 0],
+        passes: this.startPasses(key, lanes),
+        deficit: shares.memory.deficits.get(key) ?? 0,
+        held: null,
+      };
       this.turns.push(turn);
       this.byKey.set(key, turn);
     }
@@ -290,7 +305,10 @@ export class ShareSequence {
   private saveMemory(): void {
     if (!this.shares.fairShare) return;
     for (const turn of this.byKey.values()) {
-      this.shares.memory.lanePasses.set(turn.state.key, turn.passes.map((p, lane) => (turn.lanes[lane]!.length > 0 ? p : undefined)));
+      this.shares.memory.lanePasses.set(
+        turn.state.key,
+        turn.passes.map((p, lane) => (turn.lanes[lane]!.length > 0 ? p : undefined)),
+      );
       if (this.turns.includes(turn)) this.shares.memory.deficits.set(turn.state.key, turn.deficit);
       else this.shares.memory.deficits.delete(turn.state.key);
     }
@@ -308,7 +326,8 @@ export class ShareSequence {
       turn.heads[lane]!++;
       if (limit.reason === 'QueueAtLimit' && this.atConcurrencyLimit(turn.state)) {
         turn.held = 'QueueAtLimit';
-        for (const l of LANES) for (let i = turn.heads[l]!; i < turn.lanes[l]!.length; i++) this.held.set(turn.lanes[l]![i]!.uid, limit);
+        for (const l of LANES)
+          for (let i = turn.heads[l]!; i < turn.lanes[l]!.length; i++) this.held.set(turn.lanes[l]![i]!.uid, limit);
         return undefined;
       }
     }
@@ -369,7 +388,11 @@ export class ShareSequence {
   private limitOf(job: PendingJob, q: QueueState, onlyStanding: boolean): Waiting | null {
     if (this.shares.ignoreLimits) return null;
     if (this.atConcurrencyLimit(q)) {
-      return { jobUid: job.uid, reason: 'QueueAtLimit', message: `queue ${q.key} has ${q.concurrencyLimit} jobs placed, its spec.concurrencyLimit` };
+      return {
+        jobUid: job.uid,
+        reason: 'QueueAtLimit',
+        message: `queue ${q.key} has ${q.concurrencyLimit} jobs placed, its spec.concurrencyLimit`,
+      };
     }
     const quota = job.namespace === undefined || this.quotas.size === 0 ? undefined : this.quotas.get(job.namespace);
     if (quota?.tokens !== null && quota?.tokens !== undefined && quota.tokens < 1) {
@@ -380,15 +403,26 @@ export class ShareSequence {
       };
     }
     if (onlyStanding) return null;
-    if ((q.cpuLimitMillis !== null && q.cpuMillis + job.cpuMillis > q.cpuLimitMillis) || (q.memoryLimitBytes !== null && q.memoryBytes + job.memoryBytes > q.memoryLimitBytes)) {
-      return { jobUid: job.uid, reason: 'QueueAtLimit', message: `queue ${q.key}: its placed jobs would hold more than its spec.resourceLimit` };
+    if (
+      (q.cpuLimitMillis !== null && q.cpuMillis + job.cpuMillis > q.cpuLimitMillis) ||
+      (q.memoryLimitBytes !== null && q.memoryBytes + job.memoryBytes > q.memoryLimitBytes)
+    ) {
+      return {
+        jobUid: job.uid,
+        reason: 'QueueAtLimit',
+        message: `queue ${q.key}: its placed jobs would hold more than its spec.resourceLimit`,
+      };
     }
     if (
       quota &&
       ((quota.cpuLimitMillis !== null && quota.cpuMillis + job.cpuMillis > quota.cpuLimitMillis) ||
         (quota.memoryLimitBytes !== null && quota.memoryBytes + job.memoryBytes > quota.memoryLimitBytes))
     ) {
-      return { jobUid: job.uid, reason: 'QuotaExceeded', message: `namespace ${quota.namespace}: its placed jobs would hold more CPU or memory than ResourceQuota ${quota.name} allows` };
+      return {
+        jobUid: job.uid,
+        reason: 'QuotaExceeded',
+        message: `namespace ${quota.namespace}: its placed jobs would hold more CPU or memory than ResourceQuota ${quota.name} allows`,
+      };
     }
     return null;
   }

@@ -68,7 +68,14 @@ export class FreeCapacityIndex {
         byShape.set(key, shape);
         this.shapes.push(shape);
       }
-      const state = { node, shape, cpuFree: 0, memoryFree: 0, slotsFree: node.freeSlots ?? Infinity, entry: undefined as unknown as FreeEntry };
+      const state = {
+        node,
+        shape,
+        cpuFree: 0,
+        memoryFree: 0,
+        slotsFree: node.freeSlots ?? Infinity,
+        entry: undefined as unknown as FreeEntry,
+      };
       state.cpuFree = node.cpuMillis - node.allocatedCpuMillis;
       state.memoryFree = node.memoryBytes - node.allocatedMemoryBytes;
       if (state.slotsFree > 0) this.file(state, state.cpuFree, state.memoryFree);
@@ -104,7 +111,11 @@ export class FreeCapacityIndex {
         for (let i = Math.max(0, d - memorySpan); i <= Math.min(d, cpuSpan); i++) {
           for (const entry of shape.cells[(cpu0 + i) * GRID + memory0 + d - i]!) {
             if (entry.cpuFree < job.cpuMillis || entry.memoryFree < job.memoryBytes) continue;
-            const score = fitScore(fit, (entry.cpuFree - job.cpuMillis) / shape.cpuMillis, (entry.memoryFree - job.memoryBytes) / shape.memoryBytes);
+            const score = fitScore(
+              fit,
+              (entry.cpuFree - job.cpuMillis) / shape.cpuMillis,
+              (entry.memoryFree - job.memoryBytes) / shape.memoryBytes,
+            );
             if (score < bestScore) {
               bestScore = score;
               best = entry;
@@ -121,8 +132,18 @@ export class FreeCapacityIndex {
     let best: NodeState | undefined;
     let bestScore = Infinity;
     for (const state of this.states) {
-      if (state.slotsFree <= 0 || state.cpuFree < job.cpuMillis || state.memoryFree < job.memoryBytes || !accept(state.node)) continue;
-      const score = fitScore(fit, (state.cpuFree - job.cpuMillis) / state.shape.cpuMillis, (state.memoryFree - job.memoryBytes) / state.shape.memoryBytes);
+      if (
+        state.slotsFree <= 0 ||
+        state.cpuFree < job.cpuMillis ||
+        state.memoryFree < job.memoryBytes ||
+        !accept(state.node)
+      )
+        continue;
+      const score = fitScore(
+        fit,
+        (state.cpuFree - job.cpuMillis) / state.shape.cpuMillis,
+        (state.memoryFree - job.memoryBytes) / state.shape.memoryBytes,
+      );
       if (score < bestScore) {
         bestScore = score;
         best = state;

@@ -67,7 +67,11 @@ export interface JobSequence {
   next(use: ClusterUse): PendingJob | undefined;
 }
 
-export function jobSequence(jobs: readonly PendingJob[], ordering: Ordering, nodes: readonly NodeCapacity[]): JobSequence {
+export function jobSequence(
+  jobs: readonly PendingJob[],
+  ordering: Ordering,
+  nodes: readonly NodeCapacity[],
+): JobSequence {
   if (ordering !== 'most-work-balanced') {
     const ordered = orderJobs(jobs, ordering, nodes);
     let i = 0;
@@ -103,7 +107,11 @@ function capacityOf(nodes: readonly NodeCapacity[]): ClusterUse {
  * 2^16 levels (of the largest key) and the jobs counting-sorted by level: two passes over the
  * jobs whatever their number, where even a native sort was the larger part of a 10,000-job round.
  */
-export function orderJobs(jobs: readonly PendingJob[], ordering: Exclude<Ordering, 'most-work-balanced'>, nodes: readonly NodeCapacity[]): readonly PendingJob[] {
+export function orderJobs(
+  jobs: readonly PendingJob[],
+  ordering: Exclude<Ordering, 'most-work-balanced'>,
+  nodes: readonly NodeCapacity[],
+): readonly PendingJob[] {
   // Fair share orders each lane, and most lanes hold nothing: they cost nothing either.
   if (ordering === 'arrival' || jobs.length < 2) return jobs;
   const { cpu: totalCpu, memory: totalMemory } = capacityOf(nodes);

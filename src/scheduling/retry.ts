@@ -34,7 +34,11 @@ export function decideRetry(input: RetryInput, random: () => number = Math.rando
   if (input.cause === 'disruption') {
     if (input.disruptions + 1 >= input.maxDisruptions) return { kind: 'dead', by: 'disruptions' };
     // Jittered as a failure is: the jobs of a node that died go back spread, not all at once.
-    return { kind: 'retry', delayMs: Math.floor(random() * (backoffWindowMs({ ...input, attempt: input.disruptions + 1 }) + 1)), usesAttempt: false };
+    return {
+      kind: 'retry',
+      delayMs: Math.floor(random() * (backoffWindowMs({ ...input, attempt: input.disruptions + 1 }) + 1)),
+      usesAttempt: false,
+    };
   }
   if (input.retryPolicy === 'Never') return { kind: 'failed' };
   if (input.attempt >= input.maxAttempts) return { kind: 'dead', by: 'attempts' };

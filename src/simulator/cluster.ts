@@ -231,7 +231,10 @@ export class Cluster {
    * started its own PostgreSQL.
    */
   async restartDatabase(): Promise<void> {
-    if (!this.embedded) throw new Error('the cluster did not start its PostgreSQL (databaseUrl or DATABASE_URL given): it cannot restart it');
+    if (!this.embedded)
+      throw new Error(
+        'the cluster did not start its PostgreSQL (databaseUrl or DATABASE_URL given): it cannot restart it',
+      );
     await this.embedded.restart();
   }
 
@@ -255,7 +258,8 @@ export class Cluster {
   /** SIGCONT. `leader` means the leader frozen last, which by now has usually lost the lease. */
   async resume(target: string): Promise<ChaosAction> {
     if (target === 'leader') {
-      if (!this.lastFrozenLeader || !this.runtime.isFrozen(this.lastFrozenLeader)) throw new Error('no frozen leader to resume');
+      if (!this.lastFrozenLeader || !this.runtime.isFrozen(this.lastFrozenLeader))
+        throw new Error('no frozen leader to resume');
       target = this.lastFrozenLeader;
     }
     const action = await this.resolve(target);
@@ -326,7 +330,13 @@ export class Cluster {
       const name = `replica-${i + 1}`;
       this.replicaPorts.set(name, port);
       return this.member(name, 'replica', [
-        'replica', '--name', name, '--port', String(port), '--database-url', this.databaseUrl,
+        'replica',
+        '--name',
+        name,
+        '--port',
+        String(port),
+        '--database-url',
+        this.databaseUrl,
       ]);
     });
     await Promise.all(replicas.map((replica) => this.launch(replica)));
@@ -336,13 +346,21 @@ export class Cluster {
     // In waves: a hundred agents booting at once on a small machine starve the replicas that
     // must answer their registrations.
     const perProcess = this.options.nodesPerProcess ?? 1;
-    if (perProcess > 1 && (this.options.proxies ?? true)) throw new Error('nodesPerProcess above 1 needs proxies: false');
+    if (perProcess > 1 && (this.options.proxies ?? true))
+      throw new Error('nodesPerProcess above 1 needs proxies: false');
     const wave = NODE_START_WAVE * perProcess;
     for (let first = 0; first < names.length; first += wave) {
       const starting = names.slice(first, first + wave);
-      const groups = Array.from({ length: Math.ceil(starting.length / perProcess) }, (_, g) => starting.slice(g * perProcess, (g + 1) * perProcess));
+      const groups = Array.from({ length: Math.ceil(starting.length / perProcess) }, (_, g) =>
+        starting.slice(g * perProcess, (g + 1) * perProcess),
+      );
       await Promise.all(
-        groups.map((group, g) => this.addNodes(group, { labels: this.options.nodeLabels?.(first + g * perProcess), images: this.options.nodeImages?.(first + g * perProcess) })),
+        groups.map((group, g) =>
+          this.addNodes(group, {
+            labels: this.options.nodeLabels?.(first + g * perProcess),
+            images: this.options.nodeImages?.(first + g * perProcess),
+          }),
+        ),
       );
       await this.waitNodesReady(starting);
     }
@@ -360,28 +378,44 @@ export class Cluster {
     let replicaUrls = this.replicaUrls;
     if (single && (this.options.proxies ?? true)) {
       const routes = await Promise.all(
-        [...this.replicaPorts.values()].map(async (targetPort) => ({ listenPort: await this.allocatePort(), targetPort })),
+        [...this.replicaPorts.values()].map(async (targetPort) => ({
+          listenPort: await this.allocatePort(),
+          targetPort,
+        })),
       );
       const proxy = this.member(proxyName(first), 'proxy', ['proxy', '--listen', formatRoutes(routes)]);
       await this.launch(proxy);
-      await Promise.all(routes.map((r) => waitListening(r.listenPort, proxy.name, () => this.runtime.isRunning(proxy.name))));
+      await Promise.all(
+        routes.map((r) => waitListening(r.listenPort, proxy.name, () => this.runtime.isRunning(proxy.name))),
+      );
       replicaUrls = routes.map((r) => `http://127.0.0.1:${r.listenPort}`);
     }
     const labels = opts.labels ?? { pool: 'default' };
     const cpu = opts.cpu ?? this.options.nodeCpu ?? '4';
     const memory = opts.memory ?? this.options.nodeMemory ?? '8Gi';
     const args = [
-      'agent', '--name', names.join(','),
-      '--cpu', cpu,
-      '--memory', memory,
+      'agent',
+      '--name',
+      names.join(','),
+      '--cpu',
+      cpu,
+      '--memory',
+      memory,
       ...(this.options.nodeMaxJobs === undefined ? [] : ['--max-jobs', String(this.options.nodeMaxJobs)]),
-      '--replicas', replicaUrls.join(','),
-      '--log-file', this.nodeLogFile(single ? first : '{name}'),
+      '--replicas',
+      replicaUrls.join(','),
+      '--log-file',
+      this.nodeLogFile(single ? first : '{name}'),
     ];
     const metricsPort = await this.allocatePort();
     args.push('--metrics-port', String(metricsPort));
     if (Object.keys(labels).length > 0) {
-      args.push('--labels', Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(','));
+      args.push(
+        '--labels',
+        Object.entries(labels)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(','),
+      );
     }
     for (const image of opts.images ?? []) args.push('--image', image);
     // The docker runtime holds the agent's container to what its nodes claim to have.
@@ -397,7 +431,12 @@ export class Cluster {
     await this.launch(member);
   }
 
-  private member(name: string, kind: Member['kind'], args: string[], limits: Pick<ProcessSpec, 'cpus' | 'memoryBytes'> = {}): Member {
+  private member(
+    name: string,
+    kind: Member['kind'],
+    args: string[],
+    limits: Pick<ProcessSpec, 'cpus' | 'memoryBytes'> = {},
+  ): Member {
     const spec: ProcessSpec = {
       name,
       args,
@@ -540,7 +579,8 @@ export class Cluster {
     for (;;) {
       if (this.options.signal?.aborted) throw new Error(`aborted while waiting for ${what}`);
       const dead = processes.find((m) => !this.runtime.isRunning(m.name));
-      if (dead) throw new Error(`${dead.name} exited while waiting for ${what}; its log ends:\n${logTail(dead.spec.logFile)}`);
+      if (dead)
+        throw new Error(`${dead.name} exited while waiting for ${what}; its log ends:\n${logTail(dead.spec.logFile)}`);
       try {
         if (await check()) return;
       } catch (err) {

@@ -119,7 +119,10 @@ export class DockerRuntime implements Runtime {
     const box = this.boxes.get(name);
     if (!box) return;
     // A paused container cannot take SIGTERM, and `fencer cluster freeze` may have paused it.
-    const state = await box.container.inspect().then((info) => info.State, () => undefined);
+    const state = await box.container.inspect().then(
+      (info) => info.State,
+      () => undefined,
+    );
     if (state?.Paused) await box.container.unpause().catch(() => {});
     // `docker stop` sends SIGTERM, then SIGKILL after t whole seconds.
     await box.container.stop({ t: Math.max(1, Math.ceil(timeoutMs / 1000)) }).catch(() => {});
@@ -147,7 +150,12 @@ export class DockerRuntime implements Runtime {
     return () => this.listeners.delete(listener);
   }
 
-  private async watchExit(name: string, container: Docker.Container, pid: number, drained: Promise<void>): Promise<void> {
+  private async watchExit(
+    name: string,
+    container: Docker.Container,
+    pid: number,
+    drained: Promise<void>,
+  ): Promise<void> {
     let code: number | null = null;
     try {
       code = ((await container.wait()) as { StatusCode: number }).StatusCode;
@@ -202,7 +210,8 @@ export async function removeClusterContainers(clusterId: string, docker = new Do
 /** fencer's own settings (log level, timings) reach the containers as they reach children. */
 function passedThrough(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) if (key.startsWith('FENCER_') && value !== undefined) out[key] = value;
+  for (const [key, value] of Object.entries(env))
+    if (key.startsWith('FENCER_') && value !== undefined) out[key] = value;
   return out;
 }
 
@@ -236,7 +245,10 @@ function sleep(ms: number): Promise<void> {
  * The runtime a benchmark runs on: docker when asked and able, else processes, with a note that
  * says why (the result must not pass off processes for containers).
  */
-export async function benchRuntime(asked: 'docker' | 'process', log: (line: string) => void): Promise<{ runtime: 'docker' | 'process'; runtimeNote?: string }> {
+export async function benchRuntime(
+  asked: 'docker' | 'process',
+  log: (line: string) => void,
+): Promise<{ runtime: 'docker' | 'process'; runtimeNote?: string }> {
   if (asked !== 'docker') return { runtime: asked };
   const problem = await dockerUnavailable();
   if (!problem) return { runtime: 'docker' };
@@ -244,4 +256,3 @@ export async function benchRuntime(asked: 'docker' | 'process', log: (line: stri
   log(runtimeNote);
   return { runtime: 'process', runtimeNote };
 }
-

@@ -50,9 +50,14 @@ function writeAtomically(path: string, text: string): void {
  */
 export function prometheusTargets(state: ClusterState): Array<{ targets: string[]; labels: Record<string, string> }> {
   const agents = new Map<string, string[]>();
-  for (const n of state.nodes) if (n.metricsUrl) agents.set(new URL(n.metricsUrl).host, [...(agents.get(new URL(n.metricsUrl).host) ?? []), n.name]);
+  for (const n of state.nodes)
+    if (n.metricsUrl)
+      agents.set(new URL(n.metricsUrl).host, [...(agents.get(new URL(n.metricsUrl).host) ?? []), n.name]);
   return [
-    ...state.replicas.map((r) => ({ targets: [new URL(r.url).host], labels: { component: 'replica', replica: r.name } })),
+    ...state.replicas.map((r) => ({
+      targets: [new URL(r.url).host],
+      labels: { component: 'replica', replica: r.name },
+    })),
     ...[...agents].map(([host, nodes]) => ({ targets: [host], labels: { component: 'agent', agent: nodes[0]! } })),
   ];
 }

@@ -17,13 +17,21 @@ export type EndState = 'Succeeded' | 'Failed' | 'Lost' | 'Unconfirmed' | 'Cancel
  * they held goes back by the assignments' trigger, migration 0006). Callers lock the jobs first.
  * Returns what ended.
  */
-export async function endAssignments(tx: Tx, ids: string[], endState: Exclude<EndState, 'Cancelled' | 'Unconfirmed'>, node: string | null): Promise<EndedAssignment[]> {
+export async function endAssignments(
+  tx: Tx,
+  ids: string[],
+  endState: Exclude<EndState, 'Cancelled' | 'Unconfirmed'>,
+  node: string | null,
+): Promise<EndedAssignment[]> {
   return notifyEnded(tx, (await tx.query<EndedAssignment>(sql('assignments/end'), [ids, endState, node, null])).rows);
 }
 
 /** Ends those of these placements still unclaimed past their deadline (assignments/unconfirmed says which). */
 export async function endUnconfirmed(tx: Tx, ids: string[], undeliveredMs: number): Promise<EndedAssignment[]> {
-  return notifyEnded(tx, (await tx.query<EndedAssignment>(sql('assignments/end_unconfirmed'), [ids, undeliveredMs])).rows);
+  return notifyEnded(
+    tx,
+    (await tx.query<EndedAssignment>(sql('assignments/end_unconfirmed'), [ids, undeliveredMs])).rows,
+  );
 }
 
 /**
@@ -35,7 +43,10 @@ export async function endUnconfirmed(tx: Tx, ids: string[], undeliveredMs: numbe
 export async function withdrawAssignments(tx: Tx, ids: string[], overdueSlackMs: number): Promise<EndedAssignment[]> {
   if (ids.length === 0) return [];
   const hold = guardBroken('cancel-hold') ? null : overdueSlackMs;
-  return notifyEnded(tx, (await tx.query<EndedAssignment>(sql('assignments/end'), [ids, 'Cancelled', null, hold])).rows);
+  return notifyEnded(
+    tx,
+    (await tx.query<EndedAssignment>(sql('assignments/end'), [ids, 'Cancelled', null, hold])).rows,
+  );
 }
 
 /** Tells the nodes of ended assignments (their watch streams send a fresh snapshot). */
@@ -115,7 +126,12 @@ export async function applyReports(db: Db, node: string, reports: readonly NodeR
 }
 
 /** These assignments are being sent to their node: its confirm deadline starts now. */
-export async function markDelivered(db: Db, node: string, ids: readonly string[], confirmTimeoutMs: number): Promise<void> {
+export async function markDelivered(
+  db: Db,
+  node: string,
+  ids: readonly string[],
+  confirmTimeoutMs: number,
+): Promise<void> {
   await db.query(sql('assignments/delivered'), [ids, node, confirmTimeoutMs]);
 }
 
@@ -130,7 +146,10 @@ async function startAll(tx: Tx, node: string, reports: readonly NodeReport[]): P
   const ids = reports.filter((r) => r.kind === 'started').map((r) => r.id);
   if (ids.length === 0) return [];
   const rows = (await tx.query<Started & { job_uid: string }>(sql('assignments/start'), [ids, node])).rows;
-  await setPhases(tx, rows.map((a) => ({ jobUid: a.job_uid, assignmentId: a.id, phase: 'Running', reason: null, message: null })));
+  await setPhases(
+    tx,
+    rows.map((a) => ({ jobUid: a.job_uid, assignmentId: a.id, phase: 'Running', reason: null, message: null })),
+  );
   // Claimed: room in the node's unclaimed backlog (placement/nodes.sql), so placement looks again.
   if (rows.length > 0) await tx.query(sql('jobs/notify_pending'));
   return rows;
@@ -145,18 +164,28 @@ async function endAll(tx: Tx, node: string, reports: readonly NodeReport[]): Pro
   const endState = (r: Exclude<NodeReport, { kind: 'started' }>): EndState =>
     r.kind === 'finished' ? r.outcome : r.neverRan ? 'Unconfirmed' : 'Lost';
   const messages = [...ends.values()].map((r) => (r.kind === 'finished' ? r.message : null));
-  const rows = (await tx.query<EndedAssignment>(sql('assignments/end_reported'), [[...ends.keys()], [...ends.values()].map(endState), node, messages])).rows;
+  const rows = (
+    await tx.query<EndedAssignment>(sql('assignments/end_reported'), [
+      [...ends.keys()],
+      [...ends.values()].map(endState),
+      node,
+      messages,
+    ])
+  ).rows;
   await notifyEnded(tx, rows);
   // The others had ended already: if cancelled while running, the node has now stopped them.
   const ended = new Set(rows.map((a) => a.id));
   const stopped = [...ends.keys()].filter((id) => !ended.has(id));
-  if (stopped.length > 0 && (await tx.query(sql('assignments/release_holds'), [stopped, node])).rowCount! > 0) await tx.query(sql('jobs/notify_pending'));
+  if (stopped.length > 0 && (await tx.query(sql('assignments/release_holds'), [stopped, node])).rowCount! > 0)
+    await tx.query(sql('jobs/notify_pending'));
   // A job that succeeded is done. Any other end (a failure, a run given up) is the leader's to
   // decide: retried after a backoff, Failed, or Dead (job-reconcile, src/scheduling/retry.ts).
   const succeeded = rows.flatMap((a) => {
     const r = ends.get(a.id);
     if (r?.kind !== 'finished' || r.outcome !== 'Succeeded') return [];
-    return [{ jobUid: a.job_uid, assignmentId: a.id, phase: 'Succeeded' as const, reason: 'Completed', message: r.message }];
+    return [
+      { jobUid: a.job_uid, assignmentId: a.id, phase: 'Succeeded' as const, reason: 'Completed', message: r.message },
+    ];
   });
   await setPhases(tx, succeeded);
   return rows.map((a) => a.id);
@@ -200,19 +229,27 @@ interface ActiveRow {
  * A node's snapshot, for its watch stream: its active assignments, and those never sent to it yet
  * (whose confirm deadline starts when they are: markDelivered).
  */
-export async function snapshotFor(db: Db, node: string): Promise<{ assignments: AssignmentMessage[]; undelivered: string[] }> {
+export async function snapshotFor(
+  db: Db,
+  node: string,
+): Promise<{ assignments: AssignmentMessage[]; undelivered: string[] }> {
   const rows = (await db.query<ActiveRow>(sql('assignments/active_on_node'), [node])).rows;
   const undelivered = rows.filter((r) => r.undelivered).map((r) => r.id);
-  return { undelivered, assignments: rows.map((r) => ({
-    id: r.id,
-    jobUid: r.job_uid,
-    job: r.job,
-    epoch: r.epoch,
-    attempt: r.attempt,
-    cpuMillis: r.cpu_millis,
-    memoryBytes: r.memory_bytes,
-    durationMs: r.duration_ms,
-    state: r.state,
-    ...(r.fail_exit_code === null ? {} : { failExitCode: r.fail_exit_code, failAfterMs: parseDuration(r.fail_after ?? '') ?? r.duration_ms }),
-  })) };
+  return {
+    undelivered,
+    assignments: rows.map((r) => ({
+      id: r.id,
+      jobUid: r.job_uid,
+      job: r.job,
+      epoch: r.epoch,
+      attempt: r.attempt,
+      cpuMillis: r.cpu_millis,
+      memoryBytes: r.memory_bytes,
+      durationMs: r.duration_ms,
+      state: r.state,
+      ...(r.fail_exit_code === null
+        ? {}
+        : { failExitCode: r.fail_exit_code, failAfterMs: parseDuration(r.fail_after ?? '') ?? r.duration_ms }),
+    })),
+  };
 }

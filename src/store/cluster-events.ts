@@ -22,7 +22,14 @@ export interface ClusterEventRow {
 export async function recordClusterEvent(db: Db, event: Omit<ClusterEventRow, 'id' | 'at'>): Promise<void> {
   await transaction(db, async (tx) => {
     await tx.query(sql('cluster_events/take_xid'));
-    await tx.query(sql('cluster_events/insert'), [event.type, event.reason, event.object, event.epoch, event.replica, event.message]);
+    await tx.query(sql('cluster_events/insert'), [
+      event.type,
+      event.reason,
+      event.object,
+      event.epoch,
+      event.replica,
+      event.message,
+    ]);
   });
 }
 

@@ -7,7 +7,14 @@ import { sql } from './sql.js';
 import type { CronJobListRow, CronJobRow } from './rows.js';
 import type { CronJobRequest, CronJobSpec } from '../domain/resources.js';
 import { TERMINAL_PHASES } from '../domain/resources.js';
-import { decideFire, nextOccurrence, occurrencesBetween, parseSchedule, type CronSchedule, type FireDecision } from '../scheduling/cron.js';
+import {
+  decideFire,
+  nextOccurrence,
+  occurrencesBetween,
+  parseSchedule,
+  type CronSchedule,
+  type FireDecision,
+} from '../scheduling/cron.js';
 import { withdrawAssignments } from './assignments.js';
 import { submitInTx } from './jobs.js';
 import { occurrenceJob, occurrenceWorkflow } from '../api/validation/cronjob.js';
@@ -38,13 +45,24 @@ export async function applyCronJob(
     if (!row) {
       const now = await clock(tx);
       const created = (
-        await tx.query<CronJobRow>(sql('cronjobs/insert'), [request.namespace, request.name, ...columns(request), nextOccurrence(schedule, now), JSON.stringify(request.annotations ?? {})])
+        await tx.query<CronJobRow>(sql('cronjobs/insert'), [
+          request.namespace,
+          request.name,
+          ...columns(request),
+          nextOccurrence(schedule, now),
+          JSON.stringify(request.annotations ?? {}),
+        ])
       ).rows[0];
-      if (created) return { outcome: 'created' as const, cronJob: (await readCronJob(tx, request.namespace, request.name))! };
+      if (created)
+        return { outcome: 'created' as const, cronJob: (await readCronJob(tx, request.namespace, request.name))! };
       // Created by another request since the lock found nothing: edit that one.
       row = (await tx.query<CronJobRow>(sql('cronjobs/lock'), [request.namespace, request.name])).rows[0]!;
     }
-    if (isDeepStrictEqual(row.spec, request.spec) && isDeepStrictEqual(row.labels, request.labels) && isDeepStrictEqual(row.annotations, request.annotations ?? {})) {
+    if (
+      isDeepStrictEqual(row.spec, request.spec) &&
+      isDeepStrictEqual(row.labels, request.labels) &&
+      isDeepStrictEqual(row.annotations, request.annotations ?? {})
+    ) {
       return { outcome: 'unchanged' as const, cronJob: (await readCronJob(tx, request.namespace, request.name))! };
     }
     const now = await clock(tx);
@@ -55,12 +73,22 @@ export async function applyCronJob(
     // schedule will not handle: recorded Skipped (Rescheduled), so that none goes without a record.
     if (row.next_fire_at && row.next_fire_at <= now) {
       const old = parseSchedule(row.schedule, row.time_zone);
-      const handledLater = (at: Date) => cursor !== null && at >= cursor && nextOccurrence(schedule, new Date(at.getTime() - 1))?.getTime() === at.getTime();
-      const passed = occurrencesBetween(old, new Date(row.next_fire_at.getTime() - 1), now, 1000).filter((at) => !handledLater(at));
+      const handledLater = (at: Date) =>
+        cursor !== null &&
+        at >= cursor &&
+        nextOccurrence(schedule, new Date(at.getTime() - 1))?.getTime() === at.getTime();
+      const passed = occurrencesBetween(old, new Date(row.next_fire_at.getTime() - 1), now, 1000).filter(
+        (at) => !handledLater(at),
+      );
       const records = passed.map((at) => ({ at, outcome: 'Skipped', reason: 'Rescheduled', uid: null, job: null }));
       await recordOccurrences(tx, row, old, records);
     }
-    await tx.query(sql('cronjobs/update'), [row.uid, ...columns(request), cursor, JSON.stringify(request.annotations ?? {})]);
+    await tx.query(sql('cronjobs/update'), [
+      row.uid,
+      ...columns(request),
+      cursor,
+      JSON.stringify(request.annotations ?? {}),
+    ]);
     return { outcome: 'configured' as const, cronJob: (await readCronJob(tx, request.namespace, request.name))! };
   });
 }
@@ -116,15 +144,27 @@ export async function recentOccurrences(db: Db, cronJobUid: string, limit: numbe
  * occurrences stay. With `orphan` (propagationPolicy Orphan) its Jobs and workflows run on, owned
  * by nothing.
  */
-export async function deleteCronJob(db: Db, namespace: string, name: string, overdueSlackMs: number, orphan = false): Promise<CronJobListRow | undefined> {
+export async function deleteCronJob(
+  db: Db,
+  namespace: string,
+  name: string,
+  overdueSlackMs: number,
+  orphan = false,
+): Promise<CronJobListRow | undefined> {
   return transaction(db, async (tx) => {
     const row = (await tx.query<CronJobRow>(sql('cronjobs/lock'), [namespace, name])).rows[0];
     if (!row) return undefined;
     const before = (await readCronJob(tx, namespace, name))!;
     if (orphan) await tx.query(sql('cronjobs/orphan'), [row.uid]);
-    const jobs = (await tx.query<{ uid: string; phase: string; assignment_id: string | null }>(sql('cronjobs/lock_jobs'), [row.uid])).rows;
+    const jobs = (
+      await tx.query<{ uid: string; phase: string; assignment_id: string | null }>(sql('cronjobs/lock_jobs'), [row.uid])
+    ).rows;
     const open = jobs.filter((j) => !TERMINAL_PHASES.includes(j.phase as never));
-    await withdrawAssignments(tx, open.flatMap((j) => (j.assignment_id ? [j.assignment_id] : [])), overdueSlackMs);
+    await withdrawAssignments(
+      tx,
+      open.flatMap((j) => (j.assignment_id ? [j.assignment_id] : [])),
+      overdueSlackMs,
+    );
     await tx.query(sql('cronjobs/delete'), [row.uid]);
     return before;
   });
@@ -181,7 +221,14 @@ export type FireResult =
  * Throws what admitting the Jobs throws (a namespace over its pending quota, a queue that no
  * longer exists): nothing is written then.
  */
-export async function fireCronJob(tx: Tx, cron: DueCronJob, schedule: CronSchedule, maxOccurrences: number, overdueSlackMs: number, guards: FireGuards): Promise<FireResult> {
+export async function fireCronJob(
+  tx: Tx,
+  cron: DueCronJob,
+  schedule: CronSchedule,
+  maxOccurrences: number,
+  overdueSlackMs: number,
+  guards: FireGuards,
+): Promise<FireResult> {
   const now = await clock(tx);
   const busy = (await tx.query<{ busy: number }>(sql('cronjobs/busy'), [cron.uid])).rows[0]!.busy;
   const decision = decideFire({
@@ -196,11 +243,26 @@ export async function fireCronJob(tx: Tx, cron: DueCronJob, schedule: CronSchedu
     maxOccurrences,
   });
   if (cron.concurrency_policy === 'Replace' && busy > 0 && decision.fire.length > 0) {
-    const locked = await tx.query(sql('cronjobs/lock_at'), [cron.uid, cron.version, cron.next_fire_at, guards.versionBroken, guards.cursorBroken]);
+    const locked = await tx.query(sql('cronjobs/lock_at'), [
+      cron.uid,
+      cron.version,
+      cron.next_fire_at,
+      guards.versionBroken,
+      guards.cursorBroken,
+    ]);
     if (locked.rowCount === 0) return { outcome: 'stale' };
-    const active = (await tx.query<{ uid: string; assignment_id: string | null }>(sql('cronjobs/active_jobs'), [cron.uid])).rows;
-    await withdrawAssignments(tx, active.flatMap((j) => (j.assignment_id ? [j.assignment_id] : [])), overdueSlackMs);
-    await tx.query(sql('cronjobs/replace'), [active.map((j) => j.uid), `replaced by the next run of cronjob ${cron.name}`]);
+    const active = (
+      await tx.query<{ uid: string; assignment_id: string | null }>(sql('cronjobs/active_jobs'), [cron.uid])
+    ).rows;
+    await withdrawAssignments(
+      tx,
+      active.flatMap((j) => (j.assignment_id ? [j.assignment_id] : [])),
+      overdueSlackMs,
+    );
+    await tx.query(sql('cronjobs/replace'), [
+      active.map((j) => j.uid),
+      `replaced by the next run of cronjob ${cron.name}`,
+    ]);
     await tx.query(sql('cronjobs/cancel_workflows'), [cron.uid]);
     if (!guards.replaceWaitBroken) return { outcome: 'replacing', cancelled: active.length };
   }
@@ -220,15 +282,29 @@ export async function fireCronJob(tx: Tx, cron: DueCronJob, schedule: CronSchedu
   ]);
   if (advanced.rowCount === 0) return { outcome: 'stale' };
 
-  const records: OccurrenceRecord[] = cron.spec.workflowTemplate ? await makeWorkflows(tx, cron, decision.fire, guards) : await makeJobs(tx, cron, schedule, decision.fire, guards);
+  const records: OccurrenceRecord[] = cron.spec.workflowTemplate
+    ? await makeWorkflows(tx, cron, decision.fire, guards)
+    : await makeJobs(tx, cron, schedule, decision.fire, guards);
   records.push(...decision.skip.map((x) => ({ at: x.at, outcome: 'Skipped', reason: x.reason, uid: null, job: null })));
   await recordOccurrences(tx, cron, schedule, records);
   const fired = records.filter((r) => r.outcome === 'Fired').map((r) => ({ at: r.at, job: r.job! }));
-  return { outcome: 'done', decision, now, fired, nameTaken: records.filter((r) => r.reason === 'NameTaken').map((r) => r.at) };
+  return {
+    outcome: 'done',
+    decision,
+    now,
+    fired,
+    nameTaken: records.filter((r) => r.reason === 'NameTaken').map((r) => r.at),
+  };
 }
 
 /** Each occurrence's Job: a record per occurrence, fired or (its name taken) skipped. */
-async function makeJobs(tx: Tx, cron: DueCronJob, schedule: CronSchedule, fire: Date[], guards: FireGuards): Promise<OccurrenceRecord[]> {
+async function makeJobs(
+  tx: Tx,
+  cron: DueCronJob,
+  schedule: CronSchedule,
+  fire: Date[],
+  guards: FireGuards,
+): Promise<OccurrenceRecord[]> {
   const requests = fire.map((at) => occurrenceJob(cron, schedule, at, guards.nameBroken));
   const results = requests.length > 0 ? await submitInTx(tx, requests, null, cron.uid) : [];
   return fire.map((at, i) => {
@@ -286,7 +362,12 @@ async function recordOccurrences(
 }
 
 /** Says on the CronJob why its due occurrence could not fire (it stays due: the next pass tries again). */
-export async function markBlocked(tx: Tx, cron: Pick<DueCronJob, 'uid' | 'version'>, reason: string, message: string): Promise<void> {
+export async function markBlocked(
+  tx: Tx,
+  cron: Pick<DueCronJob, 'uid' | 'version'>,
+  reason: string,
+  message: string,
+): Promise<void> {
   await tx.query(sql('cronjobs/block'), [cron.uid, cron.version, reason, message]);
 }
 

@@ -87,7 +87,10 @@ export async function transaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, attempt
       await tx.query('COMMIT');
       return result;
     } catch (err) {
-      broken = await tx.query('ROLLBACK').then(() => false, () => true);
+      broken = await tx.query('ROLLBACK').then(
+        () => false,
+        () => true,
+      );
       if (attempt >= attempts || !isRetryable(err)) throw err;
       await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * attempt));
     } finally {

@@ -91,16 +91,31 @@ export const LEAST_SLICE = 500;
  * parsed for nothing on every pass. The leader's pending set (pending-set.ts) answers the last
  * part from memory; this reads it from the database.
  */
-export async function readPlacementInput(db: Db, limit: number, freshHeartbeatMs: number, maxUnclaimed: number = DEFAULT_MAX_UNCLAIMED): Promise<PlacementInput> {
+export async function readPlacementInput(
+  db: Db,
+  limit: number,
+  freshHeartbeatMs: number,
+  maxUnclaimed: number = DEFAULT_MAX_UNCLAIMED,
+): Promise<PlacementInput> {
   return readPendingJobs(db, limit, await readRoundState(db, freshHeartbeatMs, maxUnclaimed));
 }
 
 /** The pending part of a round's input from the database, for the state already read. */
 export async function readPendingJobs(db: Db, limit: number, state: RoundState): Promise<PlacementInput> {
   const { room } = state;
-  const rows = (await db.query<PendingRow>(sql('placement/pending'), [limit, room.freeCpu, room.freeMemory, room.capacityCpu, room.capacityMemory, LEAST_SLICE])).rows;
+  const rows = (
+    await db.query<PendingRow>(sql('placement/pending'), [
+      limit,
+      room.freeCpu,
+      room.freeMemory,
+      room.capacityCpu,
+      room.capacityMemory,
+      LEAST_SLICE,
+    ])
+  ).rows;
   const perLane = new Map<string, number>();
-  for (const r of rows) perLane.set(`${r.namespace}/${r.queue}/${r.lane}`, (perLane.get(`${r.namespace}/${r.queue}/${r.lane}`) ?? 0) + 1);
+  for (const r of rows)
+    perLane.set(`${r.namespace}/${r.queue}/${r.lane}`, (perLane.get(`${r.namespace}/${r.queue}/${r.lane}`) ?? 0) + 1);
   const slice = Math.max(LEAST_SLICE, Math.floor(limit / Math.max(1, perLane.size)));
   return {
     ...state,
@@ -130,17 +145,23 @@ export function pendingJobOf(r: PendingRow): PendingJob {
  * placed in between ends no earlier than it started, so the round can only think a queue fuller
  * than it is, never emptier.
  */
-export async function readRoundState(db: Db, freshHeartbeatMs: number, maxUnclaimed: number = DEFAULT_MAX_UNCLAIMED): Promise<RoundState> {
-  const nodes = (await db.query<CapacityRow>(sql('placement/nodes'), [freshHeartbeatMs, maxUnclaimed])).rows.map((r) => ({
-    name: r.name,
-    cpuMillis: r.cpu_millis,
-    memoryBytes: r.memory_bytes,
-    allocatedCpuMillis: r.allocated_cpu_millis,
-    allocatedMemoryBytes: r.allocated_memory_bytes,
-    labels: r.labels,
-    images: r.images,
-    freeSlots: r.free_slots,
-  }));
+export async function readRoundState(
+  db: Db,
+  freshHeartbeatMs: number,
+  maxUnclaimed: number = DEFAULT_MAX_UNCLAIMED,
+): Promise<RoundState> {
+  const nodes = (await db.query<CapacityRow>(sql('placement/nodes'), [freshHeartbeatMs, maxUnclaimed])).rows.map(
+    (r) => ({
+      name: r.name,
+      cpuMillis: r.cpu_millis,
+      memoryBytes: r.memory_bytes,
+      allocatedCpuMillis: r.allocated_cpu_millis,
+      allocatedMemoryBytes: r.allocated_memory_bytes,
+      labels: r.labels,
+      images: r.images,
+      freeSlots: r.free_slots,
+    }),
+  );
   const room = { freeCpu: 0, freeMemory: 0, capacityCpu: 0, capacityMemory: 0 };
   for (const n of nodes) {
     room.capacityCpu = Math.max(room.capacityCpu, n.cpuMillis);
@@ -149,32 +170,28 @@ export async function readRoundState(db: Db, freshHeartbeatMs: number, maxUnclai
     room.freeCpu = Math.max(room.freeCpu, n.cpuMillis - n.allocatedCpuMillis);
     room.freeMemory = Math.max(room.freeMemory, n.memoryBytes - n.allocatedMemoryBytes);
   }
-  const queues = (await db.query<QueueUseRow>(sql('placement/queues'))).rows.map(
-    (r): QueueState => ({
-      key: `${r.namespace}/${r.name}`,
-      weight: r.weight,
-      strictLanes: r.strict_lanes,
-      concurrencyLimit: r.concurrency_limit,
-      cpuLimitMillis: r.cpu_limit_millis,
-      memoryLimitBytes: r.memory_limit_bytes,
-      running: r.running,
-      cpuMillis: r.cpu,
-      memoryBytes: r.memory,
-    }),
-  );
-  const quotas = (await db.query<QuotaUseRow>(sql('placement/quotas'))).rows.map(
-    (r): NamespaceQuotaState => ({
-      namespace: r.namespace,
-      name: r.name,
-      cpuLimitMillis: r.cpu_limit_millis,
-      memoryLimitBytes: r.memory_limit_bytes,
-      cpuMillis: r.cpu,
-      memoryBytes: r.memory,
-      tokens: r.tokens,
-      perSecond: r.rate_per_second,
-      burst: r.rate_burst,
-    }),
-  );
+  const queues = (await db.query<QueueUseRow>(sql('placement/queues'))).rows.map((r): QueueState => ({
+    key: `${r.namespace}/${r.name}`,
+    weight: r.weight,
+    strictLanes: r.strict_lanes,
+    concurrencyLimit: r.concurrency_limit,
+    cpuLimitMillis: r.cpu_limit_millis,
+    memoryLimitBytes: r.memory_limit_bytes,
+    running: r.running,
+    cpuMillis: r.cpu,
+    memoryBytes: r.memory,
+  }));
+  const quotas = (await db.query<QuotaUseRow>(sql('placement/quotas'))).rows.map((r): NamespaceQuotaState => ({
+    namespace: r.namespace,
+    name: r.name,
+    cpuLimitMillis: r.cpu_limit_millis,
+    memoryLimitBytes: r.memory_limit_bytes,
+    cpuMillis: r.cpu,
+    memoryBytes: r.memory,
+    tokens: r.tokens,
+    perSecond: r.rate_per_second,
+    burst: r.rate_burst,
+  }));
   return { nodes, queues, quotas, room };
 }
 
@@ -210,10 +227,18 @@ export async function commitPlacements(
   if (placements.length === 0) return 0;
   if (guardBroken('queue-limit-commit')) await tx.query(sql('placement/skip_limit_check'));
   if (tokens.size > 0) await tx.query(sql('placement/take_tokens'), [[...tokens.keys()], [...tokens.values()]]);
-  const result = await tx.query<{ placed: number; nodes_ready: number; nodes_wanted: number; nodes: string[]; claimed: ClaimedJob[] }>(
-    sql('placement/place'),
-    [placements.map((p) => p.jobUid), placements.map((p) => p.node), placements.map(() => randomUUID()), epoch],
-  );
+  const result = await tx.query<{
+    placed: number;
+    nodes_ready: number;
+    nodes_wanted: number;
+    nodes: string[];
+    claimed: ClaimedJob[];
+  }>(sql('placement/place'), [
+    placements.map((p) => p.jobUid),
+    placements.map((p) => p.node),
+    placements.map(() => randomUUID()),
+    epoch,
+  ]);
   const row = result.rows[0]!;
   if (row.nodes_ready !== row.nodes_wanted) throw new NodeGoneError();
   await tx.query(sql('nodes/notify'), [row.nodes]);
@@ -222,9 +247,16 @@ export async function commitPlacements(
 }
 
 /** Why these pending jobs wait (a pod's Unschedulable, and the queues' reasons). */
-export async function markWaiting(tx: Tx, jobs: ReadonlyArray<{ jobUid: string; reason: string; message: string }>): Promise<void> {
+export async function markWaiting(
+  tx: Tx,
+  jobs: ReadonlyArray<{ jobUid: string; reason: string; message: string }>,
+): Promise<void> {
   if (jobs.length === 0) return;
-  await tx.query(sql('placement/mark_waiting'), [jobs.map((j) => j.jobUid), jobs.map((j) => j.reason), jobs.map((j) => j.message)]);
+  await tx.query(sql('placement/mark_waiting'), [
+    jobs.map((j) => j.jobUid),
+    jobs.map((j) => j.reason),
+    jobs.map((j) => j.message),
+  ]);
 }
 
 /** When a node looks dead (nodes/dead_candidates.sql says how they combine). */
@@ -235,7 +267,13 @@ export interface DeathRule {
 }
 
 export async function deadNodeCandidates(db: Db, rule: DeathRule): Promise<Array<{ name: string; reason: string }>> {
-  return (await db.query<{ name: string; reason: string }>(sql('nodes/dead_candidates'), [rule.silentMs, rule.disconnectedMs, rule.disconnectedQuietMs])).rows;
+  return (
+    await db.query<{ name: string; reason: string }>(sql('nodes/dead_candidates'), [
+      rule.silentMs,
+      rule.disconnectedMs,
+      rule.disconnectedQuietMs,
+    ])
+  ).rows;
 }
 
 /** Ready nodes, and how many of them have been quiet longer than `quietMs`. */
@@ -248,24 +286,36 @@ export async function nodeSuspects(db: Db, quietMs: number): Promise<{ ready: nu
  * an attempt) or fails when out of attempts. Returns the number of jobs given back, or null
  * when the node turned out alive.
  */
-export async function declareNodeDead(
-  tx: Tx,
-  node: string,
-  rule: DeathRule,
-  reason: string,
-): Promise<number | null> {
+export async function declareNodeDead(tx: Tx, node: string, rule: DeathRule, reason: string): Promise<number | null> {
   // Its heartbeat row first: a heartbeat in flight lands before the re-check below, and one
   // that comes later waits and is told the node is dead.
   if (!guardBroken('death-heartbeat-lock')) await tx.query(sql('nodes/lock_heartbeat'), [node]);
-  const held = (await tx.query<{ job_uid: string; id: string }>(sql('assignments/active_job_uids_on_node'), [node])).rows;
+  const held = (await tx.query<{ job_uid: string; id: string }>(sql('assignments/active_job_uids_on_node'), [node]))
+    .rows;
   await tx.query(sql('jobs/lock'), [held.map((h) => h.job_uid)]);
-  const declared = await tx.query(sql('nodes/declare_dead'), [node, rule.silentMs, rule.disconnectedMs, reason, rule.disconnectedQuietMs]);
+  const declared = await tx.query(sql('nodes/declare_dead'), [
+    node,
+    rule.silentMs,
+    rule.disconnectedMs,
+    reason,
+    rule.disconnectedQuietMs,
+  ]);
   if (declared.rowCount === 0) return null;
-  const lost = await endAssignments(tx, held.map((h) => h.id), 'Lost', node);
+  const lost = await endAssignments(
+    tx,
+    held.map((h) => h.id),
+    'Lost',
+    node,
+  );
   // A placement its node never claimed never ran: it goes back without using an attempt.
   await retryJobs(
     tx,
-    lost.map((a) => ({ ...a, cause: a.started_at ? 'disruption' : 'never-ran', reason: 'NodeDied', message: `node ${node} died: ${reason}` })),
+    lost.map((a) => ({
+      ...a,
+      cause: a.started_at ? 'disruption' : 'never-ran',
+      reason: 'NodeDied',
+      message: `node ${node} died: ${reason}`,
+    })),
   );
   await tx.query(sql('nodes/notify'), [[node]]);
   return lost.length;
@@ -277,22 +327,43 @@ export interface ConfirmRule {
   undeliveredMs: number;
 }
 
-export async function unconfirmedAssignments(db: Db, limit: number, rule: ConfirmRule): Promise<Array<{ id: string; job_uid: string }>> {
-  return (await db.query<{ id: string; job_uid: string }>(sql('assignments/unconfirmed'), [limit, rule.undeliveredMs])).rows;
+export async function unconfirmedAssignments(
+  db: Db,
+  limit: number,
+  rule: ConfirmRule,
+): Promise<Array<{ id: string; job_uid: string }>> {
+  return (await db.query<{ id: string; job_uid: string }>(sql('assignments/unconfirmed'), [limit, rule.undeliveredMs]))
+    .rows;
 }
 
 /** Gives back placements their node never confirmed; this uses no attempt. */
-export async function returnUnconfirmed(tx: Tx, assignments: Array<{ id: string; job_uid: string }>, rule: ConfirmRule): Promise<number> {
+export async function returnUnconfirmed(
+  tx: Tx,
+  assignments: Array<{ id: string; job_uid: string }>,
+  rule: ConfirmRule,
+): Promise<number> {
   if (assignments.length === 0) return 0;
   await tx.query(sql('jobs/lock'), [assignments.map((a) => a.job_uid)]);
-  const ended = await endUnconfirmed(tx, assignments.map((a) => a.id), rule.undeliveredMs);
+  const ended = await endUnconfirmed(
+    tx,
+    assignments.map((a) => a.id),
+    rule.undeliveredMs,
+  );
   const message = `the node did not claim the assignment within ${rule.confirmTimeoutMs} ms of its being sent to it (or it could not be sent for ${rule.undeliveredMs} ms)`;
-  await retryJobs(tx, ended.map((a) => ({ ...a, cause: 'never-ran', reason: 'NotConfirmed', message })));
+  await retryJobs(
+    tx,
+    ended.map((a) => ({ ...a, cause: 'never-ran', reason: 'NotConfirmed', message })),
+  );
   return ended.length;
 }
 
-export async function overdueAssignments(db: Db, limit: number, slackMs: number): Promise<Array<{ id: string; job_uid: string; node: string }>> {
-  return (await db.query<{ id: string; job_uid: string; node: string }>(sql('assignments/overdue'), [limit, slackMs])).rows;
+export async function overdueAssignments(
+  db: Db,
+  limit: number,
+  slackMs: number,
+): Promise<Array<{ id: string; job_uid: string; node: string }>> {
+  return (await db.query<{ id: string; job_uid: string; node: string }>(sql('assignments/overdue'), [limit, slackMs]))
+    .rows;
 }
 
 /**
@@ -301,12 +372,24 @@ export async function overdueAssignments(db: Db, limit: number, slackMs: number)
  * Broken on purpose (src/guards.ts, not-reported-is-loss), called at the first silence with cause
  * 'job': a late report taken for a failure.
  */
-export async function expireOverdue(tx: Tx, assignments: ReadonlyArray<{ id: string; job_uid: string }>, as: { cause: 'job' | 'disruption'; waitedMs: number }): Promise<number> {
+export async function expireOverdue(
+  tx: Tx,
+  assignments: ReadonlyArray<{ id: string; job_uid: string }>,
+  as: { cause: 'job' | 'disruption'; waitedMs: number },
+): Promise<number> {
   if (assignments.length === 0) return 0;
   await tx.query(sql('jobs/lock'), [assignments.map((a) => a.job_uid)]);
-  const ended = await endAssignments(tx, assignments.map((a) => a.id), 'Lost', null);
+  const ended = await endAssignments(
+    tx,
+    assignments.map((a) => a.id),
+    'Lost',
+    null,
+  );
   const message = `the node said nothing about the run for ${as.waitedMs} ms past its end, asked again and again`;
-  await retryJobs(tx, ended.map((a) => ({ ...a, cause: as.cause, reason: 'NotReported', message })));
+  await retryJobs(
+    tx,
+    ended.map((a) => ({ ...a, cause: as.cause, reason: 'NotReported', message })),
+  );
   return ended.length;
 }
 
@@ -340,15 +423,30 @@ export async function orphanedJobs(db: Db, limit: number): Promise<Orphan[]> {
  */
 export async function retryOrphaned(tx: Tx, orphans: Orphan[]): Promise<number> {
   if (orphans.length === 0) return 0;
-  await retryJobs(tx, orphans.map((o) => ({ id: o.id, job_uid: o.job_uid, cause: 'as-ended' })));
+  await retryJobs(
+    tx,
+    orphans.map((o) => ({ id: o.id, job_uid: o.job_uid, cause: 'as-ended' })),
+  );
   return orphans.length;
 }
 
 /** Why a run that ended without success did, from how its assignment ended (read under the job's lock). */
-function endedRun(state: string | null, message: string | null): { cause: FailureCause; reason: string; message: string } {
-  if (state === 'Unconfirmed') return { cause: 'never-ran', reason: 'NotConfirmed', message: 'the node gave the placement back unrun: its claim was answered too late' };
+function endedRun(
+  state: string | null,
+  message: string | null,
+): { cause: FailureCause; reason: string; message: string } {
+  if (state === 'Unconfirmed')
+    return {
+      cause: 'never-ran',
+      reason: 'NotConfirmed',
+      message: 'the node gave the placement back unrun: its claim was answered too late',
+    };
   if (state === 'Failed') return { cause: 'job', reason: 'Error', message: message ?? 'the job failed' };
-  return { cause: 'disruption', reason: 'NodeLost', message: 'the node stopped the job before it finished (it fenced itself or shut down)' };
+  return {
+    cause: 'disruption',
+    reason: 'NodeLost',
+    message: 'the node stopped the job before it finished (it fenced itself or shut down)',
+  };
 }
 
 /**
@@ -384,7 +482,8 @@ export async function retryJobs(tx: Tx, runs: EndedRun[]): Promise<void> {
   const decided = runs.flatMap((given) => {
     const f = facts.get(given.job_uid);
     if (!f) return [];
-    const run = given.cause === 'as-ended' ? { ...given, ...endedRun(f.assignment_state, f.assignment_message) } : given;
+    const run =
+      given.cause === 'as-ended' ? { ...given, ...endedRun(f.assignment_state, f.assignment_message) } : given;
     const decision = decideRetry({
       cause: run.cause,
       attempt: f.attempt,
@@ -403,12 +502,16 @@ export async function retryJobs(tx: Tx, runs: EndedRun[]): Promise<void> {
     decided.map((d) => (d.decision.kind === 'retry' ? 'Pending' : d.decision.kind === 'failed' ? 'Failed' : 'Dead')),
     decided.map((d) => d.decision.kind === 'retry' && d.decision.usesAttempt),
     decided.map((d) => (d.decision.kind === 'retry' ? d.decision.delayMs : 0)),
-    decided.map((d) => (d.decision.kind === 'dead' && d.decision.by === 'disruptions' ? 'TooManyDisruptions' : d.run.reason)),
+    decided.map((d) =>
+      d.decision.kind === 'dead' && d.decision.by === 'disruptions' ? 'TooManyDisruptions' : d.run.reason,
+    ),
     decided.map((d) => {
       const { decision, run, f } = d;
-      if (decision.kind === 'dead' && decision.by === 'disruptions') return `${run.message}; its nodes lost ${f.disruptions + 1} of its runs (maxDisruptions ${f.max_disruptions})`;
+      if (decision.kind === 'dead' && decision.by === 'disruptions')
+        return `${run.message}; its nodes lost ${f.disruptions + 1} of its runs (maxDisruptions ${f.max_disruptions})`;
       if (decision.kind === 'dead') return `${run.message}; no attempts left (${f.attempt} of ${f.max_attempts} used)`;
-      if (decision.kind === 'retry' && decision.delayMs > 0) return `${run.message}; attempt ${f.attempt + 1} of ${f.max_attempts} after a backoff of ${decision.delayMs} ms`;
+      if (decision.kind === 'retry' && decision.delayMs > 0)
+        return `${run.message}; attempt ${f.attempt + 1} of ${f.max_attempts} after a backoff of ${decision.delayMs} ms`;
       return run.message;
     }),
     decided.map((d) => d.run.cause === 'disruption'),

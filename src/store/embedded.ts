@@ -98,10 +98,12 @@ export async function startEmbeddedPostgres(opts: { dataDir?: string; port?: num
     restart() {
       if (stopping) return Promise.reject(new Error('the embedded PostgreSQL was stopped'));
       // The data directory is initialised already: start() alone, no initialise() (initdb).
-      restarting = restarting.catch(() => {}).then(async () => {
-        await server.stop();
-        await server.start();
-      });
+      restarting = restarting
+        .catch(() => {})
+        .then(async () => {
+          await server.stop();
+          await server.start();
+        });
       return restarting;
     },
   };

@@ -38,14 +38,25 @@ export async function oldestRunning(db: Db): Promise<bigint> {
 
 /** Whether a watch may not go on from `at`: rows after it are older than `windowSeconds`, or it is past every id. */
 export async function resumeExpired(db: Db, at: LastIds, windowSeconds: number): Promise<boolean> {
-  return (await db.query<{ expired: boolean }>(sql('events/resume_expired'), [at.history, at.cluster, windowSeconds])).rows[0]!.expired;
+  return (await db.query<{ expired: boolean }>(sql('events/resume_expired'), [at.history, at.cluster, windowSeconds]))
+    .rows[0]!.expired;
 }
 
-export async function historyAfter(db: Db, low: number, streamed: readonly number[], limit: number): Promise<HistoryEventRow[]> {
+export async function historyAfter(
+  db: Db,
+  low: number,
+  streamed: readonly number[],
+  limit: number,
+): Promise<HistoryEventRow[]> {
   return (await db.query<HistoryEventRow>(sql('history/events_after'), [low, streamed, limit])).rows;
 }
 
-export async function clusterEventsAfter(db: Db, low: number, streamed: readonly number[], limit: number): Promise<ClusterEventRow[]> {
+export async function clusterEventsAfter(
+  db: Db,
+  low: number,
+  streamed: readonly number[],
+  limit: number,
+): Promise<ClusterEventRow[]> {
   return (await db.query<ClusterEventRow>(sql('cluster_events/after'), [low, streamed, limit])).rows;
 }
 
@@ -57,11 +68,20 @@ export interface Window {
 }
 
 export async function recentHistory(db: Db, window: Window, namespace: string | null): Promise<HistoryEventRow[]> {
-  return (await db.query<HistoryEventRow>(sql('history/events_recent'), [window.cut, window.most, window.windowSeconds, namespace])).rows;
+  return (
+    await db.query<HistoryEventRow>(sql('history/events_recent'), [
+      window.cut,
+      window.most,
+      window.windowSeconds,
+      namespace,
+    ])
+  ).rows;
 }
 
 export async function recentClusterEvents(db: Db, window: Window): Promise<ClusterEventRow[]> {
-  return (await db.query<ClusterEventRow>(sql('cluster_events/recent'), [window.cut, window.most, window.windowSeconds])).rows;
+  return (
+    await db.query<ClusterEventRow>(sql('cluster_events/recent'), [window.cut, window.most, window.windowSeconds])
+  ).rows;
 }
 
 /** One job's newest `limit` rows up to `cut`, oldest first. */

@@ -33,6 +33,8 @@ export async function jobsPlacedTwice(db: Db): Promise<string[]> {
 }
 
 export async function jobPhases(db: Db): Promise<Record<string, number>> {
-  const rows = (await db.query<{ phase: string; n: number }>('SELECT phase, count(*)::int AS n FROM jobs GROUP BY phase')).rows;
+  const rows = (
+    await db.query<{ phase: string; n: number }>('SELECT phase, count(*)::int AS n FROM jobs GROUP BY phase')
+  ).rows;
   return Object.fromEntries(rows.map((r) => [r.phase, r.n]));
 }

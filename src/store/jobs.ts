@@ -27,7 +27,8 @@ export async function submitJob(db: Db, job: JobRequest, idempotencyKey: string 
       return { outcome: 'unchanged' as const, job: row };
     }
     const result = (await submitNamed(tx, [job], null))[0]!;
-    if (job.generateName && idempotencyKey !== null) await tx.query(sql('idempotency/set_name'), [job.namespace, 'Job', idempotencyKey, result.job.name]);
+    if (job.generateName && idempotencyKey !== null)
+      await tx.query(sql('idempotency/set_name'), [job.namespace, 'Job', idempotencyKey, result.job.name]);
     return result;
   });
 }
@@ -38,7 +39,12 @@ export async function submitJob(db: Db, job: JobRequest, idempotencyKey: string 
  * held by this transaction, and a concurrent first use waits for it). The caller records the
  * name it creates (idempotency/set_name) before it commits.
  */
-export async function claimIdempotencyKey(tx: Tx, kind: 'Job' | 'Workflow', namespace: string, key: string | null): Promise<string | null> {
+export async function claimIdempotencyKey(
+  tx: Tx,
+  kind: 'Job' | 'Workflow',
+  namespace: string,
+  key: string | null,
+): Promise<string | null> {
   if (key === null) return null;
   if ((await tx.query(sql('idempotency/claim'), [namespace, kind, key, ''])).rowCount === 1) return null;
   return (await tx.query<{ name: string }>(sql('idempotency/get'), [namespace, kind, key])).rows[0]!.name;
@@ -81,14 +87,19 @@ async function submitNamed(tx: Tx, jobs: readonly JobRequest[], workflowUid: str
   for (let draw = 1; ; draw++) {
     const again = named.flatMap((j, i) => (j.generateName && results[i]!.outcome !== 'created' ? [i] : []));
     if (again.length === 0) return results;
-    if (draw === NAME_DRAWS) throw new Error(`no free name for generateName "${named[again[0]!]!.generateName}" after ${NAME_DRAWS} draws`);
+    if (draw === NAME_DRAWS)
+      throw new Error(`no free name for generateName "${named[again[0]!]!.generateName}" after ${NAME_DRAWS} draws`);
     for (const i of again) {
       used.add(named[i]!.name);
       const name = generatedName(named[i]!.generateName!, used);
       used.add(name);
       named[i] = { ...named[i]!, name };
     }
-    const redone = await submitInTx(tx, again.map((i) => named[i]!), workflowUid);
+    const redone = await submitInTx(
+      tx,
+      again.map((i) => named[i]!),
+      workflowUid,
+    );
     again.forEach((i, k) => (results[i] = redone[k]!));
   }
 }
@@ -97,7 +108,10 @@ async function submitNamed(tx: Tx, jobs: readonly JobRequest[], workflowUid: str
  * Several jobs in one transaction: all are accepted or none. The first conflict (a name taken
  * by a job with another spec) rolls back the rest and comes back as the result.
  */
-export async function submitJobs(db: Db, jobs: readonly JobRequest[]): Promise<{ outcome: 'accepted'; results: SubmitResult[] } | { outcome: 'conflict'; job: JobRow }> {
+export async function submitJobs(
+  db: Db,
+  jobs: readonly JobRequest[],
+): Promise<{ outcome: 'accepted'; results: SubmitResult[] } | { outcome: 'conflict'; job: JobRow }> {
   try {
     return await transaction(db, async (tx) => {
       const results = await submitNamed(tx, jobs, null);
@@ -122,7 +136,12 @@ class SubmitConflict extends Error {
  * not thousands); a name already taken is 'unchanged' when the spec and labels are the same,
  * else 'conflict'. Results are in the jobs' order.
  */
-export async function submitInTx(tx: Tx, jobs: readonly JobRequest[], workflowUid: string | null, cronJobUid: string | null = null): Promise<SubmitResult[]> {
+export async function submitInTx(
+  tx: Tx,
+  jobs: readonly JobRequest[],
+  workflowUid: string | null,
+  cronJobUid: string | null = null,
+): Promise<SubmitResult[]> {
   await admitJobs(tx, jobs);
   const inserted = (
     await tx.query<JobRow>(sql('jobs/insert'), [
@@ -157,7 +176,9 @@ export async function submitInTx(tx: Tx, jobs: readonly JobRequest[], workflowUi
   const taken = jobs.filter((j) => !created.has(key(j)));
   const existing = new Map<string, JobRow>();
   if (taken.length > 0) {
-    const rows = (await tx.query<JobRow>(sql('jobs/get_many'), [taken.map((j) => j.namespace), taken.map((j) => j.name)])).rows;
+    const rows = (
+      await tx.query<JobRow>(sql('jobs/get_many'), [taken.map((j) => j.namespace), taken.map((j) => j.name)])
+    ).rows;
     for (const row of rows) existing.set(key(row), row);
   }
   if (inserted.length > 0) await tx.query(sql('jobs/notify_pending'));
@@ -166,7 +187,10 @@ export async function submitInTx(tx: Tx, jobs: readonly JobRequest[], workflowUi
     if (row) return { outcome: 'created', job: row };
     const other = existing.get(key(job))!;
     // jsonb reorders keys, so compare values, not text.
-    const same = isDeepStrictEqual(other.spec, job.spec) && isDeepStrictEqual(other.labels, job.labels) && isDeepStrictEqual(other.annotations, job.annotations ?? {});
+    const same =
+      isDeepStrictEqual(other.spec, job.spec) &&
+      isDeepStrictEqual(other.labels, job.labels) &&
+      isDeepStrictEqual(other.annotations, job.annotations ?? {});
     return { outcome: same ? 'unchanged' : 'conflict', job: other };
   });
 }
@@ -193,7 +217,13 @@ export interface JobPage {
 }
 
 /** At most `limit` jobs of listJobs' list, those after `after` (from the first when null). */
-export async function listJobPage(db: Db, namespace: string | null, filter: JobFilter, after: PageKey | null, limit: number): Promise<JobPage> {
+export async function listJobPage(
+  db: Db,
+  namespace: string | null,
+  filter: JobFilter,
+  after: PageKey | null,
+  limit: number,
+): Promise<JobPage> {
   // One more than asked says whether another page follows.
   const rows = (await db.query<JobRow>(sql('jobs/list'), listParameters(namespace, filter, after, limit + 1))).rows;
   if (rows.length <= limit) return { jobs: rows, next: null };
@@ -202,7 +232,12 @@ export async function listJobPage(db: Db, namespace: string | null, filter: JobF
   return { jobs, next: { namespace: last.namespace, name: last.name } };
 }
 
-function listParameters(namespace: string | null, filter: JobFilter, after: PageKey | null, limit: number | null): unknown[] {
+function listParameters(
+  namespace: string | null,
+  filter: JobFilter,
+  after: PageKey | null,
+  limit: number | null,
+): unknown[] {
   const labels = filter.labels && Object.keys(filter.labels).length > 0 ? JSON.stringify(filter.labels) : null;
   return [namespace, labels, filter.phase ?? null, after?.namespace ?? null, after?.name ?? null, limit];
 }
@@ -211,16 +246,30 @@ function listParameters(namespace: string | null, filter: JobFilter, after: Page
  * Puts dead letters back to Pending with fresh attempts, recording who asked in the history.
  * Jobs that are not Dead are left alone and not returned.
  */
-export async function replayJobs(db: Db, namespace: string | null, filter: { name?: string; labels?: Record<string, string> }, actor: string | null): Promise<JobRow[]> {
+export async function replayJobs(
+  db: Db,
+  namespace: string | null,
+  filter: { name?: string; labels?: Record<string, string> },
+  actor: string | null,
+): Promise<JobRow[]> {
   return transaction(db, async (tx) => {
     if (actor) await tx.query(sql('jobs/set_actor'), [actor]);
-    const dead = filter.name !== undefined
-      ? (await tx.query<JobRow>(sql('jobs/lock_by_name'), [namespace, filter.name])).rows.filter((j) => j.phase === 'Dead')
-      : (await tx.query<JobRow>(sql('jobs/list'), listParameters(namespace, { labels: filter.labels, phase: 'Dead' }, null, null))).rows;
+    const dead =
+      filter.name !== undefined
+        ? (await tx.query<JobRow>(sql('jobs/lock_by_name'), [namespace, filter.name])).rows.filter(
+            (j) => j.phase === 'Dead',
+          )
+        : (
+            await tx.query<JobRow>(
+              sql('jobs/list'),
+              listParameters(namespace, { labels: filter.labels, phase: 'Dead' }, null, null),
+            )
+          ).rows;
     if (dead.length === 0) return [];
     const uids = dead.map((j) => j.uid);
     await tx.query(sql('jobs/lock'), [uids]);
-    const replayed = (await tx.query<JobRow>(sql('jobs/replay'), [uids, `replayed by ${actor ?? 'an unnamed user'}`])).rows;
+    const replayed = (await tx.query<JobRow>(sql('jobs/replay'), [uids, `replayed by ${actor ?? 'an unnamed user'}`]))
+      .rows;
     if (replayed.length > 0) await tx.query(sql('jobs/notify_pending'));
     return replayed;
   });
@@ -233,7 +282,12 @@ export type UserActionResult =
   | { outcome: 'owned'; workflow: string };
 
 /** Cancels a job that has not finished; its node is told through its watch stream. */
-export async function cancelJob(db: Db, namespace: string, name: string, overdueSlackMs: number): Promise<UserActionResult> {
+export async function cancelJob(
+  db: Db,
+  namespace: string,
+  name: string,
+  overdueSlackMs: number,
+): Promise<UserActionResult> {
   return transaction(db, async (tx) => {
     const locked = (await tx.query<JobRow>(sql('jobs/lock_by_name'), [namespace, name])).rows[0];
     if (!locked) return { outcome: 'not-found' };
@@ -247,13 +301,19 @@ export async function cancelJob(db: Db, namespace: string, name: string, overdue
 }
 
 /** Deletes a job (cancelling it first if it runs), unless a workflow owns it. Its history stays. */
-export async function deleteJob(db: Db, namespace: string, name: string, overdueSlackMs: number): Promise<UserActionResult> {
+export async function deleteJob(
+  db: Db,
+  namespace: string,
+  name: string,
+  overdueSlackMs: number,
+): Promise<UserActionResult> {
   return transaction(db, async (tx) => {
     const locked = (await tx.query<JobRow>(sql('jobs/lock_by_name'), [namespace, name])).rows[0];
     if (!locked) return { outcome: 'not-found' };
     // A workflow's job goes with its workflow: deleted alone, its dependents would wait on nothing.
     if (locked.workflow_uid) return { outcome: 'owned', workflow: locked.labels['fencer.dev/workflow'] ?? '?' };
-    if (!TERMINAL_PHASES.includes(locked.phase)) await withdrawAssignments(tx, locked.assignment_id ? [locked.assignment_id] : [], overdueSlackMs);
+    if (!TERMINAL_PHASES.includes(locked.phase))
+      await withdrawAssignments(tx, locked.assignment_id ? [locked.assignment_id] : [], overdueSlackMs);
     const job = (await tx.query<JobRow>(sql('jobs/delete'), [locked.uid])).rows[0]!;
     return { outcome: 'done', job };
   });
@@ -279,7 +339,13 @@ export async function setMetadata(
   expectedVersion: number | null,
 ): Promise<boolean> {
   const statement = kind === 'Job' ? 'jobs/set_metadata' : 'workflows/set_metadata';
-  const result = await db.query(sql(statement), [namespace, name, JSON.stringify(metadata.labels), JSON.stringify(metadata.annotations), expectedVersion]);
+  const result = await db.query(sql(statement), [
+    namespace,
+    name,
+    JSON.stringify(metadata.labels),
+    JSON.stringify(metadata.annotations),
+    expectedVersion,
+  ]);
   return (result.rowCount ?? 0) > 0;
 }
 

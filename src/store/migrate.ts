@@ -30,7 +30,10 @@ export async function migrate(client: pg.ClientBase): Promise<string[]> {
       await client.query('BEGIN');
       try {
         await client.query(migration.text);
-        await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+        await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+          migration.version,
+          migration.name,
+        ]);
         await client.query('COMMIT');
       } catch (err) {
         await client.query('ROLLBACK');

@@ -30,18 +30,38 @@ export async function registerNode(
   return transaction(db, async (tx) => {
     // The heartbeat row first: the lock order of declaring a node dead (heartbeat, jobs, node).
     await tx.query(sql('nodes/heartbeat'), [name]);
-    const previous = (await tx.query<NodeRow & { incarnation: string | null; generation: string | null }>(sql('nodes/get'), [name])).rows[0];
+    const previous = (
+      await tx.query<NodeRow & { incarnation: string | null; generation: string | null }>(sql('nodes/get'), [name])
+    ).rows[0];
     const current = previous?.generation == null ? null : Number(previous.generation);
-    if (generation !== null && current !== null && generation < current) throw new StaleIncarnationError(name, generation, current);
+    if (generation !== null && current !== null && generation < current)
+      throw new StaleIncarnationError(name, generation, current);
     if (previous && incarnation && previous.incarnation !== incarnation) {
-      const held = (await tx.query<{ job_uid: string; id: string }>(sql('assignments/active_job_uids_on_node'), [name])).rows;
+      const held = (await tx.query<{ job_uid: string; id: string }>(sql('assignments/active_job_uids_on_node'), [name]))
+        .rows;
       if (held.length > 0) {
         await tx.query(sql('jobs/lock'), [held.map((h) => h.job_uid)]);
-        await endAssignments(tx, held.map((h) => h.id), 'Lost', name);
+        await endAssignments(
+          tx,
+          held.map((h) => h.id),
+          'Lost',
+          name,
+        );
       }
     }
     // The upsert re-checks the generation on the row it locks: a newer process may have registered meanwhile.
-    const row = (await tx.query<NodeRow>(sql('nodes/register'), [name, cpuMillis, memoryBytes, labels, incarnation, generation, images, maxJobs])).rows[0];
+    const row = (
+      await tx.query<NodeRow>(sql('nodes/register'), [
+        name,
+        cpuMillis,
+        memoryBytes,
+        labels,
+        incarnation,
+        generation,
+        images,
+        maxJobs,
+      ])
+    ).rows[0];
     if (!row) throw new StaleIncarnationError(name, generation ?? 0, current ?? 0);
     return row;
   });
@@ -66,7 +86,15 @@ export async function openWatch(
   attempt: number | null = null,
   incarnation: string | null = null,
 ): Promise<'Ready' | 'Dead' | 'unknown' | 'superseded'> {
-  const row = (await db.query<{ state: 'Ready' | 'Dead'; superseded: boolean }>(sql('nodes/watch_open'), [name, session, replica, attempt, incarnation])).rows[0];
+  const row = (
+    await db.query<{ state: 'Ready' | 'Dead'; superseded: boolean }>(sql('nodes/watch_open'), [
+      name,
+      session,
+      replica,
+      attempt,
+      incarnation,
+    ])
+  ).rows[0];
   if (!row) return 'unknown';
   if (row.state === 'Dead') return 'Dead';
   return row.superseded ? 'superseded' : 'Ready';

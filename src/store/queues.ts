@@ -4,7 +4,13 @@
 import type { Db, Tx } from './db.js';
 import { transaction } from './db.js';
 import { sql } from './sql.js';
-import type { JobRequest, QueueRequest, QueueSpec, ResourceQuotaRequest, ResourceQuotaSpec } from '../domain/resources.js';
+import type {
+  JobRequest,
+  QueueRequest,
+  QueueSpec,
+  ResourceQuotaRequest,
+  ResourceQuotaSpec,
+} from '../domain/resources.js';
 import { DEFAULT_QUEUE } from '../domain/resources.js';
 import { ValidationError } from '../errors/validation-error.js';
 import { QuotaExceededError } from '../errors/quota-exceeded-error.js';
@@ -81,30 +87,56 @@ export async function admitJobs(tx: Tx, jobs: readonly JobRequest[]): Promise<vo
   await tx.query(sql('queues/ensure_default'), [namespaces]);
   const queued = jobs.filter((j) => j.queue !== DEFAULT_QUEUE);
   if (queued.length > 0) {
-    const missing = (await tx.query<{ namespace: string; name: string }>(sql('queues/missing'), [queued.map((j) => j.namespace), queued.map((j) => j.queue)])).rows;
+    const missing = (
+      await tx.query<{ namespace: string; name: string }>(sql('queues/missing'), [
+        queued.map((j) => j.namespace),
+        queued.map((j) => j.queue),
+      ])
+    ).rows;
     if (missing.length > 0) {
       throw new ValidationError(
-        missing.map((m) => ({ path: 'spec.queue', message: `queue "${m.name}" does not exist in namespace "${m.namespace}" (create it with kind: Queue)` })),
+        missing.map((m) => ({
+          path: 'spec.queue',
+          message: `queue "${m.name}" does not exist in namespace "${m.namespace}" (create it with kind: Queue)`,
+        })),
       );
     }
   }
-  const capped = (await tx.query<{ namespace: string; name: string; pending_jobs: number; rate_per_second: number | null }>(sql('quotas/lock_pending'), [namespaces])).rows;
+  const capped = (
+    await tx.query<{ namespace: string; name: string; pending_jobs: number; rate_per_second: number | null }>(
+      sql('quotas/lock_pending'),
+      [namespaces],
+    )
+  ).rows;
   if (capped.length === 0) return;
   const counts = new Map(
-    (await tx.query<{ namespace: string; pending: number }>(sql('quotas/pending_count'), [capped.map((c) => c.namespace)])).rows.map((r) => [r.namespace, r.pending]),
+    (
+      await tx.query<{ namespace: string; pending: number }>(sql('quotas/pending_count'), [
+        capped.map((c) => c.namespace),
+      ])
+    ).rows.map((r) => [r.namespace, r.pending]),
   );
   // A job sent again (same name, already stored) adds nothing to wait.
   const named = jobs.filter((j) => j.name !== '');
   const stored = new Set(
-    (await tx.query<{ namespace: string; name: string }>(sql('jobs/get_many'), [named.map((j) => j.namespace), named.map((j) => j.name)])).rows.map((r) => `${r.namespace}/${r.name}`),
+    (
+      await tx.query<{ namespace: string; name: string }>(sql('jobs/get_many'), [
+        named.map((j) => j.namespace),
+        named.map((j) => j.name),
+      ])
+    ).rows.map((r) => `${r.namespace}/${r.name}`),
   );
   for (const quota of capped) {
-    const adding = jobs.filter((j) => j.namespace === quota.namespace && !stored.has(`${j.namespace}/${j.name}`)).length;
+    const adding = jobs.filter(
+      (j) => j.namespace === quota.namespace && !stored.has(`${j.namespace}/${j.name}`),
+    ).length;
     if (adding === 0) continue;
     const pending = counts.get(quota.namespace) ?? 0;
     if (pending + adding <= quota.pending_jobs) continue;
     const over = pending + adding - quota.pending_jobs;
-    const retryAfter = quota.rate_per_second ? Math.max(1, Math.ceil(over / quota.rate_per_second)) : DEFAULT_RETRY_AFTER_SECONDS;
+    const retryAfter = quota.rate_per_second
+      ? Math.max(1, Math.ceil(over / quota.rate_per_second))
+      : DEFAULT_RETRY_AFTER_SECONDS;
     throw new QuotaExceededError(
       `namespace ${quota.namespace}: ResourceQuota ${quota.name} allows ${quota.pending_jobs} jobs waiting to be placed; ` +
         `${pending} wait and this adds ${adding}. Nothing was stored; try again later`,
@@ -119,11 +151,19 @@ export type ApplyOutcome = 'created' | 'configured' | 'unchanged';
  * Creates or changes a queue. With `expectedVersion` (an update that names the resource version it
  * was read at), nothing is written if the queue is not at that version: 'stale'.
  */
-export async function applyQueue(db: Db, q: QueueRequest, expectedVersion: number | null = null): Promise<{ outcome: ApplyOutcome | 'stale'; queue: QueueRow }> {
+export async function applyQueue(
+  db: Db,
+  q: QueueRequest,
+  expectedVersion: number | null = null,
+): Promise<{ outcome: ApplyOutcome | 'stale'; queue: QueueRow }> {
   return transaction(db, async (tx) => {
     if (expectedVersion !== null) {
       const current = (await tx.query<{ watch_rv: number }>(sql('queues/version'), [q.namespace, q.name])).rows[0];
-      if (current?.watch_rv !== expectedVersion) return { outcome: 'stale' as const, queue: (await tx.query<QueueRow>(sql('queues/list'), [q.namespace, q.name])).rows[0]! };
+      if (current?.watch_rv !== expectedVersion)
+        return {
+          outcome: 'stale' as const,
+          queue: (await tx.query<QueueRow>(sql('queues/list'), [q.namespace, q.name])).rows[0]!,
+        };
     }
     const written = (
       await tx.query<{ created: boolean }>(sql('queues/upsert'), [
@@ -156,21 +196,39 @@ export type DeleteResult = { outcome: 'deleted' } | { outcome: 'not-found' } | {
 
 /** Deletes a queue none of whose jobs is still to finish; `default` always exists. */
 export async function deleteQueue(db: Db, namespace: string, name: string): Promise<DeleteResult> {
-  if (name === DEFAULT_QUEUE) return { outcome: 'not-allowed', why: 'the queue "default" always exists (apply it to change its weight or limits)' };
-  const row = (await db.query<{ existed: boolean; deleted: number; unfinished: number }>(sql('queues/delete'), [namespace, name])).rows[0]!;
+  if (name === DEFAULT_QUEUE)
+    return {
+      outcome: 'not-allowed',
+      why: 'the queue "default" always exists (apply it to change its weight or limits)',
+    };
+  const row = (
+    await db.query<{ existed: boolean; deleted: number; unfinished: number }>(sql('queues/delete'), [namespace, name])
+  ).rows[0]!;
   if (!row.existed && row.deleted === 0) return { outcome: 'not-found' };
-  if (row.deleted === 0) return { outcome: 'not-allowed', why: `${row.unfinished} of its jobs have not finished (cancel or delete them first)` };
+  if (row.deleted === 0)
+    return {
+      outcome: 'not-allowed',
+      why: `${row.unfinished} of its jobs have not finished (cancel or delete them first)`,
+    };
   return { outcome: 'deleted' };
 }
 
 /** Creates or changes a namespace's quota; `expectedVersion` as for applyQueue. */
-export async function applyQuota(db: Db, r: ResourceQuotaRequest, expectedVersion: number | null = null): Promise<{ outcome: ApplyOutcome | 'conflict' | 'stale'; quota: QuotaRow }> {
+export async function applyQuota(
+  db: Db,
+  r: ResourceQuotaRequest,
+  expectedVersion: number | null = null,
+): Promise<{ outcome: ApplyOutcome | 'conflict' | 'stale'; quota: QuotaRow }> {
   return transaction(db, async (tx) => {
     await tx.query(sql('quotas/lock'), [r.namespace]);
     if (expectedVersion !== null) {
-      const current = (await tx.query<{ name: string; watch_rv: number }>(sql('quotas/version'), [r.namespace])).rows[0];
+      const current = (await tx.query<{ name: string; watch_rv: number }>(sql('quotas/version'), [r.namespace]))
+        .rows[0];
       if (current?.name !== r.name || current.watch_rv !== expectedVersion) {
-        return { outcome: 'stale' as const, quota: (await tx.query<QuotaRow>(sql('quotas/list'), [r.namespace])).rows[0]! };
+        return {
+          outcome: 'stale' as const,
+          quota: (await tx.query<QuotaRow>(sql('quotas/list'), [r.namespace])).rows[0]!,
+        };
       }
     }
     const written = (

@@ -40,7 +40,11 @@ function standIn(connection: Tx): Db {
     if (lent) throw new Error('a rehearsed write opened a second transaction while one was open');
     lent = true;
     const savepoint = `rehearsal_${++savepoints}`;
-    const translated: Record<string, string> = { BEGIN: `SAVEPOINT ${savepoint}`, COMMIT: `RELEASE SAVEPOINT ${savepoint}`, ROLLBACK: `ROLLBACK TO SAVEPOINT ${savepoint}` };
+    const translated: Record<string, string> = {
+      BEGIN: `SAVEPOINT ${savepoint}`,
+      COMMIT: `RELEASE SAVEPOINT ${savepoint}`,
+      ROLLBACK: `ROLLBACK TO SAVEPOINT ${savepoint}`,
+    };
     const query = (...args: unknown[]) => {
       const text = typeof args[0] === 'string' ? translated[args[0].trim().toUpperCase()] : undefined;
       return (connection.query as (...a: unknown[]) => unknown)(...(text ? [text] : args));

@@ -1,5 +1,13 @@
 // Row shapes as they come out of PostgreSQL (bigints parsed as numbers, see db.ts).
-import type { CatchUp, ConcurrencyPolicy, CronJobSpec, JobPhase, JobSpec, WorkflowPhase, WorkflowSpec } from '../domain/resources.js';
+import type {
+  CatchUp,
+  ConcurrencyPolicy,
+  CronJobSpec,
+  JobPhase,
+  JobSpec,
+  WorkflowPhase,
+  WorkflowSpec,
+} from '../domain/resources.js';
 
 export interface JobRow {
   uid: string;

@@ -15,18 +15,26 @@ import { claimIdempotencyKey, generatedName, submitInTx } from './jobs.js';
 import { nameWorkflow } from '../api/validation/workflow.js';
 
 export type WorkflowSubmitResult =
-  | { outcome: 'created' | 'unchanged'; workflow: WorkflowRow; jobs: JobRow[] }
-  | { outcome: 'conflict'; what: string };
+  { outcome: 'created' | 'unchanged'; workflow: WorkflowRow; jobs: JobRow[] } | { outcome: 'conflict'; what: string };
 
 /**
  * A workflow and its jobs, all or nothing. A workflow named by generateName gets its name here,
  * and its jobs theirs from it (`<workflow>-<job>`); with an idempotency key a retried request
  * finds the workflow the first one made.
  */
-export async function submitWorkflow(db: Db, request: WorkflowRequest, idempotencyKey: string | null = null): Promise<WorkflowSubmitResult> {
+export async function submitWorkflow(
+  db: Db,
+  request: WorkflowRequest,
+  idempotencyKey: string | null = null,
+): Promise<WorkflowSubmitResult> {
   try {
     return await transaction(db, async (tx) => {
-      const earlier = await claimIdempotencyKey(tx, 'Workflow', request.namespace, request.generateName ? idempotencyKey : null);
+      const earlier = await claimIdempotencyKey(
+        tx,
+        'Workflow',
+        request.namespace,
+        request.generateName ? idempotencyKey : null,
+      );
       if (earlier !== null) {
         const existing = await readWorkflow(tx, request.namespace, earlier);
         if (!existing) throw new IdempotencyKeyReusedError('Workflow', idempotencyKey!);
@@ -34,7 +42,15 @@ export async function submitWorkflow(db: Db, request: WorkflowRequest, idempoten
       }
       const uid = randomUUID();
       const insert = (name: string) =>
-        tx.query<WorkflowRow>(sql('workflows/insert'), [uid, request.namespace, name, JSON.stringify(request.labels), JSON.stringify(request.spec), null, JSON.stringify(request.annotations ?? {})]);
+        tx.query<WorkflowRow>(sql('workflows/insert'), [
+          uid,
+          request.namespace,
+          name,
+          JSON.stringify(request.labels),
+          JSON.stringify(request.spec),
+          null,
+          JSON.stringify(request.annotations ?? {}),
+        ]);
       let name = request.name;
       let inserted: WorkflowRow | undefined;
       if (request.generateName) {
@@ -46,7 +62,8 @@ export async function submitWorkflow(db: Db, request: WorkflowRequest, idempoten
           inserted = (await insert(name)).rows[0];
         }
         if (!inserted) throw new Error(`no free name for generateName "${request.generateName}"`);
-        if (idempotencyKey !== null) await tx.query(sql('idempotency/set_name'), [request.namespace, 'Workflow', idempotencyKey, name]);
+        if (idempotencyKey !== null)
+          await tx.query(sql('idempotency/set_name'), [request.namespace, 'Workflow', idempotencyKey, name]);
       } else {
         inserted = (await insert(name)).rows[0];
       }
@@ -57,13 +74,19 @@ export async function submitWorkflow(db: Db, request: WorkflowRequest, idempoten
           isDeepStrictEqual(existing.workflow.labels, request.labels) &&
           isDeepStrictEqual(existing.workflow.annotations, request.annotations ?? {});
         if (same) return { outcome: 'unchanged' as const, ...existing };
-        return { outcome: 'conflict' as const, what: `workflow ${request.namespace}/${name} already exists with a different spec (workflows are immutable; delete it first)` };
+        return {
+          outcome: 'conflict' as const,
+          what: `workflow ${request.namespace}/${name} already exists with a different spec (workflows are immutable; delete it first)`,
+        };
       }
       // A generated workflow name is known only now: its jobs' names and needs follow from it.
       const jobs = request.generateName ? nameWorkflow(request, name).jobs : request.jobs;
       const results = await submitInTx(tx, jobs, uid);
       const taken = results.find((r) => r.outcome !== 'created');
-      if (taken) throw new WorkflowConflict(`job ${taken.job.namespace}/${taken.job.name} already exists: a workflow's job names must be free; nothing was accepted`);
+      if (taken)
+        throw new WorkflowConflict(
+          `job ${taken.job.namespace}/${taken.job.name} already exists: a workflow's job names must be free; nothing was accepted`,
+        );
       return { outcome: 'created' as const, workflow: inserted, jobs: results.map((r) => r.job) };
     });
   } catch (error) {
@@ -78,10 +101,24 @@ class WorkflowConflict extends Error {}
  * A CronJob occurrence's workflow and its jobs, inside the leader's transaction: undefined when
  * the name (or one of its jobs' names) is taken. Throws what admitting its jobs throws.
  */
-export async function insertOccurrenceWorkflow(tx: Tx, request: WorkflowRequest, cronJobUid: string): Promise<WorkflowRow | undefined> {
+export async function insertOccurrenceWorkflow(
+  tx: Tx,
+  request: WorkflowRequest,
+  cronJobUid: string,
+): Promise<WorkflowRow | undefined> {
   const uid = randomUUID();
   await tx.query(sql('workflows/occurrence_savepoint'));
-  const inserted = (await tx.query<WorkflowRow>(sql('workflows/insert'), [uid, request.namespace, request.name, JSON.stringify(request.labels), JSON.stringify(request.spec), cronJobUid, JSON.stringify(request.annotations ?? {})])).rows[0];
+  const inserted = (
+    await tx.query<WorkflowRow>(sql('workflows/insert'), [
+      uid,
+      request.namespace,
+      request.name,
+      JSON.stringify(request.labels),
+      JSON.stringify(request.spec),
+      cronJobUid,
+      JSON.stringify(request.annotations ?? {}),
+    ])
+  ).rows[0];
   const results = inserted ? await submitInTx(tx, request.jobs, uid, cronJobUid) : [];
   if (!inserted || results.some((r) => r.outcome !== 'created')) {
     await tx.query(sql('workflows/occurrence_rollback'));
@@ -90,18 +127,29 @@ export async function insertOccurrenceWorkflow(tx: Tx, request: WorkflowRequest,
   return inserted;
 }
 
-async function readWorkflow(db: Db | Tx, namespace: string, name: string): Promise<{ workflow: WorkflowRow; jobs: JobRow[] } | undefined> {
+async function readWorkflow(
+  db: Db | Tx,
+  namespace: string,
+  name: string,
+): Promise<{ workflow: WorkflowRow; jobs: JobRow[] } | undefined> {
   const workflow = (await db.query<WorkflowRow>(sql('workflows/get'), [namespace, name])).rows[0];
   if (!workflow) return undefined;
   const jobs = (await db.query<JobRow>(sql('workflows/jobs'), [[workflow.uid]])).rows;
   return { workflow, jobs };
 }
 
-export async function getWorkflow(db: Db, namespace: string, name: string): Promise<{ workflow: WorkflowRow; jobs: JobRow[] } | undefined> {
+export async function getWorkflow(
+  db: Db,
+  namespace: string,
+  name: string,
+): Promise<{ workflow: WorkflowRow; jobs: JobRow[] } | undefined> {
   return readWorkflow(db, namespace, name);
 }
 
-export async function listWorkflows(db: Db, namespace: string | null): Promise<Array<{ workflow: WorkflowRow; jobs: JobRow[] }>> {
+export async function listWorkflows(
+  db: Db,
+  namespace: string | null,
+): Promise<Array<{ workflow: WorkflowRow; jobs: JobRow[] }>> {
   const workflows = (await db.query<WorkflowRow>(sql('workflows/list'), [namespace])).rows;
   if (workflows.length === 0) return [];
   const jobs = (await db.query<JobRow>(sql('workflows/jobs'), [workflows.map((w) => w.uid)])).rows;
@@ -116,14 +164,29 @@ export type WorkflowActionResult =
   | { outcome: 'not-allowed'; workflow: WorkflowRow; why: string };
 
 /** Cancels every unfinished job of a workflow (its node stops a running one); it closes Cancelled. */
-export async function cancelWorkflow(db: Db, namespace: string, name: string, actor: string | null, overdueSlackMs: number): Promise<WorkflowActionResult> {
+export async function cancelWorkflow(
+  db: Db,
+  namespace: string,
+  name: string,
+  actor: string | null,
+  overdueSlackMs: number,
+): Promise<WorkflowActionResult> {
   return transaction(db, async (tx) => {
     const workflow = await lockWorkflow(tx, namespace, name, actor);
     if (!workflow) return { outcome: 'not-found' };
-    if (workflow.phase !== 'Running') return { outcome: 'not-allowed', workflow, why: `already finished (${workflow.phase})` };
-    const jobs = (await tx.query<{ uid: string; phase: string; assignment_id: string | null }>(sql('workflows/lock_jobs'), [workflow.uid])).rows;
+    if (workflow.phase !== 'Running')
+      return { outcome: 'not-allowed', workflow, why: `already finished (${workflow.phase})` };
+    const jobs = (
+      await tx.query<{ uid: string; phase: string; assignment_id: string | null }>(sql('workflows/lock_jobs'), [
+        workflow.uid,
+      ])
+    ).rows;
     const open = jobs.filter((j) => !TERMINAL_PHASES.includes(j.phase as never));
-    await withdrawAssignments(tx, open.flatMap((j) => (j.assignment_id ? [j.assignment_id] : [])), overdueSlackMs);
+    await withdrawAssignments(
+      tx,
+      open.flatMap((j) => (j.assignment_id ? [j.assignment_id] : [])),
+      overdueSlackMs,
+    );
     await tx.query(sql('jobs/cancel'), [open.map((j) => j.uid)]);
     await tx.query(sql('workflows/mark_cancelled'), [workflow.uid]);
     return { outcome: 'done', ...(await readWorkflow(tx, namespace, name))! };
@@ -135,12 +198,20 @@ export async function cancelWorkflow(db: Db, namespace: string, name: string, ac
  * `overdueSlackMs`: how long past its duration a cancelled run may still be running on a node
  * that has not heard of the cancel (config.ts, overdueSlackMs); its job is not due before.
  */
-export async function retryWorkflow(db: Db, namespace: string, name: string, actor: string | null, overdueSlackMs: number): Promise<WorkflowActionResult> {
+export async function retryWorkflow(
+  db: Db,
+  namespace: string,
+  name: string,
+  actor: string | null,
+  overdueSlackMs: number,
+): Promise<WorkflowActionResult> {
   return transaction(db, async (tx) => {
     const workflow = await lockWorkflow(tx, namespace, name, actor);
     if (!workflow) return { outcome: 'not-found' };
-    if (workflow.phase === 'Running') return { outcome: 'not-allowed', workflow, why: 'still running (cancel it first, or wait for it to finish)' };
-    if (workflow.phase === 'Succeeded') return { outcome: 'not-allowed', workflow, why: 'it succeeded: nothing to retry' };
+    if (workflow.phase === 'Running')
+      return { outcome: 'not-allowed', workflow, why: 'still running (cancel it first, or wait for it to finish)' };
+    if (workflow.phase === 'Succeeded')
+      return { outcome: 'not-allowed', workflow, why: 'it succeeded: nothing to retry' };
     await tx.query(sql('workflows/lock_jobs'), [workflow.uid]);
     await tx.query(sql('workflows/retry'), [workflow.uid, overdueSlackMs]);
     await tx.query(sql('workflows/reopen'), [workflow.uid]);
@@ -150,21 +221,40 @@ export async function retryWorkflow(db: Db, namespace: string, name: string, act
 }
 
 /** Deletes a workflow and its jobs (stopping those that run). Their history stays. */
-export async function deleteWorkflow(db: Db, namespace: string, name: string, actor: string | null, overdueSlackMs: number): Promise<WorkflowActionResult> {
+export async function deleteWorkflow(
+  db: Db,
+  namespace: string,
+  name: string,
+  actor: string | null,
+  overdueSlackMs: number,
+): Promise<WorkflowActionResult> {
   return transaction(db, async (tx) => {
     const workflow = await lockWorkflow(tx, namespace, name, actor);
     if (!workflow) return { outcome: 'not-found' };
     const before = (await readWorkflow(tx, namespace, name))!;
-    const jobs = (await tx.query<{ uid: string; phase: string; assignment_id: string | null }>(sql('workflows/lock_jobs'), [workflow.uid])).rows;
+    const jobs = (
+      await tx.query<{ uid: string; phase: string; assignment_id: string | null }>(sql('workflows/lock_jobs'), [
+        workflow.uid,
+      ])
+    ).rows;
     const open = jobs.filter((j) => !TERMINAL_PHASES.includes(j.phase as never));
-    await withdrawAssignments(tx, open.flatMap((j) => (j.assignment_id ? [j.assignment_id] : [])), overdueSlackMs);
+    await withdrawAssignments(
+      tx,
+      open.flatMap((j) => (j.assignment_id ? [j.assignment_id] : [])),
+      overdueSlackMs,
+    );
     await tx.query(sql('workflows/delete_jobs'), [workflow.uid]);
     await tx.query(sql('workflows/delete'), [workflow.uid]);
     return { outcome: 'done', ...before };
   });
 }
 
-async function lockWorkflow(tx: Tx, namespace: string, name: string, actor: string | null): Promise<WorkflowRow | undefined> {
+async function lockWorkflow(
+  tx: Tx,
+  namespace: string,
+  name: string,
+  actor: string | null,
+): Promise<WorkflowRow | undefined> {
   if (actor) await tx.query(sql('jobs/set_actor'), [actor]);
   return (await tx.query<WorkflowRow>(sql('workflows/lock_by_name'), [namespace, name])).rows[0];
 }
@@ -184,6 +274,11 @@ export async function skipBlockedJobs(tx: Tx, limit: number): Promise<number> {
   return (await tx.query(sql('workflows/skip'), [limit])).rowCount ?? 0;
 }
 
-export async function closeSettledWorkflows(tx: Tx, limit: number): Promise<Array<{ uid: string; namespace: string; name: string; phase: string }>> {
-  return (await tx.query<{ uid: string; namespace: string; name: string; phase: string }>(sql('workflows/close'), [limit])).rows;
+export async function closeSettledWorkflows(
+  tx: Tx,
+  limit: number,
+): Promise<Array<{ uid: string; namespace: string; name: string; phase: string }>> {
+  return (
+    await tx.query<{ uid: string; namespace: string; name: string; phase: string }>(sql('workflows/close'), [limit])
+  ).rows;
 }

@@ -1,11 +1,30 @@
 // The dashboard's main module: what the page holds, what it reads again when told something
 // changed, and the wiring of the filters and the job detail. Reads go through the same REST API
 // as the CLI (src/cli/resources.ts), on whichever replica answers (connection.ts).
-import type { ClusterEvent, ClusterStatus, CronJob, Job, JobEvent, List, NodeResource, Workflow } from '../domain/resources.js';
+import type {
+  ClusterEvent,
+  ClusterStatus,
+  CronJob,
+  Job,
+  JobEvent,
+  List,
+  NodeResource,
+  Workflow,
+} from '../domain/resources.js';
 import type { Change } from '../api/change-feed.js';
 import { Connection, ReadError } from './connection.js';
 import { readAllPages } from '../domain/list-pages.js';
-import { renderCronJobs, renderDetail, renderEvents, renderHeader, renderJobs, renderLive, renderNodes, renderWorkflows, type Filters } from './views.js';
+import {
+  renderCronJobs,
+  renderDetail,
+  renderEvents,
+  renderHeader,
+  renderJobs,
+  renderLive,
+  renderNodes,
+  renderWorkflows,
+  type Filters,
+} from './views.js';
 
 type Part = 'status' | 'nodes' | 'jobs' | 'workflows' | 'cronjobs' | 'events' | 'detail';
 const ALL: readonly Part[] = ['status', 'nodes', 'jobs', 'workflows', 'cronjobs', 'events', 'detail'];
@@ -70,7 +89,10 @@ function want(parts: Iterable<Part>): void {
       wanted.clear();
       const startedAt = performance.now();
       const failed = await read(parts);
-      const gapMs = Math.min(MAX_GAP_MS, Math.max(MIN_GAP_MS, ((performance.now() - startedAt) * (1 - READ_SHARE)) / READ_SHARE));
+      const gapMs = Math.min(
+        MAX_GAP_MS,
+        Math.max(MIN_GAP_MS, ((performance.now() - startedAt) * (1 - READ_SHARE)) / READ_SHARE),
+      );
       render();
       for (const p of failed) wanted.add(p);
       // Failed reads wait, doubling, so a replica in trouble is not asked four times a second.
@@ -87,10 +109,13 @@ function want(parts: Iterable<Part>): void {
 async function read(parts: Set<Part>): Promise<Part[]> {
   const list = <T>(path: string) => connection.get<List<T>>(path).then((l) => l.items);
   const reads: Array<[Part, () => Promise<unknown>]> = [
-    ['status', async () => {
-      state.status = await connection.get<ClusterStatus>('/api/v1/status');
-      connection.learn(state.status);
-    }],
+    [
+      'status',
+      async () => {
+        state.status = await connection.get<ClusterStatus>('/api/v1/status');
+        connection.learn(state.status);
+      },
+    ],
     // Every job, a page at a time: the nodes' boxes and the counts by phase need them all.
     ['jobs', async () => (state.jobs = await readAllPages('/api/v1/jobs', (path) => connection.get<List<Job>>(path)))],
     ['nodes', async () => (state.nodes = await list<NodeResource>('/api/v1/nodes'))],
@@ -114,7 +139,10 @@ async function readDetail(): Promise<void> {
   if (!key) return void (state.detail = undefined);
   const path = `/api/v1/namespaces/${key.split('/').map(encodeURIComponent).join('/jobs/')}`;
   try {
-    const [job, events] = await Promise.all([connection.get<Job>(path), connection.get<List<JobEvent>>(`${path}/events`)]);
+    const [job, events] = await Promise.all([
+      connection.get<Job>(path),
+      connection.get<List<JobEvent>>(`${path}/events`),
+    ]);
     if (state.selected === key) state.detail = { job, events: events.items };
   } catch (err) {
     if (!(err instanceof ReadError && err.status === 404)) throw err;
@@ -150,7 +178,11 @@ function setFilter(name: keyof Filters, value: string): void {
   render();
 }
 
-const connection = new Connection(location.origin, (change) => want(partsOf(change)), () => renderLive(connection.mode, connection.pushedBy));
+const connection = new Connection(
+  location.origin,
+  (change) => want(partsOf(change)),
+  () => renderLive(connection.mode, connection.pushedBy),
+);
 
 document.querySelector<HTMLFormElement>('form.filters')!.addEventListener('change', (event) => {
   const select = event.target as HTMLSelectElement;

@@ -53,7 +53,8 @@ export class Connection {
       let res: Response;
       try {
         res = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(READ_TIMEOUT_MS) });
-        const message = async () => `${base}${path}: ${res.status} ${((await res.json().catch(() => ({}))) as { error?: { message?: string } }).error?.message ?? ''}`;
+        const message = async () =>
+          `${base}${path}: ${res.status} ${((await res.json().catch(() => ({}))) as { error?: { message?: string } }).error?.message ?? ''}`;
         // A replica in trouble (no database, overloaded) answers 5xx: another may not be.
         if (res.status >= 500) return { next: await message() };
         if (!res.ok) throw new ReadError(res.status, await message()); // another would say the same
@@ -69,7 +70,9 @@ export class Connection {
 
   /** Learns the replicas the cluster lists, live ones first, keeping the one that answers first. */
   learn(status: ClusterStatus): void {
-    this.replicas.learn([...status.replicas].sort((a, b) => Number(b.alive) - Number(a.alive)).map((r) => new URL(r.url).origin));
+    this.replicas.learn(
+      [...status.replicas].sort((a, b) => Number(b.alive) - Number(a.alive)).map((r) => new URL(r.url).origin),
+    );
   }
 
   /** Opens the push channel on the replica reads go to. */

@@ -15,13 +15,21 @@ export interface DagEdge {
 
 export const BOX = { width: 120, height: 24, gapX: 36, gapY: 10 };
 
-export function layoutDag(jobs: ReadonlyArray<{ name: string; stage: number; phase: string }>, needs: ReadonlyMap<string, readonly string[]>): { boxes: DagBox[]; edges: DagEdge[]; width: number; height: number } {
+export function layoutDag(
+  jobs: ReadonlyArray<{ name: string; stage: number; phase: string }>,
+  needs: ReadonlyMap<string, readonly string[]>,
+): { boxes: DagBox[]; edges: DagEdge[]; width: number; height: number } {
   const rows = new Map<number, number>();
   const boxes = new Map<string, DagBox>();
   for (const job of [...jobs].sort((a, b) => a.stage - b.stage || a.name.localeCompare(b.name))) {
     const row = rows.get(job.stage) ?? 0;
     rows.set(job.stage, row + 1);
-    boxes.set(job.name, { name: job.name, phase: job.phase, x: job.stage * (BOX.width + BOX.gapX), y: row * (BOX.height + BOX.gapY) });
+    boxes.set(job.name, {
+      name: job.name,
+      phase: job.phase,
+      x: job.stage * (BOX.width + BOX.gapX),
+      y: row * (BOX.height + BOX.gapY),
+    });
   }
   const edges: DagEdge[] = [];
   for (const [name, needed] of needs) {

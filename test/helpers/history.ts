@@ -11,7 +11,12 @@ export { jobPhases } from '../../src/store/history.js';
 
 /** The checker's findings that must be empty at any moment of a test (lost/early are the test's own business). */
 export async function runFindings(db: Queryable, logFiles: string[]) {
-  const report = check(await readCheckInput(db, logFiles.filter((f) => existsSync(f))));
+  const report = check(
+    await readCheckInput(
+      db,
+      logFiles.filter((f) => existsSync(f)),
+    ),
+  );
   return {
     placedTwice: report.placedTwice,
     overlappingRuns: report.overlappingRuns,
@@ -27,18 +32,41 @@ export async function runFindings(db: Queryable, logFiles: string[]) {
   };
 }
 
-export const CLEAN = { placedTwice: [], overlappingRuns: [], overcommitted: [], early: [], unmetNeeds: [], overQueueLimit: [], cronHandledTwice: [], cronEarly: [], cronMissed: [], cronStuck: [], cronOverlap: [] };
+export const CLEAN = {
+  placedTwice: [],
+  overlappingRuns: [],
+  overcommitted: [],
+  early: [],
+  unmetNeeds: [],
+  overQueueLimit: [],
+  cronHandledTwice: [],
+  cronEarly: [],
+  cronMissed: [],
+  cronStuck: [],
+  cronOverlap: [],
+};
 
 /**
  * The placements into a namespace, each at its placing transaction's database time (the clock
  * its token bucket is counted by, not the history row's), oldest first, in seconds; and the
  * largest number of them in any span beyond what `burst + perSecond × span` allows (0: within).
  */
-export async function placementsOverRate(db: TestDatabase['db'], namespace: string, burst: number, perSecond: number): Promise<{ placements: number; over: number }> {
-  const at = (await db.query<{ at: number }>('SELECT extract(epoch FROM created_at)::float8 AS at FROM assignments WHERE namespace = $1 ORDER BY created_at', [namespace])).rows.map((r) => r.at);
+export async function placementsOverRate(
+  db: TestDatabase['db'],
+  namespace: string,
+  burst: number,
+  perSecond: number,
+): Promise<{ placements: number; over: number }> {
+  const at = (
+    await db.query<{ at: number }>(
+      'SELECT extract(epoch FROM created_at)::float8 AS at FROM assignments WHERE namespace = $1 ORDER BY created_at',
+      [namespace],
+    )
+  ).rows.map((r) => r.at);
   let over = 0;
   for (let i = 0; i < at.length; i++) {
-    for (let j = i; j < at.length; j++) over = Math.max(over, j - i + 1 - (burst + perSecond * (at[j]! - at[i]!) + 1e-6));
+    for (let j = i; j < at.length; j++)
+      over = Math.max(over, j - i + 1 - (burst + perSecond * (at[j]! - at[i]!) + 1e-6));
   }
   return { placements: at.length, over: Math.max(0, over) };
 }

@@ -30,7 +30,9 @@ export interface JobYamlOptions {
 
 export function jobYaml(name: string, opts: JobYamlOptions = {}): string {
   const selector = opts.nodeSelector
-    ? `  nodeSelector:\n${Object.entries(opts.nodeSelector).map(([k, v]) => `    ${k}: ${v}`).join('\n')}\n`
+    ? `  nodeSelector:\n${Object.entries(opts.nodeSelector)
+        .map(([k, v]) => `    ${k}: ${v}`)
+        .join('\n')}\n`
     : '';
   return `apiVersion: fencer.dev/v1
 kind: Job
@@ -58,7 +60,12 @@ export async function anyReplica<T>(urls: string[], fn: (url: string) => Promise
 
 export async function submit(urls: string[], yaml: string): Promise<number> {
   return anyReplica(urls, async (url) => {
-    const res = await fetch(`${url}/api/v1/jobs`, { method: 'POST', body: yaml, headers: { 'content-type': 'application/yaml' }, signal: AbortSignal.timeout(2000) });
+    const res = await fetch(`${url}/api/v1/jobs`, {
+      method: 'POST',
+      body: yaml,
+      headers: { 'content-type': 'application/yaml' },
+      signal: AbortSignal.timeout(2000),
+    });
     if (res.status >= 500) throw new Error(`${res.status}`);
     return res.status;
   });

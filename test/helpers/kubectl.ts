@@ -26,5 +26,9 @@ export async function run(file: string, args: string[], env: NodeJS.ProcessEnv =
 
 /** kubectl against `server()` (read at each call), discovery cached under `home`. */
 export function kubectlAgainst(server: () => string, home: () => string): (...args: string[]) => Promise<Run> {
-  return (...args) => run(KUBECTL!, ['--server', server(), '--cache-dir', join(home(), 'cache'), ...args], { ...process.env, KUBECONFIG: join(home(), 'none') });
+  return (...args) =>
+    run(KUBECTL!, ['--server', server(), '--cache-dir', join(home(), 'cache'), ...args], {
+      ...process.env,
+      KUBECONFIG: join(home(), 'none'),
+    });
 }

@@ -2,9 +2,16 @@
 import type { Cluster } from '../../src/simulator/cluster.js';
 import { eventually } from './eventually.js';
 
-export async function leaderAfter(c: Cluster, epoch: number, timeoutMs = 20_000): Promise<{ name: string; epoch: number }> {
-  return eventually(async () => {
-    const l = await c.leader().catch(() => null);
-    return l !== null && l.epoch > epoch ? l : null;
-  }, { intervalMs: 20, timeoutMs, what: 'a new leader' });
+export async function leaderAfter(
+  c: Cluster,
+  epoch: number,
+  timeoutMs = 20_000,
+): Promise<{ name: string; epoch: number }> {
+  return eventually(
+    async () => {
+      const l = await c.leader().catch(() => null);
+      return l !== null && l.epoch > epoch ? l : null;
+    },
+    { intervalMs: 20, timeoutMs, what: 'a new leader' },
+  );
 }

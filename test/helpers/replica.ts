@@ -4,7 +4,11 @@ import { Replica } from '../../src/replica.js';
 import { DEFAULT_TIMINGS, type Timings } from '../../src/config.js';
 import { freePort } from '../../src/net/free-port.js';
 
-export async function startReplica(databaseUrl: string, name = 'replica-t', timings: Partial<Timings> = {}): Promise<Replica> {
+export async function startReplica(
+  databaseUrl: string,
+  name = 'replica-t',
+  timings: Partial<Timings> = {},
+): Promise<Replica> {
   const replica = new Replica({
     name,
     host: '127.0.0.1',

@@ -10,7 +10,13 @@ import { randomUUID } from 'node:crypto';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { fenced } from '../../src/lease/fenced.js';
-import { commitPlacements, declareNodeDead, returnUnconfirmed, retryOrphaned, orphanedJobs } from '../../src/store/decisions.js';
+import {
+  commitPlacements,
+  declareNodeDead,
+  returnUnconfirmed,
+  retryOrphaned,
+  orphanedJobs,
+} from '../../src/store/decisions.js';
 import { cancelJob, deleteJob, submitJob } from '../../src/store/jobs.js';
 import { registerNode } from '../../src/store/nodes.js';
 import { applyReports, markDelivered } from '../../src/store/assignments.js';
@@ -61,10 +67,15 @@ describe('a node allocation', () => {
       // The same incarnation registers again (its first request timed out at the node, reached
       // the database late): it must wait for the placement's lock on the node.
       const registering = registerNode(t.db, 'n1', 4000, 8 * GiB, {}, incarnations.get('n1'));
-      await eventually(async () => {
-        const waiting = await t.db.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO nodes%'");
-        return (waiting.rowCount ?? 0) > 0;
-      }, { what: 'the registration to wait on the node row' });
+      await eventually(
+        async () => {
+          const waiting = await t.db.query(
+            "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO nodes%'",
+          );
+          return (waiting.rowCount ?? 0) > 0;
+        },
+        { what: 'the registration to wait on the node row' },
+      );
       await placing.query('COMMIT');
       await registering;
     } finally {
@@ -77,19 +88,31 @@ describe('a node allocation', () => {
     const random = seededRandom(42);
     let deaths = 0;
     const pick = <T>(items: readonly T[]): T | undefined => items[Math.floor(random() * items.length)];
-    const active = async () => (await t.db.query<{ id: string; job_uid: string; node: string; state: string; name: string }>(
-      "SELECT a.id, a.job_uid, a.node, a.state, j.name FROM assignments a JOIN jobs j ON j.uid = a.job_uid WHERE a.state IN ('Assigned', 'Running')",
-    )).rows;
-    const ready = async () => (await t.db.query<{ name: string }>("SELECT name FROM nodes WHERE state = 'Ready'")).rows.map((r) => r.name);
+    const active = async () =>
+      (
+        await t.db.query<{ id: string; job_uid: string; node: string; state: string; name: string }>(
+          "SELECT a.id, a.job_uid, a.node, a.state, j.name FROM assignments a JOIN jobs j ON j.uid = a.job_uid WHERE a.state IN ('Assigned', 'Running')",
+        )
+      ).rows;
+    const ready = async () =>
+      (await t.db.query<{ name: string }>("SELECT name FROM nodes WHERE state = 'Ready'")).rows.map((r) => r.name);
     const operations: Record<string, () => Promise<unknown>> = {
       place: async () => {
         const nodes = await ready();
         const uids: string[] = [];
-        for (let i = 0; i < 3; i++) uids.push((await submitJob(t.db, jobRequest(`j-${randomUUID().slice(0, 8)}`, 100 + Math.floor(random() * 900)))).job.uid);
+        for (let i = 0; i < 3; i++)
+          uids.push(
+            (await submitJob(t.db, jobRequest(`j-${randomUUID().slice(0, 8)}`, 100 + Math.floor(random() * 900)))).job
+              .uid,
+          );
         const placements = uids.map((jobUid) => ({ jobUid, node: pick(nodes)! }));
         await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, placements)).catch(() => 0);
         // Sent to their nodes, some with no time at all to claim them.
-        const sent = (await t.db.query<{ id: string; node: string }>('SELECT id, node FROM assignments WHERE job_uid = ANY($1)', [uids])).rows;
+        const sent = (
+          await t.db.query<{ id: string; node: string }>('SELECT id, node FROM assignments WHERE job_uid = ANY($1)', [
+            uids,
+          ])
+        ).rows;
         for (const a of sent) await markDelivered(t.db, a.node, [a.id], random() < 0.3 ? 0 : 60_000);
       },
       start: async () => {
@@ -98,7 +121,11 @@ describe('a node allocation', () => {
       },
       finish: async () => {
         const a = pick(await active());
-        if (a) await applyReports(t.db, a.node, [{ kind: 'started', id: a.id }, { kind: 'finished', id: a.id, outcome: 'Succeeded', message: null }]);
+        if (a)
+          await applyReports(t.db, a.node, [
+            { kind: 'started', id: a.id },
+            { kind: 'finished', id: a.id, outcome: 'Succeeded', message: null },
+          ]);
       },
       abandon: async () => {
         const a = pick(await active());
@@ -107,7 +134,11 @@ describe('a node allocation', () => {
         await fenced(t.db, leader, (tx) => retryOrphaned(tx, orphans));
       },
       unconfirmed: async () => {
-        const late = (await t.db.query<{ id: string; job_uid: string }>("SELECT id, job_uid FROM assignments WHERE state = 'Assigned' AND confirm_by < now()")).rows;
+        const late = (
+          await t.db.query<{ id: string; job_uid: string }>(
+            "SELECT id, job_uid FROM assignments WHERE state = 'Assigned' AND confirm_by < now()",
+          )
+        ).rows;
         await fenced(t.db, leader, (tx) => returnUnconfirmed(tx, late, { confirmTimeoutMs: 0, undeliveredMs: 60_000 }));
       },
       cancel: async () => {
@@ -130,7 +161,7 @@ describe('a node allocation', () => {
         await registerNode(t.db, node, 4000, 8 * GiB, {}, incarnations.get(node));
         await t.db.query('UPDATE nodes SET watch_session = gen_random_uuid() WHERE name = $1', [node]);
       },
-      'restart': async () => {
+      restart: async () => {
         const node = pick(['n1', 'n2', 'n3'])!;
         incarnations.set(node, randomUUID());
         await registerNode(t.db, node, 4000, 8 * GiB, {}, incarnations.get(node));
@@ -153,7 +184,11 @@ describe('a node allocation', () => {
       if (wrong.length > 0) throw new Error(`after step ${step} (${pair.join(' + ')}): ${JSON.stringify(wrong)}`);
     }
     // The sequence went every way an assignment can end, or the check above proved less than it says.
-    const ended = (await t.db.query<{ state: string }>("SELECT DISTINCT state FROM assignments WHERE state NOT IN ('Assigned', 'Running')")).rows.map((r) => r.state);
+    const ended = (
+      await t.db.query<{ state: string }>(
+        "SELECT DISTINCT state FROM assignments WHERE state NOT IN ('Assigned', 'Running')",
+      )
+    ).rows.map((r) => r.state);
     expect(ended.sort()).toEqual(['Cancelled', 'Lost', 'Succeeded', 'Unconfirmed']);
     expect(deaths).toBeGreaterThan(0);
   });

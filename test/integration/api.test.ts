@@ -50,23 +50,83 @@ afterAll(async () => {
 });
 
 describe('bad input', () => {
-  const cases: Array<{ what: string; body: string; contentType?: string; status: number; says: RegExp; line?: number }> = [
-    { what: 'malformed YAML', body: 'apiVersion: fencer.dev/v1\nkind: Job\nkind: Job\n', status: 400, says: /.+/, line: 3 },
-    { what: 'malformed JSON', body: '{"apiVersion": "fencer.dev/v1",\n "kind": }', contentType: 'application/json', status: 400, says: /.+/, line: 2 },
-    { what: 'an unknown kind', body: GOOD.replace('kind: Job', 'kind: Pod'), status: 400, says: /kind: "Pod" is not a known kind/ },
-    { what: 'an unknown field', body: GOOD.replace('  duration: 1s', '  duration: 1s\n  colour: blue'), status: 400, says: /spec\.colour: unknown field/, line: 10 },
-    { what: 'a bad CPU quantity', body: GOOD.replace('cpu: 500m', 'cpu: abc'), status: 400, says: /spec\.resources\.cpu: "abc" is not a CPU quantity/, line: 7 },
-    { what: 'a bad memory quantity', body: GOOD.replace('memory: 256Mi', 'memory: 12Qi'), status: 400, says: /spec\.resources\.memory: "12Qi" is not a memory quantity/ },
-    { what: 'zero CPU', body: GOOD.replace('cpu: 500m', 'cpu: "0"'), status: 400, says: /spec\.resources\.cpu: must be greater than zero/ },
-    { what: 'negative memory', body: GOOD.replace('memory: 256Mi', 'memory: -1Gi'), status: 400, says: /spec\.resources\.memory/ },
-    { what: 'a bad duration', body: GOOD.replace('duration: 1s', 'duration: forever'), status: 400, says: /spec\.duration: "forever" is not a duration/ },
+  const cases: Array<{
+    what: string;
+    body: string;
+    contentType?: string;
+    status: number;
+    says: RegExp;
+    line?: number;
+  }> = [
+    {
+      what: 'malformed YAML',
+      body: 'apiVersion: fencer.dev/v1\nkind: Job\nkind: Job\n',
+      status: 400,
+      says: /.+/,
+      line: 3,
+    },
+    {
+      what: 'malformed JSON',
+      body: '{"apiVersion": "fencer.dev/v1",\n "kind": }',
+      contentType: 'application/json',
+      status: 400,
+      says: /.+/,
+      line: 2,
+    },
+    {
+      what: 'an unknown kind',
+      body: GOOD.replace('kind: Job', 'kind: Pod'),
+      status: 400,
+      says: /kind: "Pod" is not a known kind/,
+    },
+    {
+      what: 'an unknown field',
+      body: GOOD.replace('  duration: 1s', '  duration: 1s\n  colour: blue'),
+      status: 400,
+      says: /spec\.colour: unknown field/,
+      line: 10,
+    },
+    {
+      what: 'a bad CPU quantity',
+      body: GOOD.replace('cpu: 500m', 'cpu: abc'),
+      status: 400,
+      says: /spec\.resources\.cpu: "abc" is not a CPU quantity/,
+      line: 7,
+    },
+    {
+      what: 'a bad memory quantity',
+      body: GOOD.replace('memory: 256Mi', 'memory: 12Qi'),
+      status: 400,
+      says: /spec\.resources\.memory: "12Qi" is not a memory quantity/,
+    },
+    {
+      what: 'zero CPU',
+      body: GOOD.replace('cpu: 500m', 'cpu: "0"'),
+      status: 400,
+      says: /spec\.resources\.cpu: must be greater than zero/,
+    },
+    {
+      what: 'negative memory',
+      body: GOOD.replace('memory: 256Mi', 'memory: -1Gi'),
+      status: 400,
+      says: /spec\.resources\.memory/,
+    },
+    {
+      what: 'a bad duration',
+      body: GOOD.replace('duration: 1s', 'duration: forever'),
+      status: 400,
+      says: /spec\.duration: "forever" is not a duration/,
+    },
     { what: 'a bad name', body: GOOD.replace('name: ok', 'name: Not_OK'), status: 400, says: /metadata\.name/ },
   ];
 
   it.each(cases)('refuses $what with $status naming the field, and stores nothing', async (c) => {
     const res = await post('/api/v1/jobs', c.body, c.contentType);
     expect(res.status).toBe(c.status);
-    const text = [res.body.error.message, ...(res.body.error.details ?? []).map((d: any) => `${d.path}: ${d.message}`)].join('\n');
+    const text = [
+      res.body.error.message,
+      ...(res.body.error.details ?? []).map((d: any) => `${d.path}: ${d.message}`),
+    ].join('\n');
     expect(text).toMatch(c.says);
     if (c.line) expect(res.body.error.details.map((d: any) => d.line)).toContain(c.line);
     expect(await jobCount()).toBe(0);
@@ -87,7 +147,11 @@ describe('while no replica leads', () => {
     expect((await post('/api/v1/jobs', GOOD.replace('duration: 1s', 'duration: 2s'))).status).toBe(409);
     const huge = GOOD.replace('name: ok', 'name: huge').replace('cpu: 500m', 'cpu: "64"');
     expect((await post('/api/v1/jobs', huge)).status).toBe(201);
-    const reg = await post('/api/v1/nodes/register', JSON.stringify({ name: 'n1', capacity: { cpu: '4', memory: '8Gi' }, labels: { pool: 'default' } }), 'application/json');
+    const reg = await post(
+      '/api/v1/nodes/register',
+      JSON.stringify({ name: 'n1', capacity: { cpu: '4', memory: '8Gi' }, labels: { pool: 'default' } }),
+      'application/json',
+    );
     expect(reg.status).toBe(200);
     expect((await post('/api/v1/nodes/n1/heartbeat', '{}', 'application/json')).status).toBe(200);
     expect((await post('/api/v1/nodes/nope/heartbeat', '{}', 'application/json')).status).toBe(404);
@@ -113,7 +177,6 @@ describe('while no replica leads', () => {
       }
     })().catch(() => {});
 
-
     // The ghost lets go: the replica leads, places the job that fits, and marks the other.
     await ghost.query('SELECT pg_advisory_unlock(7310002, 100)');
     const placed = await eventually(
@@ -123,7 +186,11 @@ describe('while no replica leads', () => {
     expect(placed.job).toBe('default/ok');
     expect(placed.epoch).toBe(101);
     // Nothing was decided while nobody led: the job's only placement is the first leader's.
-    const placements = (await t.db.query("SELECT epoch::int AS epoch FROM history WHERE job = 'default/ok' AND entity = 'assignment' AND to_state = 'Assigned'")).rows;
+    const placements = (
+      await t.db.query(
+        "SELECT epoch::int AS epoch FROM history WHERE job = 'default/ok' AND entity = 'assignment' AND to_state = 'Assigned'",
+      )
+    ).rows;
     expect(placements).toEqual([{ epoch: 101 }]);
     const hugeJob = await eventually(async () => {
       const job = await (await fetch(`${replica.url}/api/v1/namespaces/default/jobs/huge`)).json();
@@ -134,10 +201,32 @@ describe('while no replica leads', () => {
     expect(hugeJob.status.conditions[0].message).toMatch(/larger than every node/);
 
     // A report about an assignment that is not the node's, or not active, is 409.
-    expect((await post(`/api/v1/assignments/${placed.id}/started`, JSON.stringify({ node: 'other' }), 'application/json')).status).toBe(409);
-    expect((await post(`/api/v1/assignments/${placed.id}/started`, JSON.stringify({ node: 'n1' }), 'application/json')).status).toBe(200);
-    expect((await post(`/api/v1/assignments/${placed.id}/finished`, JSON.stringify({ node: 'n1', outcome: 'Succeeded' }), 'application/json')).status).toBe(200);
-    expect((await post(`/api/v1/assignments/${placed.id}/finished`, JSON.stringify({ node: 'n1', outcome: 'Succeeded' }), 'application/json')).status).toBe(409);
+    expect(
+      (await post(`/api/v1/assignments/${placed.id}/started`, JSON.stringify({ node: 'other' }), 'application/json'))
+        .status,
+    ).toBe(409);
+    expect(
+      (await post(`/api/v1/assignments/${placed.id}/started`, JSON.stringify({ node: 'n1' }), 'application/json'))
+        .status,
+    ).toBe(200);
+    expect(
+      (
+        await post(
+          `/api/v1/assignments/${placed.id}/finished`,
+          JSON.stringify({ node: 'n1', outcome: 'Succeeded' }),
+          'application/json',
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await post(
+          `/api/v1/assignments/${placed.id}/finished`,
+          JSON.stringify({ node: 'n1', outcome: 'Succeeded' }),
+          'application/json',
+        )
+      ).status,
+    ).toBe(409);
     const done = await (await fetch(`${replica.url}/api/v1/namespaces/default/jobs/ok`)).json();
     expect(done.status.phase).toBe('Succeeded');
 
@@ -145,14 +234,39 @@ describe('while no replica leads', () => {
     // that uses no attempt.
     expect((await post('/api/v1/jobs', GOOD.replace('name: ok', 'name: given-up'))).status).toBe(201);
     const first = await eventually(
-      () => lines.flatMap((l) => (l.type === 'snapshot' ? l.assignments : [])).find((a: any) => a.job === 'default/given-up'),
+      () =>
+        lines
+          .flatMap((l) => (l.type === 'snapshot' ? l.assignments : []))
+          .find((a: any) => a.job === 'default/given-up'),
       { what: 'given-up on the stream' },
     );
-    expect((await post(`/api/v1/assignments/${first.id}/started`, JSON.stringify({ node: 'n1' }), 'application/json')).status).toBe(200);
-    expect((await post(`/api/v1/assignments/${first.id}/abandoned`, JSON.stringify({ node: 'n1', reason: 'self-fence' }), 'application/json')).status).toBe(200);
-    expect((await post(`/api/v1/assignments/${first.id}/abandoned`, JSON.stringify({ node: 'n1', reason: 'self-fence' }), 'application/json')).status).toBe(409);
+    expect(
+      (await post(`/api/v1/assignments/${first.id}/started`, JSON.stringify({ node: 'n1' }), 'application/json'))
+        .status,
+    ).toBe(200);
+    expect(
+      (
+        await post(
+          `/api/v1/assignments/${first.id}/abandoned`,
+          JSON.stringify({ node: 'n1', reason: 'self-fence' }),
+          'application/json',
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await post(
+          `/api/v1/assignments/${first.id}/abandoned`,
+          JSON.stringify({ node: 'n1', reason: 'self-fence' }),
+          'application/json',
+        )
+      ).status,
+    ).toBe(409);
     const retried = await eventually(
-      () => lines.flatMap((l) => (l.type === 'snapshot' ? l.assignments : [])).find((a: any) => a.job === 'default/given-up' && a.id !== first.id),
+      () =>
+        lines
+          .flatMap((l) => (l.type === 'snapshot' ? l.assignments : []))
+          .find((a: any) => a.job === 'default/given-up' && a.id !== first.id),
       { what: 'given-up placed again' },
     );
     expect(retried.attempt).toBe(1);
@@ -161,13 +275,21 @@ describe('while no replica leads', () => {
 
     // Many reports in one request, answered one by one, in order: only the node's own active
     // assignment changes; a bad batch changes nothing and names the field.
-    const batch = (node: string, reports: unknown) => post(`/api/v1/nodes/${node}/reports`, JSON.stringify({ reports }), 'application/json');
+    const batch = (node: string, reports: unknown) =>
+      post(`/api/v1/nodes/${node}/reports`, JSON.stringify({ reports }), 'application/json');
     const fromOther = await batch('other', [{ kind: 'started', id: retried.id }]);
     expect(fromOther.body).toEqual({ outcomes: ['not-active'] });
-    const refused = await batch('n1', [{ kind: 'started', id: retried.id }, { kind: 'begun', id: retried.id }]);
+    const refused = await batch('n1', [
+      { kind: 'started', id: retried.id },
+      { kind: 'begun', id: retried.id },
+    ]);
     expect(refused.status).toBe(400);
     expect(JSON.stringify(refused.body)).toContain('reports[1].kind');
-    const answered = await batch('n1', [{ kind: 'started', id: retried.id }, { kind: 'finished', id: 'not-a-uuid', outcome: 'Succeeded' }, { kind: 'started', id: retried.id }]);
+    const answered = await batch('n1', [
+      { kind: 'started', id: retried.id },
+      { kind: 'finished', id: 'not-a-uuid', outcome: 'Succeeded' },
+      { kind: 'started', id: retried.id },
+    ]);
     expect(answered.body).toEqual({ outcomes: ['ok', 'not-active', 'ok'] }); // starting twice is harmless
     const running = await (await fetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up`)).json();
     expect(running.status.phase).toBe('Running');
@@ -177,20 +299,38 @@ describe('while no replica leads', () => {
     expect(cancelled.status).toBe(200);
     expect(((await cancelled.json()) as any).status.phase).toBe('Cancelled');
     const seenAt = lines.length;
-    await eventually(() => lines.slice(seenAt).find((l) => l.type === 'snapshot' && !l.assignments.some((a: any) => a.job === 'default/given-up')), {
-      what: 'a snapshot without the cancelled job',
-    });
-    expect((await fetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up/cancel`, { method: 'POST' })).status).toBe(409);
-    expect((await t.db.query("SELECT allocated_cpu_millis FROM nodes WHERE name = 'n1'")).rows[0].allocated_cpu_millis).toBe(0);
+    await eventually(
+      () =>
+        lines
+          .slice(seenAt)
+          .find((l) => l.type === 'snapshot' && !l.assignments.some((a: any) => a.job === 'default/given-up')),
+      {
+        what: 'a snapshot without the cancelled job',
+      },
+    );
+    expect(
+      (await fetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up/cancel`, { method: 'POST' })).status,
+    ).toBe(409);
+    expect(
+      (await t.db.query("SELECT allocated_cpu_millis FROM nodes WHERE name = 'n1'")).rows[0].allocated_cpu_millis,
+    ).toBe(0);
 
     // Delete: gone from reads, its history stays.
-    expect((await fetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up`, { method: 'DELETE' })).status).toBe(200);
+    expect((await fetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up`, { method: 'DELETE' })).status).toBe(
+      200,
+    );
     expect((await fetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up`)).status).toBe(404);
-    expect((await fetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up`, { method: 'DELETE' })).status).toBe(404);
+    expect((await fetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up`, { method: 'DELETE' })).status).toBe(
+      404,
+    );
     const list = (await (await fetch(`${replica.url}/api/v1/jobs`)).json()) as any;
     expect(list.kind).toBe('JobList');
     expect(list.items.map((j: any) => j.metadata.name).sort()).toEqual(['huge', 'ok']);
-    const deleted = (await t.db.query("SELECT to_state FROM history WHERE job = 'default/given-up' AND entity = 'job' ORDER BY id DESC LIMIT 1")).rows[0];
+    const deleted = (
+      await t.db.query(
+        "SELECT to_state FROM history WHERE job = 'default/given-up' AND entity = 'job' ORDER BY id DESC LIMIT 1",
+      )
+    ).rows[0];
     expect(deleted.to_state).toBe('Deleted');
     controller.abort();
     await reading;
@@ -198,11 +338,17 @@ describe('while no replica leads', () => {
 
   it('refuses a watch attempt older than the one recorded, or from another incarnation', async () => {
     const incarnation = '00000000-0000-4000-8000-000000000001';
-    const reg = await post('/api/v1/nodes/register', JSON.stringify({ name: 'n2', capacity: { cpu: '1', memory: '1Gi' }, incarnation }), 'application/json');
+    const reg = await post(
+      '/api/v1/nodes/register',
+      JSON.stringify({ name: 'n2', capacity: { cpu: '1', memory: '1Gi' }, incarnation }),
+      'application/json',
+    );
     expect(reg.status).toBe(200);
     const open = async (attempt: number, inc = incarnation) => {
       const controller = new AbortController();
-      const res = await fetch(`${replica.url}/api/v1/nodes/n2/watch?incarnation=${inc}&attempt=${attempt}`, { signal: controller.signal });
+      const res = await fetch(`${replica.url}/api/v1/nodes/n2/watch?incarnation=${inc}&attempt=${attempt}`, {
+        signal: controller.signal,
+      });
       controller.abort();
       return res.status;
     };
@@ -215,15 +361,32 @@ describe('while no replica leads', () => {
 
   it('takes a Kubernetes node name with dots (a DaemonSet agent is named after its node) and refuses one that is no DNS-1123 subdomain, naming the field', async () => {
     const name = 'ip-10-0-1-2.ec2.internal';
-    expect((await post('/api/v1/nodes/register', JSON.stringify({ name, capacity: { cpu: '2', memory: '4Gi' } }), 'application/json')).status).toBe(200);
+    expect(
+      (
+        await post(
+          '/api/v1/nodes/register',
+          JSON.stringify({ name, capacity: { cpu: '2', memory: '4Gi' } }),
+          'application/json',
+        )
+      ).status,
+    ).toBe(200);
     expect((await post(`/api/v1/nodes/${name}/heartbeat`, '{}', 'application/json')).status).toBe(200);
     const node = await fetch(`${replica.url}/apis/fencer.dev/v1/nodes/${name}`);
     expect(node.status).toBe(200);
     expect(((await node.json()) as any).metadata.name).toBe(name);
     for (const bad of ['Node_1', 'a..b', '.a', 'x'.repeat(254)]) {
-      const res = await post('/api/v1/nodes/register', JSON.stringify({ name: bad, capacity: { cpu: '2', memory: '4Gi' } }), 'application/json');
+      const res = await post(
+        '/api/v1/nodes/register',
+        JSON.stringify({ name: bad, capacity: { cpu: '2', memory: '4Gi' } }),
+        'application/json',
+      );
       expect(res.status).toBe(400);
-      expect(res.body.error.details).toContainEqual(expect.objectContaining({ path: 'name', message: expect.stringMatching(/is not a valid node name: .*DNS-1123 subdomain/) }));
+      expect(res.body.error.details).toContainEqual(
+        expect.objectContaining({
+          path: 'name',
+          message: expect.stringMatching(/is not a valid node name: .*DNS-1123 subdomain/),
+        }),
+      );
     }
   });
 
@@ -235,13 +398,16 @@ describe('while no replica leads', () => {
 });
 
 describe('several jobs in one request', () => {
-  const named = (name: string, duration = '1s') => GOOD.replace('name: ok', `name: ${name}`).replace('duration: 1s', `duration: ${duration}`);
+  const named = (name: string, duration = '1s') =>
+    GOOD.replace('name: ok', `name: ${name}`).replace('duration: 1s', `duration: ${duration}`);
 
   it('refuses them all when one is bad, naming the document and field', async () => {
     const before = await jobCount();
     const res = await post('/api/v1/jobs', [named('b1'), named('b2').replace('cpu: 500m', 'cpu: abc')].join('---\n'));
     expect(res.status).toBe(400);
-    expect(res.body.error.details).toContainEqual(expect.objectContaining({ path: '[1].spec.resources.cpu', message: '"abc" is not a CPU quantity' }));
+    expect(res.body.error.details).toContainEqual(
+      expect.objectContaining({ path: '[1].spec.resources.cpu', message: '"abc" is not a CPU quantity' }),
+    );
     expect(await jobCount()).toBe(before);
   });
 
@@ -255,7 +421,18 @@ describe('several jobs in one request', () => {
 
   it('accepts them all in one transaction, or none when one conflicts', async () => {
     const before = await jobCount();
-    const first = await post('/api/v1/jobs', JSON.stringify([1, 2, 3].map((i) => ({ apiVersion: 'fencer.dev/v1', kind: 'Job', metadata: { name: `batch-${i}` }, spec: { resources: { cpu: '250m', memory: '64Mi' }, duration: '1s' } }))), 'application/json');
+    const first = await post(
+      '/api/v1/jobs',
+      JSON.stringify(
+        [1, 2, 3].map((i) => ({
+          apiVersion: 'fencer.dev/v1',
+          kind: 'Job',
+          metadata: { name: `batch-${i}` },
+          spec: { resources: { cpu: '250m', memory: '64Mi' }, duration: '1s' },
+        })),
+      ),
+      'application/json',
+    );
     expect(first.status).toBe(201);
     expect(first.body.kind).toBe('JobList');
     expect(first.body.items.map((j: any) => j.metadata.name)).toEqual(['batch-1', 'batch-2', 'batch-3']);
@@ -263,10 +440,23 @@ describe('several jobs in one request', () => {
     // batch-4 is new, but batch-1 comes back with another duration: nothing is written.
     const clash = await post('/api/v1/jobs', [named('batch-4'), named('batch-1', '9s')].join('---\n'));
     expect(clash.status).toBe(409);
-    expect(clash.body.error.message).toMatch(/job default\/batch-1 already exists with a different spec.*none of the 2 jobs was accepted/);
+    expect(clash.body.error.message).toMatch(
+      /job default\/batch-1 already exists with a different spec.*none of the 2 jobs was accepted/,
+    );
     expect(await jobCount()).toBe(before + 3);
     // The same again (batch-1 unchanged, batch-5 new): accepted, nothing duplicated.
-    const again = await post('/api/v1/jobs', JSON.stringify([1, 5].map((i) => ({ apiVersion: 'fencer.dev/v1', kind: 'Job', metadata: { name: `batch-${i}` }, spec: { resources: { cpu: '250m', memory: '64Mi' }, duration: '1s' } }))), 'application/json');
+    const again = await post(
+      '/api/v1/jobs',
+      JSON.stringify(
+        [1, 5].map((i) => ({
+          apiVersion: 'fencer.dev/v1',
+          kind: 'Job',
+          metadata: { name: `batch-${i}` },
+          spec: { resources: { cpu: '250m', memory: '64Mi' }, duration: '1s' },
+        })),
+      ),
+      'application/json',
+    );
     expect(again.status).toBe(201);
     expect(again.body.items.map((j: any) => j.metadata.name)).toEqual(['batch-1', 'batch-5']);
     expect(await jobCount()).toBe(before + 4);
@@ -283,7 +473,9 @@ describe('several jobs in one request', () => {
     const refused = await post('/api/v1/jobs', bad.join('---\n'));
     expect(refused.status).toBe(400);
     // Document 350 starts after 350 documents of 9 lines, each with its `---`; cpu is its 7th line.
-    expect(refused.body.error.details).toEqual([{ path: '[350].spec.resources.cpu', message: '"abc" is not a CPU quantity', line: 350 * 10 + 7 }]);
+    expect(refused.body.error.details).toEqual([
+      { path: '[350].spec.resources.cpu', message: '"abc" is not a CPU quantity', line: 350 * 10 + 7 },
+    ]);
     expect(await jobCount()).toBe(before);
 
     const accepted = await post('/api/v1/jobs', docs.join('---\n'));

@@ -18,8 +18,18 @@ let replica: Replica;
 let home: string;
 
 /** No node runs them: they wait. */
-const job = (name: string) => ({ apiVersion: 'fencer.dev/v1', kind: 'Job', metadata: { name }, spec: { resources: { cpu: '100m', memory: '64Mi' }, duration: '1h' } });
-const post = (path: string, body: unknown) => fetch(replica.url + path, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+const job = (name: string) => ({
+  apiVersion: 'fencer.dev/v1',
+  kind: 'Job',
+  metadata: { name },
+  spec: { resources: { cpu: '100m', memory: '64Mi' }, duration: '1h' },
+});
+const post = (path: string, body: unknown) =>
+  fetch(replica.url + path, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json' },
+  });
 const stored = async () => (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs')).rows[0]!.n;
 
 beforeAll(async () => {
@@ -45,7 +55,9 @@ describe('a backlog at its bound', () => {
     const batch = await post('/api/v1/jobs', [job('b1'), job('b2')]);
     expect(batch.status).toBe(429);
     expect(batch.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
-    expect(((await batch.json()) as { error: { message: string } }).error.message).toMatch(/4 jobs wait to be placed and this adds 2; the cluster takes at most 5 \(FENCER_MAX_PENDING\)/);
+    expect(((await batch.json()) as { error: { message: string } }).error.message).toMatch(
+      /4 jobs wait to be placed and this adds 2; the cluster takes at most 5 \(FENCER_MAX_PENDING\)/,
+    );
     expect(await stored()).toBe(4);
     expect((await post('/api/v1/jobs', job('c1'))).status).toBe(201); // exactly at the bound
     expect((await post('/api/v1/jobs', job('c2'))).status).toBe(429);
@@ -58,13 +70,22 @@ describe('a backlog at its bound', () => {
 
   it('the CLI waits as asked and sends the same apply again: it lands once there is room', async () => {
     const file = join(home, 'job.yaml');
-    writeFileSync(file, 'apiVersion: fencer.dev/v1\nkind: Job\nmetadata:\n  generateName: later-\nspec:\n  resources: { cpu: 100m, memory: 64Mi }\n  duration: 1h\n');
+    writeFileSync(
+      file,
+      'apiVersion: fencer.dev/v1\nkind: Job\nmetadata:\n  generateName: later-\nspec:\n  resources: { cpu: 100m, memory: 64Mi }\n  duration: 1h\n',
+    );
     let stderr = '';
     const applied = new Promise<string>((resolve, reject) => {
-      const child = execFile(process.execPath, [join(projectRoot(), 'dist/cli/main.js'), 'apply', '-f', file, '--server', replica.url], (error, stdout) => (error ? reject(error) : resolve(stdout)));
+      const child = execFile(
+        process.execPath,
+        [join(projectRoot(), 'dist/cli/main.js'), 'apply', '-f', file, '--server', replica.url],
+        (error, stdout) => (error ? reject(error) : resolve(stdout)),
+      );
       child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     });
-    await eventually(() => stderr.includes('FENCER_MAX_PENDING') && stderr.includes('as the server asked'), { what: 'the CLI to be told to wait' });
+    await eventually(() => stderr.includes('FENCER_MAX_PENDING') && stderr.includes('as the server asked'), {
+      what: 'the CLI to be told to wait',
+    });
     expect((await fetch(`${replica.url}/api/v1/namespaces/default/jobs/a1`, { method: 'DELETE' })).status).toBe(200);
     expect((await applied).trim()).toMatch(/^job\.fencer\.dev\/later-[a-z0-9]{5} created$/);
     expect((await t.db.query("SELECT count(*)::int AS n FROM jobs WHERE name LIKE 'later-%'")).rows[0].n).toBe(1);

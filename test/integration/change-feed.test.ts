@@ -47,20 +47,39 @@ describe('the change feed', () => {
 
   it('names the jobs that changed', async () => {
     const told = await after(() => submitJob(t.db, jobRequest('feed-1')));
-    expect(told).toEqual([{ kinds: expect.arrayContaining(['Job']), jobs: ['default/feed-1'], status: false, events: false }]);
+    expect(told).toEqual([
+      { kinds: expect.arrayContaining(['Job']), jobs: ['default/feed-1'], status: false, events: false },
+    ]);
   });
 
   it('tells of a new epoch and its election event, and of a replica coming', async () => {
-    const election = await after(() => t.db.query("UPDATE lease SET holder = 'replica-x', epoch = epoch + 1, acquired_at = now(), renewed_at = now(), expires_at = now() + interval '1 hour' WHERE id = 1"));
+    const election = await after(() =>
+      t.db.query(
+        "UPDATE lease SET holder = 'replica-x', epoch = epoch + 1, acquired_at = now(), renewed_at = now(), expires_at = now() + interval '1 hour' WHERE id = 1",
+      ),
+    );
     expect(election).toEqual([{ kinds: [], jobs: [], status: true, events: true }]);
-    const replica = await after(() => t.db.query("INSERT INTO replicas (name, url) VALUES ('replica-x', 'http://127.0.0.1:1')"));
+    const replica = await after(() =>
+      t.db.query("INSERT INTO replicas (name, url) VALUES ('replica-x', 'http://127.0.0.1:1')"),
+    );
     expect(replica).toEqual([{ kinds: [], jobs: [], status: true, events: false }]);
   });
 
   it('tells of an event a replica records, and of a node', async () => {
-    const told = await after(() => recordClusterEvent(t.db, { type: 'Warning', reason: 'FencedRejection', object: 'replica/replica-x', epoch: 1, replica: 'replica-x', message: 'test' }));
+    const told = await after(() =>
+      recordClusterEvent(t.db, {
+        type: 'Warning',
+        reason: 'FencedRejection',
+        object: 'replica/replica-x',
+        epoch: 1,
+        replica: 'replica-x',
+        message: 'test',
+      }),
+    );
     expect(told).toEqual([{ kinds: [], jobs: [], status: false, events: true }]);
-    const node = await after(() => t.db.query("INSERT INTO nodes (name, cpu_millis, memory_bytes) VALUES ('node-x', 1000, 1073741824)"));
+    const node = await after(() =>
+      t.db.query("INSERT INTO nodes (name, cpu_millis, memory_bytes) VALUES ('node-x', 1000, 1073741824)"),
+    );
     expect(node).toEqual([{ kinds: ['Node'], jobs: [], status: false, events: true }]); // NodeRegistered
   });
 
@@ -69,7 +88,7 @@ describe('the change feed', () => {
     const from = heard.length;
     try {
       await client.query('BEGIN');
-      await client.query("UPDATE jobs SET labels = '{\"a\":\"b\"}' WHERE name = 'feed-1'");
+      await client.query('UPDATE jobs SET labels = \'{"a":"b"}\' WHERE name = \'feed-1\'');
       await submitJob(t.db, jobRequest('feed-2'));
       // feed-2 committed while the older transaction runs: held back behind it, read after read.
       const beat = beats;
@@ -79,7 +98,14 @@ describe('the change feed', () => {
     } finally {
       client.release();
     }
-    await eventually(() => heard.slice(from).some((c) => c.jobs?.includes('default/feed-2')), { what: 'feed-2 told once the older transaction ended' });
-    expect(heard.slice(from).flatMap((c) => c.jobs ?? []).sort()).toEqual(['default/feed-1', 'default/feed-2']);
+    await eventually(() => heard.slice(from).some((c) => c.jobs?.includes('default/feed-2')), {
+      what: 'feed-2 told once the older transaction ended',
+    });
+    expect(
+      heard
+        .slice(from)
+        .flatMap((c) => c.jobs ?? [])
+        .sort(),
+    ).toEqual(['default/feed-1', 'default/feed-2']);
   });
 });

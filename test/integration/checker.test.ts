@@ -22,7 +22,6 @@ import { jobRequest } from '../helpers/jobs.js';
 const leader = { epoch: () => 7 };
 const CHECK = join(process.cwd(), 'chaos', 'check');
 
-
 describe('the checker on a real history and run log', () => {
   let t: TestDatabase;
   let dir: string;
@@ -43,8 +42,15 @@ describe('the checker on a real history and run log', () => {
   /** Submits, places on node-1 and returns what the node would be told. */
   async function place(name: string) {
     const uid = (await submitJob(t.db, jobRequest(name))).job.uid;
-    expect(await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'node-1' }]))).toBe(1);
-    const a = (await t.db.query<{ id: string; epoch: number; attempt: number }>('SELECT id, epoch::int AS epoch, attempt FROM assignments WHERE job_uid = $1', [uid])).rows[0]!;
+    expect(
+      await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'node-1' }])),
+    ).toBe(1);
+    const a = (
+      await t.db.query<{ id: string; epoch: number; attempt: number }>(
+        'SELECT id, epoch::int AS epoch, attempt FROM assignments WHERE job_uid = $1',
+        [uid],
+      )
+    ).rows[0]!;
     return { id: a.id, job: `default/${name}`, jobUid: uid, epoch: a.epoch, attempt: a.attempt };
   }
 
@@ -73,7 +79,14 @@ describe('the checker on a real history and run log', () => {
     ]);
     expect(history.every((r) => r.entity === 'assignment' || r.dueAt !== null)).toBe(true);
     const report = check({ history, runs: readRunLogs([dir]) });
-    expect(report).toMatchObject({ ok: true, placedTwice: [], overlappingRuns: [], lost: [], early: [], finished: { Succeeded: 1 } });
+    expect(report).toMatchObject({
+      ok: true,
+      placedTwice: [],
+      overlappingRuns: [],
+      lost: [],
+      early: [],
+      finished: { Succeeded: 1 },
+    });
     expect(report.counts).toMatchObject({ jobs: 1, assignments: 1, runs: 1, rejected: 0, runsWithoutEnd: 0 });
 
     const json = join(dir, 'report.json');

@@ -26,7 +26,10 @@ function allNodeLogs(): string[] {
 function nodeLog(node: string): Array<Record<string, any>> {
   const file = cluster.nodeLogFile(node);
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
 async function unfinished(): Promise<number> {
@@ -41,7 +44,9 @@ async function allFinished(timeoutMs = 60_000): Promise<void> {
 function flow(prefix: string, count: number, everyMs: number, opts: Parameters<typeof jobYaml>[1] = {}): Promise<void> {
   return (async () => {
     for (let i = 0; i < count; i++) {
-      await eventually(async () => (await submit(cluster.replicaUrls, jobYaml(`${prefix}-${i}`, opts))) < 300, { what: `submission of ${prefix}-${i}` });
+      await eventually(async () => (await submit(cluster.replicaUrls, jobYaml(`${prefix}-${i}`, opts))) < 300, {
+        what: `submission of ${prefix}-${i}`,
+      });
       await new Promise((r) => setTimeout(r, everyMs));
     }
   })();
@@ -87,7 +92,12 @@ describe('a cluster of real processes', () => {
     // Two jobs no node will take on its own, placed by hand on node-3: first under the current
     // epoch, then under an older one, as a deposed leader's late delivery would look.
     for (const name of ['epoch-new', 'epoch-old']) {
-      expect(await submit(cluster.replicaUrls, jobYaml(name, { cpu: '100m', memory: '64Mi', duration: '1s', nodeSelector: { pool: 'nowhere' } }))).toBe(201);
+      expect(
+        await submit(
+          cluster.replicaUrls,
+          jobYaml(name, { cpu: '100m', memory: '64Mi', duration: '1s', nodeSelector: { pool: 'nowhere' } }),
+        ),
+      ).toBe(201);
     }
     const { epoch } = (await cluster.leader())!;
     const place = async (name: string, assignmentEpoch: number) => {
@@ -101,15 +111,22 @@ describe('a cluster of real processes', () => {
       await t.db.query("SELECT pg_notify('fencer_assignments', 'node-3')");
     };
     await place('epoch-new', epoch);
-    await eventually(() => nodeLog('node-3').some((l) => l.event === 'start' && l.job === 'default/epoch-new'), { what: 'node-3 to run the current-epoch job' });
+    await eventually(() => nodeLog('node-3').some((l) => l.event === 'start' && l.job === 'default/epoch-new'), {
+      what: 'node-3 to run the current-epoch job',
+    });
     await place('epoch-old', epoch - 1);
-    await eventually(() => nodeLog('node-3').some((l) => l.event === 'reject' && l.job === 'default/epoch-old'), { what: 'node-3 to reject the old-epoch job' });
+    await eventually(() => nodeLog('node-3').some((l) => l.event === 'reject' && l.job === 'default/epoch-old'), {
+      what: 'node-3 to reject the old-epoch job',
+    });
     expect(nodeLog('node-3').some((l) => l.event === 'start' && l.job === 'default/epoch-old')).toBe(false);
     // Never confirmed, so job-reconcile gives it back, without using an attempt.
-    const back = await eventually(async () => {
-      const row = (await t.db.query("SELECT phase, attempt, reason FROM jobs WHERE name = 'epoch-old'")).rows[0];
-      return row.phase === 'Pending' && row;
-    }, { what: 'the unconfirmed placement to be given back' });
+    const back = await eventually(
+      async () => {
+        const row = (await t.db.query("SELECT phase, attempt, reason FROM jobs WHERE name = 'epoch-old'")).rows[0];
+        return row.phase === 'Pending' && row;
+      },
+      { what: 'the unconfirmed placement to be given back' },
+    );
     expect(back).toMatchObject({ attempt: 1, reason: 'NotConfirmed' });
     for (const name of ['epoch-new', 'epoch-old']) {
       await fetch(`${cluster.replicaUrls[0]}/api/v1/namespaces/default/jobs/${name}`, { method: 'DELETE' });
@@ -120,7 +137,9 @@ describe('a cluster of real processes', () => {
     const before = (await cluster.leader())!;
     writeFileSync(holdFile, 'hold');
     expect(await submit(cluster.replicaUrls, jobYaml('frozen-mid-decision'))).toBe(201);
-    await eventually(() => existsSync(`${holdFile}.inside`), { what: 'the leader to be inside its fenced transaction' });
+    await eventually(() => existsSync(`${holdFile}.inside`), {
+      what: 'the leader to be inside its fenced transaction',
+    });
     const holder = JSON.parse(readFileSync(`${holdFile}.inside`, 'utf8'));
     expect(holder).toEqual({ pid: cluster.pid(before.name), replica: before.name });
     const startedAt = Date.now();
@@ -132,20 +151,39 @@ describe('a cluster of real processes', () => {
     console.log(`frozen mid-transaction: new leader ${after.name} at epoch ${after.epoch} after ${after.ms} ms`);
     await allFinished();
     await cluster.resume(before.name);
-    await eventually(() => readFileSync(cluster.processLogFile(before.name), 'utf8').includes('fenced transaction rejected'), {
-      what: 'the old leader to log that its write was rejected',
-    });
+    await eventually(
+      () => readFileSync(cluster.processLogFile(before.name), 'utf8').includes('fenced transaction rejected'),
+      {
+        what: 'the old leader to log that its write was rejected',
+      },
+    );
     // Both show in the cluster's events (fencer get events, the dashboard). The refusal is
     // recorded after it is logged, by its own write: wait for it.
-    const events = await eventually(async () => {
-      const items = (await cluster.askAnyReplica<{ items: Array<Record<string, unknown>> }>('/api/v1/clusterevents?limit=1000')).items;
-      return items.some((e) => e.reason === 'FencedRejection') ? items : null;
-    }, { what: 'the FencedRejection event' });
-    expect(events).toContainEqual(expect.objectContaining({ reason: 'LeaderElected', object: `replica/${after.name}`, epoch: after.epoch }));
-    expect(events).toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'FencedRejection', object: `replica/${before.name}`, epoch: before.epoch }));
-    const placements = (await t.db.query(
-      "SELECT epoch FROM history WHERE entity = 'assignment' AND to_state = 'Assigned' AND job = 'default/frozen-mid-decision'",
-    )).rows;
+    const events = await eventually(
+      async () => {
+        const items = (
+          await cluster.askAnyReplica<{ items: Array<Record<string, unknown>> }>('/api/v1/clusterevents?limit=1000')
+        ).items;
+        return items.some((e) => e.reason === 'FencedRejection') ? items : null;
+      },
+      { what: 'the FencedRejection event' },
+    );
+    expect(events).toContainEqual(
+      expect.objectContaining({ reason: 'LeaderElected', object: `replica/${after.name}`, epoch: after.epoch }),
+    );
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: 'Warning',
+        reason: 'FencedRejection',
+        object: `replica/${before.name}`,
+        epoch: before.epoch,
+      }),
+    );
+    const placements = (
+      await t.db.query(
+        "SELECT epoch FROM history WHERE entity = 'assignment' AND to_state = 'Assigned' AND job = 'default/frozen-mid-decision'",
+      )
+    ).rows;
     expect(placements).toEqual([{ epoch: after.epoch }]);
     expect(await runFindings(t.db, allNodeLogs())).toEqual(CLEAN);
   });
@@ -160,7 +198,9 @@ describe('a cluster of real processes', () => {
     await jobs;
     await allFinished();
     expect(await runFindings(t.db, allNodeLogs())).toEqual(CLEAN);
-    const mine = (await t.db.query("SELECT phase, count(*)::int AS n FROM jobs WHERE name LIKE 'kill-%' GROUP BY phase")).rows;
+    const mine = (
+      await t.db.query("SELECT phase, count(*)::int AS n FROM jobs WHERE name LIKE 'kill-%' GROUP BY phase")
+    ).rows;
     expect(mine).toEqual([{ phase: 'Succeeded', n: 30 }]);
   });
 
@@ -180,45 +220,78 @@ describe('a cluster of real processes', () => {
   });
 
   it("a killed node's jobs are rescheduled on other nodes using no attempt, or are dead letters at maxDisruptions", async () => {
-    expect(await submit(cluster.replicaUrls, jobYaml('only-once', { cpu: '500m', memory: '256Mi', duration: '6s', nodeSelector: { zone: 'z1' } }) + '  maxDisruptions: 1\n')).toBe(201);
+    expect(
+      await submit(
+        cluster.replicaUrls,
+        jobYaml('only-once', { cpu: '500m', memory: '256Mi', duration: '6s', nodeSelector: { zone: 'z1' } }) +
+          '  maxDisruptions: 1\n',
+      ),
+    ).toBe(201);
     await flow('victim', 8, 10, { cpu: '1', memory: '1Gi', duration: '6s' });
-    const onNode1 = await eventually(async () => {
-      const rows = (await t.db.query("SELECT name FROM jobs WHERE node = 'node-1' AND phase = 'Running' AND name LIKE 'victim-%'")).rows;
-      const once = (await t.db.query("SELECT phase FROM jobs WHERE name = 'only-once'")).rows[0];
-      return rows.length > 0 && once.phase === 'Running' && rows.map((r) => r.name);
-    }, { what: 'jobs running on node-1' });
+    const onNode1 = await eventually(
+      async () => {
+        const rows = (
+          await t.db.query("SELECT name FROM jobs WHERE node = 'node-1' AND phase = 'Running' AND name LIKE 'victim-%'")
+        ).rows;
+        const once = (await t.db.query("SELECT phase FROM jobs WHERE name = 'only-once'")).rows[0];
+        return rows.length > 0 && once.phase === 'Running' && rows.map((r) => r.name);
+      },
+      { what: 'jobs running on node-1' },
+    );
     await cluster.kill('node-1');
     await allFinished();
-    const once = (await t.db.query("SELECT phase, reason, attempt, disruptions FROM jobs WHERE name = 'only-once'")).rows[0];
+    const once = (await t.db.query("SELECT phase, reason, attempt, disruptions FROM jobs WHERE name = 'only-once'"))
+      .rows[0];
     expect(once).toEqual({ phase: 'Dead', reason: 'TooManyDisruptions', attempt: 1, disruptions: 1 });
     const events = (await cluster.askAnyReplica<{ items: unknown[] }>('/api/v1/clusterevents?limit=1000')).items;
-    expect(events).toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'NodeDied', object: 'node/node-1' }));
-    const moved = (await t.db.query("SELECT name, node, attempt, disruptions, phase FROM jobs WHERE name = ANY($1)", [onNode1])).rows;
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'Warning', reason: 'NodeDied', object: 'node/node-1' }),
+    );
+    const moved = (
+      await t.db.query('SELECT name, node, attempt, disruptions, phase FROM jobs WHERE name = ANY($1)', [onNode1])
+    ).rows;
     for (const job of moved) expect(job).toMatchObject({ phase: 'Succeeded', attempt: 1, disruptions: 1 });
     for (const job of moved) expect(job.node).not.toBe('node-1');
-    const died = (await t.db.query("SELECT count(*)::int AS n FROM history WHERE entity = 'job' AND reason = 'NodeDied'")).rows[0].n;
+    const died = (
+      await t.db.query("SELECT count(*)::int AS n FROM history WHERE entity = 'job' AND reason = 'NodeDied'")
+    ).rows[0].n;
     expect(died).toBeGreaterThanOrEqual(onNode1.length);
     expect(await runFindings(t.db, allNodeLogs())).toEqual(CLEAN);
   });
 
   it('a node cut off from every replica stops its own jobs before it is declared dead', async () => {
     await flow('cut', 8, 10, { cpu: '1', memory: '1Gi', duration: '10s' });
-    await eventually(async () => (await t.db.query("SELECT count(*)::int AS n FROM jobs WHERE node = 'node-2' AND phase = 'Running'")).rows[0].n > 0, {
-      what: 'jobs running on node-2',
-    });
+    await eventually(
+      async () =>
+        (await t.db.query("SELECT count(*)::int AS n FROM jobs WHERE node = 'node-2' AND phase = 'Running'")).rows[0]
+          .n > 0,
+      {
+        what: 'jobs running on node-2',
+      },
+    );
     await cluster.partition('node-2');
-    const deadAt = await eventually(async () => (await t.db.query("SELECT dead_at FROM nodes WHERE name = 'node-2' AND state = 'Dead'")).rows[0]?.dead_at as Date | undefined, {
-      what: 'node-2 to be declared dead',
-    });
+    const deadAt = await eventually(
+      async () =>
+        (await t.db.query("SELECT dead_at FROM nodes WHERE name = 'node-2' AND state = 'Dead'")).rows[0]?.dead_at as
+          Date | undefined,
+      {
+        what: 'node-2 to be declared dead',
+      },
+    );
     const fenced = nodeLog('node-2').filter((l) => l.event === 'stop' && l.reason === 'self-fence');
     expect(fenced.length).toBeGreaterThan(0);
     for (const stop of fenced) expect(stop.wallMs).toBeLessThan(deadAt.getTime());
-    console.log(`self-fence ${deadAt.getTime() - Math.max(...fenced.map((s) => s.wallMs))} ms before the node was declared dead`);
+    console.log(
+      `self-fence ${deadAt.getTime() - Math.max(...fenced.map((s) => s.wallMs))} ms before the node was declared dead`,
+    );
     await cluster.heal('node-2');
     await allFinished();
     expect(await runFindings(t.db, allNodeLogs())).toEqual(CLEAN);
     // After healing, node-2 registered again and is Ready.
-    await eventually(async () => (await t.db.query("SELECT state FROM nodes WHERE name = 'node-2'")).rows[0].state === 'Ready', { what: 'node-2 to come back' });
+    await eventually(
+      async () => (await t.db.query("SELECT state FROM nodes WHERE name = 'node-2'")).rows[0].state === 'Ready',
+      { what: 'node-2 to come back' },
+    );
   });
 
   it('SIGTERM of the leader: it steps down, releasing the lease, and another replica leads', async () => {

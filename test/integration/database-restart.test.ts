@@ -22,7 +22,14 @@ beforeAll(async () => {
   // With no database given (nor DATABASE_URL), the cluster starts and owns its PostgreSQL.
   delete process.env.DATABASE_URL;
   home = mkdtempSync(join(tmpdir(), 'fencer-db-restart-'));
-  cluster = await Cluster.start({ replicas: 2, nodes: 1, nodeCpu: '2', nodeMemory: '4Gi', home, timings: DEFAULT_TIMINGS });
+  cluster = await Cluster.start({
+    replicas: 2,
+    nodes: 1,
+    nodeCpu: '2',
+    nodeMemory: '4Gi',
+    home,
+    timings: DEFAULT_TIMINGS,
+  });
   db = createPool({ databaseUrl: cluster.databaseUrl, replica: 'test' });
 });
 
@@ -42,24 +49,35 @@ describe('restarting the embedded PostgreSQL', () => {
   it('keeps the jobs submitted before it, and they still finish', async () => {
     // Two run at a time on the one node: most are still waiting when the database goes away.
     const names = Array.from({ length: 6 }, (_, i) => `before-restart-${i}`);
-    for (const name of names) expect(await submit(cluster.replicaUrls, jobYaml(name, { cpu: '1', memory: '1Gi', duration: '2s' }))).toBe(201);
+    for (const name of names)
+      expect(await submit(cluster.replicaUrls, jobYaml(name, { cpu: '1', memory: '1Gi', duration: '2s' }))).toBe(201);
     const epochBefore = (await eventually(() => cluster.leader().catch(() => null), { what: 'a leader' })).epoch;
 
     const startedAt = Date.now();
     await cluster.restartDatabase();
     console.log(`embedded PostgreSQL restarted in ${Date.now() - startedAt} ms`);
 
-    const after = await eventually(async () => {
-      const now = await phases();
-      return names.every((name) => name in now) && now;
-    }, { what: 'the jobs to be listed again' });
+    const after = await eventually(
+      async () => {
+        const now = await phases();
+        return names.every((name) => name in now) && now;
+      },
+      { what: 'the jobs to be listed again' },
+    );
     expect(Object.keys(after).sort()).toEqual([...names].sort());
     await eventually(async () => Object.values(await phases()).every((phase) => phase === 'Succeeded'), {
       timeoutMs: 60_000,
       what: 'every job to succeed after the restart',
     });
-    expect(await eventually(() => db.query('SELECT 1').then(() => true), { what: 'the database to answer' })).toBe(true);
-    expect(await runFindings(db, cluster.nodeNames.map((n) => cluster.nodeLogFile(n)))).toEqual(CLEAN);
+    expect(await eventually(() => db.query('SELECT 1').then(() => true), { what: 'the database to answer' })).toBe(
+      true,
+    );
+    expect(
+      await runFindings(
+        db,
+        cluster.nodeNames.map((n) => cluster.nodeLogFile(n)),
+      ),
+    ).toEqual(CLEAN);
     const leader = await eventually(() => cluster.leader().catch(() => null), { what: 'a leader after the restart' });
     expect(leader.epoch).toBeGreaterThanOrEqual(epochBefore);
   });

@@ -46,7 +46,17 @@ suite('a replica in a container (testcontainers)', () => {
     const port = await freePort();
     const replica = await new GenericContainer(DEFAULT_IMAGE)
       .withNetworkMode('host')
-      .withCommand(['node', '/app/dist/cli/main.js', 'replica', '--name', 'tc-replica', '--port', String(port), '--database-url', t.url])
+      .withCommand([
+        'node',
+        '/app/dist/cli/main.js',
+        'replica',
+        '--name',
+        'tc-replica',
+        '--port',
+        String(port),
+        '--database-url',
+        t.url,
+      ])
       .withEnvironment({ FENCER_LOG_LEVEL: 'info' })
       .withWaitStrategy(Wait.forLogMessage('replica serving'))
       .withStartupTimeout(60_000)
@@ -54,7 +64,9 @@ suite('a replica in a container (testcontainers)', () => {
     try {
       const health = await fetch(`http://127.0.0.1:${port}/healthz`);
       expect(health.status).toBe(200);
-      const ready = await eventually(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok, { what: '/readyz' });
+      const ready = await eventually(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok, {
+        what: '/readyz',
+      });
       expect(ready).toBe(true);
     } finally {
       await replica.stop({ timeout: 5_000 });
@@ -77,9 +89,13 @@ suite('a cluster of containers', () => {
   /** Submits `count` jobs, one every `everyMs`, while the caller disturbs the cluster. */
   async function flow(prefix: string, count: number, everyMs: number): Promise<void> {
     for (let i = 0; i < count; i++) {
-      await eventually(async () => (await submit(cluster.replicaUrls, jobYaml(`${prefix}-${i}`, { cpu: '500m', memory: '256Mi' }))) < 300, {
-        what: `submission of ${prefix}-${i}`,
-      });
+      await eventually(
+        async () =>
+          (await submit(cluster.replicaUrls, jobYaml(`${prefix}-${i}`, { cpu: '500m', memory: '256Mi' }))) < 300,
+        {
+          what: `submission of ${prefix}-${i}`,
+        },
+      );
       await new Promise((r) => setTimeout(r, everyMs));
     }
   }
@@ -130,11 +146,21 @@ suite('a cluster of containers', () => {
     await flow('plain', 10, 20);
     await allFinished();
     expect(await jobPhases(t.db)).toEqual({ Succeeded: 10 });
-    expect(await runFindings(t.db, cluster.nodeNames.map((n) => cluster.nodeLogFile(n)))).toEqual(CLEAN);
+    expect(
+      await runFindings(
+        t.db,
+        cluster.nodeNames.map((n) => cluster.nodeLogFile(n)),
+      ),
+    ).toEqual(CLEAN);
     const starts = cluster.nodeNames
       .map((n) => cluster.nodeLogFile(n))
       .filter((file) => existsSync(file))
-      .flatMap((file) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { event: string }))
+      .flatMap((file) =>
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as { event: string }),
+      )
       .filter((l) => l.event === 'start');
     expect(starts.length).toBeGreaterThanOrEqual(10);
   });
@@ -154,7 +180,12 @@ suite('a cluster of containers', () => {
     expect(cluster.isFrozen(before.name)).toBe(false);
     await jobs;
     await allFinished();
-    expect(await runFindings(t.db, cluster.nodeNames.map((n) => cluster.nodeLogFile(n)))).toEqual(CLEAN);
+    expect(
+      await runFindings(
+        t.db,
+        cluster.nodeNames.map((n) => cluster.nodeLogFile(n)),
+      ),
+    ).toEqual(CLEAN);
   });
 
   it('a killed leader (docker kill) is replaced at a higher epoch; every job finishes, none placed twice', async () => {
@@ -169,7 +200,12 @@ suite('a cluster of containers', () => {
     await eventually(() => !cluster.isRunning(before.name), { what: `${before.name} to be gone` });
     await jobs;
     await allFinished();
-    expect(await runFindings(t.db, cluster.nodeNames.map((n) => cluster.nodeLogFile(n)))).toEqual(CLEAN);
+    expect(
+      await runFindings(
+        t.db,
+        cluster.nodeNames.map((n) => cluster.nodeLogFile(n)),
+      ),
+    ).toEqual(CLEAN);
     expect(await jobPhases(t.db)).toEqual({ Succeeded: 42 });
   });
 });

@@ -35,7 +35,8 @@ const workflow = (name: string, cpu = '100m') =>
   `apiVersion: fencer.dev/v1\nkind: Workflow\nmetadata:\n  name: ${name}\nspec:\n  jobs:\n    - name: a\n      template: { resources: { cpu: ${cpu}, memory: 64Mi }, duration: 1h }\n    - name: b\n      needs: [a]\n      template: { resources: { cpu: ${cpu}, memory: 64Mi }, duration: 1h }\n`;
 const cronJob = (name: string, schedule: string) =>
   `apiVersion: fencer.dev/v1\nkind: CronJob\nmetadata:\n  name: ${name}\nspec:\n  schedule: "${schedule}"\n  suspend: true\n  jobTemplate:\n    spec: { resources: { cpu: 100m, memory: 64Mi }, duration: 1s }\n`;
-const queue = (name: string, weight: number) => `apiVersion: fencer.dev/v1\nkind: Queue\nmetadata:\n  name: ${name}\nspec:\n  weight: ${weight}\n`;
+const queue = (name: string, weight: number) =>
+  `apiVersion: fencer.dev/v1\nkind: Queue\nmetadata:\n  name: ${name}\nspec:\n  weight: ${weight}\n`;
 const quota = (namespace: string, pendingJobs: number) =>
   `apiVersion: fencer.dev/v1\nkind: ResourceQuota\nmetadata:\n  name: limits\n  namespace: ${namespace}\nspec:\n  hard: { pendingJobs: ${pendingJobs} }\n`;
 
@@ -45,10 +46,24 @@ interface Answer {
   headers: Headers;
 }
 
-async function call(method: string, path: string, body?: string, contentType = 'application/yaml', headers: Record<string, string> = {}): Promise<Answer> {
-  const response = await fetch(replica.url + path, { method, body, headers: { ...(body !== undefined ? { 'content-type': contentType } : {}), ...headers } });
+async function call(
+  method: string,
+  path: string,
+  body?: string,
+  contentType = 'application/yaml',
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  const response = await fetch(replica.url + path, {
+    method,
+    body,
+    headers: { ...(body !== undefined ? { 'content-type': contentType } : {}), ...headers },
+  });
   const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {}, headers: response.headers };
+  return {
+    status: response.status,
+    body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+    headers: response.headers,
+  };
 }
 
 const dry = (path: string) => `${path}${path.includes('?') ? '&' : '?'}dryRun=All`;
@@ -58,11 +73,17 @@ const dry = (path: string) => `${path}${path.includes('?') ? '&' : '?'}dryRun=Al
  * own (renewals, a replica's seen_at, node-a's heartbeats): of those, the number of rows.
  */
 async function everything(): Promise<Record<string, string>> {
-  const tables = (await t.db.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1")).rows;
+  const tables = (
+    await t.db.query<{ name: string }>(
+      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1",
+    )
+  ).rows;
   const out: Record<string, string> = {};
   for (const { name } of tables) {
     if (name === 'schema_migrations') continue;
-    const content = ['lease', 'replicas', 'node_heartbeats'].includes(name) ? `count(*)::text` : `coalesce(string_agg(r::text, E'\\n' ORDER BY r::text), '')`;
+    const content = ['lease', 'replicas', 'node_heartbeats'].includes(name)
+      ? `count(*)::text`
+      : `coalesce(string_agg(r::text, E'\\n' ORDER BY r::text), '')`;
     out[name] = (await t.db.query<{ v: string }>(`SELECT ${content} AS v FROM ${name} r`)).rows[0]!.v;
   }
   return out;
@@ -87,7 +108,12 @@ async function withBrokenGuard<T>(fn: () => Promise<T>): Promise<T> {
 
 beforeAll(async () => {
   t = await freshDatabase('dry_run');
-  replica = await startReplica(t.url, 'replica-d', { confirmTimeoutMs: HOUR, deadAfterSilentMs: HOUR, deadAfterDisconnectMs: HOUR, disconnectedQuietMs: HOUR });
+  replica = await startReplica(t.url, 'replica-d', {
+    confirmTimeoutMs: HOUR,
+    deadAfterSilentMs: HOUR,
+    deadAfterDisconnectMs: HOUR,
+    disconnectedQuietMs: HOUR,
+  });
   // A node with room for every placeable job: registered, its watch open, one heartbeat (good for an hour).
   await registerNode(t.db, 'node-a', 64_000, 256 * 1024 ** 3, {}, randomUUID());
   const watch = await fetch(`${replica.url}/api/v1/nodes/node-a/watch`, { signal: nodeWatch.signal });
@@ -116,9 +142,15 @@ beforeAll(async () => {
   await ok(call('POST', '/api/v1/jobs', unplaceable('huge', 'capped')));
   await t.db.query("UPDATE jobs SET phase = 'Dead' WHERE name = 'dead-one'");
   // Settled: the placeable job is placed, the rest marked as waiting for room no node has.
-  await eventually(async () => expect((await call('GET', '/api/v1/namespaces/default/jobs/existing')).body.status).toMatchObject({ phase: 'Assigned' }));
+  await eventually(async () =>
+    expect((await call('GET', '/api/v1/namespaces/default/jobs/existing')).body.status).toMatchObject({
+      phase: 'Assigned',
+    }),
+  );
   await eventually(async () => {
-    const open = await t.db.query("SELECT name FROM jobs WHERE phase = 'Pending' AND NOT waiting AND reason IS DISTINCT FROM 'Unschedulable'");
+    const open = await t.db.query(
+      "SELECT name FROM jobs WHERE phase = 'Pending' AND NOT waiting AND reason IS DISTINCT FROM 'Unschedulable'",
+    );
     return open.rows.length === 0;
   });
   // Every notification of the setup heard, and forgotten.
@@ -139,22 +171,37 @@ describe('dryRun=All on fencer’s own routes', () => {
   it('creates a job, a batch and a generated name with an Idempotency-Key: answered as created, nothing stored', async () => {
     const one = await unchanged(() => call('POST', dry('/api/v1/jobs'), job('fresh')));
     expect(one.status).toBe(201);
-    expect(one.body).toMatchObject({ kind: 'Job', metadata: { name: 'fresh', namespace: 'default', labels: { v: 'one' } }, status: { phase: 'Pending' } });
+    expect(one.body).toMatchObject({
+      kind: 'Job',
+      metadata: { name: 'fresh', namespace: 'default', labels: { v: 'one' } },
+      status: { phase: 'Pending' },
+    });
     expect((one.body.metadata as { uid?: string }).uid).toMatch(/^[0-9a-f-]{36}$/);
 
-    const batch = await unchanged(() => call('POST', dry('/api/v1/jobs'), JSON.stringify([JSON.parse(JSON.stringify(yamlJob('b1'))), yamlJob('b2')]), 'application/json'));
+    const batch = await unchanged(() =>
+      call(
+        'POST',
+        dry('/api/v1/jobs'),
+        JSON.stringify([JSON.parse(JSON.stringify(yamlJob('b1'))), yamlJob('b2')]),
+        'application/json',
+      ),
+    );
     expect(batch.status).toBe(201);
     expect((batch.body.items as unknown[]).length).toBe(2);
 
     const generated = await unchanged(() =>
-      call('POST', dry('/api/v1/jobs'), job('x').replace('name: x', 'generateName: gen-'), 'application/yaml', { 'idempotency-key': 'k1' }),
+      call('POST', dry('/api/v1/jobs'), job('x').replace('name: x', 'generateName: gen-'), 'application/yaml', {
+        'idempotency-key': 'k1',
+      }),
     );
     expect(generated.status).toBe(201);
     expect((generated.body.metadata as { name: string }).name).toMatch(/^gen-[a-z0-9]{5}$/);
   });
 
   it('refuses as a real write would: a changed spec (409), a quota (429 with Retry-After), bad input (400), a bad dryRun value (400)', async () => {
-    const taken = await unchanged(() => call('POST', dry('/api/v1/jobs'), job('existing').replace('duration: 1h', 'duration: 2h')));
+    const taken = await unchanged(() =>
+      call('POST', dry('/api/v1/jobs'), job('existing').replace('duration: 1h', 'duration: 2h')),
+    );
     expect(taken.status).toBe(409);
     const over = await unchanged(() => call('POST', dry('/api/v1/jobs'), job('one-more', { namespace: 'capped' })));
     expect(over.status).toBe(429);
@@ -167,7 +214,12 @@ describe('dryRun=All on fencer’s own routes', () => {
     expect(JSON.stringify(value.body)).toContain('dryRun: Unsupported value: \\"Yes\\"');
     // A write that cannot rehearse refuses a dry run rather than making the change.
     const register = await unchanged(() =>
-      call('POST', dry('/api/v1/nodes/register'), JSON.stringify({ name: 'node-z', cpuMillis: 1000, memoryBytes: 1e9, incarnation: randomUUID() }), 'application/json'),
+      call(
+        'POST',
+        dry('/api/v1/nodes/register'),
+        JSON.stringify({ name: 'node-z', cpuMillis: 1000, memoryBytes: 1e9, incarnation: randomUUID() }),
+        'application/json',
+      ),
     );
     expect(register.status).toBe(400);
     expect(JSON.stringify(register.body)).toContain('dryRun is not supported');
@@ -205,16 +257,26 @@ describe('dryRun=All on fencer’s own routes', () => {
   });
 
   it('applies and deletes cronjobs, queues and resourcequotas', async () => {
-    expect((await unchanged(() => call('POST', dry('/api/v1/cronjobs'), cronJob('hourly', '0 * * * *')))).status).toBe(201);
+    expect((await unchanged(() => call('POST', dry('/api/v1/cronjobs'), cronJob('hourly', '0 * * * *')))).status).toBe(
+      201,
+    );
     const edited = await unchanged(() => call('POST', dry('/api/v1/cronjobs'), cronJob('nightly', '0 4 * * *')));
     expect(edited.status).toBe(200);
     expect(edited.body).toMatchObject({ spec: { schedule: '0 4 * * *' } });
-    expect((await unchanged(() => call('DELETE', dry('/api/v1/namespaces/default/cronjobs/nightly')))).status).toBe(200);
+    expect((await unchanged(() => call('DELETE', dry('/api/v1/namespaces/default/cronjobs/nightly')))).status).toBe(
+      200,
+    );
     expect((await unchanged(() => call('POST', dry('/api/v1/queues'), queue('q2', 2)))).status).toBe(201);
-    expect((await unchanged(() => call('POST', dry('/api/v1/queues'), queue('q1', 5)))).body).toMatchObject({ spec: { weight: 5 } });
+    expect((await unchanged(() => call('POST', dry('/api/v1/queues'), queue('q1', 5)))).body).toMatchObject({
+      spec: { weight: 5 },
+    });
     expect((await unchanged(() => call('DELETE', dry('/api/v1/namespaces/default/queues/q1')))).status).toBe(200);
-    expect((await unchanged(() => call('POST', dry('/api/v1/resourcequotas'), quota('capped', 9)))).body).toMatchObject({ spec: { hard: { pendingJobs: 9 } } });
-    expect((await unchanged(() => call('DELETE', dry('/api/v1/namespaces/capped/resourcequotas/limits')))).status).toBe(200);
+    expect((await unchanged(() => call('POST', dry('/api/v1/resourcequotas'), quota('capped', 9)))).body).toMatchObject(
+      { spec: { hard: { pendingJobs: 9 } } },
+    );
+    expect((await unchanged(() => call('DELETE', dry('/api/v1/namespaces/capped/resourcequotas/limits')))).status).toBe(
+      200,
+    );
   });
 });
 
@@ -229,44 +291,87 @@ describe('dryRun=All on the Kubernetes routes', () => {
     expect(exists.status).toBe(409);
     expect(exists.body).toMatchObject({ kind: 'Status', reason: 'AlreadyExists' });
 
-    const applied = await unchanged(() => call('PATCH', dry(`${jobs}/applied`), job('applied'), 'application/apply-patch+yaml'));
+    const applied = await unchanged(() =>
+      call('PATCH', dry(`${jobs}/applied`), job('applied'), 'application/apply-patch+yaml'),
+    );
     expect(applied.status).toBe(201);
 
     const current = (await call('GET', `${jobs}/existing`)).body;
     const relabelled = { ...current, metadata: { ...(current.metadata as object), labels: { v: 'two' } } };
-    const put = await unchanged(() => call('PUT', dry(`${jobs}/existing`), JSON.stringify(relabelled), 'application/json'));
+    const put = await unchanged(() =>
+      call('PUT', dry(`${jobs}/existing`), JSON.stringify(relabelled), 'application/json'),
+    );
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ metadata: { labels: { v: 'two' } } });
 
-    const patched = await unchanged(() => call('PATCH', dry(`${jobs}/existing`), JSON.stringify({ metadata: { labels: { v: 'three' } } }), 'application/merge-patch+json'));
+    const patched = await unchanged(() =>
+      call(
+        'PATCH',
+        dry(`${jobs}/existing`),
+        JSON.stringify({ metadata: { labels: { v: 'three' } } }),
+        'application/merge-patch+json',
+      ),
+    );
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ metadata: { labels: { v: 'three' } } });
-    const immutable = await unchanged(() => call('PATCH', dry(`${jobs}/existing`), JSON.stringify({ spec: { duration: '2h' } }), 'application/merge-patch+json'));
+    const immutable = await unchanged(() =>
+      call(
+        'PATCH',
+        dry(`${jobs}/existing`),
+        JSON.stringify({ spec: { duration: '2h' } }),
+        'application/merge-patch+json',
+      ),
+    );
     expect(immutable.status).toBe(422);
 
     const queues = '/apis/fencer.dev/v1/namespaces/default/queues';
-    const weighted = await unchanged(() => call('PATCH', dry(`${queues}/q1`), JSON.stringify({ spec: { weight: 7 } }), 'application/merge-patch+json'));
+    const weighted = await unchanged(() =>
+      call('PATCH', dry(`${queues}/q1`), JSON.stringify({ spec: { weight: 7 } }), 'application/merge-patch+json'),
+    );
     expect(weighted.body).toMatchObject({ spec: { weight: 7 } });
     const cron = '/apis/fencer.dev/v1/namespaces/default/cronjobs/nightly';
-    const suspended = await unchanged(() => call('PATCH', dry(cron), JSON.stringify({ spec: { schedule: '5 5 * * *' } }), 'application/merge-patch+json'));
+    const suspended = await unchanged(() =>
+      call('PATCH', dry(cron), JSON.stringify({ spec: { schedule: '5 5 * * *' } }), 'application/merge-patch+json'),
+    );
     expect(suspended.body).toMatchObject({ spec: { schedule: '5 5 * * *' } });
 
     const deleted = await unchanged(() => call('DELETE', dry(`${jobs}/existing`)));
     expect(deleted.status).toBe(200);
     expect(deleted.body).toMatchObject({ kind: 'Status', status: 'Success' });
     // kubectl puts a delete's dryRun in its DeleteOptions body.
-    const options = JSON.stringify({ kind: 'DeleteOptions', apiVersion: 'v1', dryRun: ['All'], propagationPolicy: 'Background' });
+    const options = JSON.stringify({
+      kind: 'DeleteOptions',
+      apiVersion: 'v1',
+      dryRun: ['All'],
+      propagationPolicy: 'Background',
+    });
     const inBody = await unchanged(() => call('DELETE', `${jobs}/existing`, options, 'application/json'));
     expect(inBody.status).toBe(200);
     // DeleteOptions as YAML is DeleteOptions too; a body that is none is refused, never taken for no options (a real delete).
-    const yaml = await unchanged(() => call('DELETE', '/api/v1/namespaces/default/jobs/existing', 'kind: DeleteOptions\napiVersion: v1\ndryRun: [All]\n', 'application/yaml'));
+    const yaml = await unchanged(() =>
+      call(
+        'DELETE',
+        '/api/v1/namespaces/default/jobs/existing',
+        'kind: DeleteOptions\napiVersion: v1\ndryRun: [All]\n',
+        'application/yaml',
+      ),
+    );
     expect(yaml.status).toBe(200);
     for (const body of ['{"dryRun":["All"]', '[{"dryRun":["All"]}]']) {
-      const refused = await unchanged(() => call('DELETE', `${jobs}/existing?propagationPolicy=Background`, body, 'application/json'));
+      const refused = await unchanged(() =>
+        call('DELETE', `${jobs}/existing?propagationPolicy=Background`, body, 'application/json'),
+      );
       expect(refused.status, body).toBe(400);
     }
     for (const body of ['\uFEFF{"dryRun":["All"]}', '{"dryRun":["All"],}']) {
-      expect((await unchanged(() => call('DELETE', `${jobs}/existing?propagationPolicy=Background`, body, 'application/json'))).status, body).toBe(200);
+      expect(
+        (
+          await unchanged(() =>
+            call('DELETE', `${jobs}/existing?propagationPolicy=Background`, body, 'application/json'),
+          )
+        ).status,
+        body,
+      ).toBe(200);
     }
     const orphaned = await unchanged(() => call('DELETE', dry(`${cron}?propagationPolicy=Orphan`)));
     expect(orphaned.status).toBe(200);
@@ -285,7 +390,9 @@ describe('dryRun=All on the Kubernetes routes', () => {
 
   it('counts dry runs apart in fencer_http_requests_total (dry_run="true")', async () => {
     const metrics = await (await fetch(`${replica.url}/metrics`)).text();
-    expect(metrics).toMatch(/^fencer_http_requests_total\{method="POST",route="\/api\/v1\/jobs",code="201",dry_run="true"\} [1-9]/m);
+    expect(metrics).toMatch(
+      /^fencer_http_requests_total\{method="POST",route="\/api\/v1\/jobs",code="201",dry_run="true"\} [1-9]/m,
+    );
   });
 });
 
@@ -298,7 +405,11 @@ describe('after every dry run', () => {
     const uid = (barrier.body.metadata as { uid: string }).uid;
     await eventually(() => expect(heard.length).toBeGreaterThan(0));
     expect(heard[0]).toEqual({ channel: 'fencer_pending', payload: uid });
-    await eventually(async () => expect((await call('GET', '/api/v1/namespaces/default/jobs/barrier')).body.status).toMatchObject({ phase: 'Assigned' }));
+    await eventually(async () =>
+      expect((await call('GET', '/api/v1/namespaces/default/jobs/barrier')).body.status).toMatchObject({
+        phase: 'Assigned',
+      }),
+    );
     expect(await placedJobs()).toEqual([...placedBefore, 'barrier'].sort());
   });
 });
@@ -310,16 +421,30 @@ describe('the broken variant: writes that ignore dryRun', () => {
       expect((await call('POST', dry('/api/v1/jobs'), unplaceable('leaked'))).status).toBe(201);
       expect(await everything()).not.toEqual(before);
       const patched = await everything();
-      await call('PATCH', dry('/apis/fencer.dev/v1/namespaces/default/jobs/waiting'), JSON.stringify({ metadata: { labels: { v: 'leaked' } } }), 'application/merge-patch+json');
+      await call(
+        'PATCH',
+        dry('/apis/fencer.dev/v1/namespaces/default/jobs/waiting'),
+        JSON.stringify({ metadata: { labels: { v: 'leaked' } } }),
+        'application/merge-patch+json',
+      );
       expect(await everything()).not.toEqual(patched);
     });
   });
 });
 
 async function placedJobs(): Promise<string[]> {
-  return (await t.db.query<{ name: string }>('SELECT DISTINCT j.name FROM assignments a JOIN jobs j ON j.uid = a.job_uid ORDER BY 1')).rows.map((r) => r.name);
+  return (
+    await t.db.query<{ name: string }>(
+      'SELECT DISTINCT j.name FROM assignments a JOIN jobs j ON j.uid = a.job_uid ORDER BY 1',
+    )
+  ).rows.map((r) => r.name);
 }
 
 function yamlJob(name: string): Record<string, unknown> {
-  return { apiVersion: 'fencer.dev/v1', kind: 'Job', metadata: { name }, spec: { resources: { cpu: '100m', memory: '64Mi' }, duration: '1h' } };
+  return {
+    apiVersion: 'fencer.dev/v1',
+    kind: 'Job',
+    metadata: { name },
+    spec: { resources: { cpu: '100m', memory: '64Mi' }, duration: '1h' },
+  };
 }

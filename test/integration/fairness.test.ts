@@ -44,15 +44,26 @@ describe('bench fairness, small', () => {
       expect(weights.shares.windows.length).toBeGreaterThan(0);
       expect(allClean(result)).toBe(true);
       for (const run of [result.on!, result.off!, weights]) {
-        expect(run.verdict).toMatchObject({ ok: true, placedTwice: 0, overlappingRuns: 0, overcommitted: 0, lost: 0, early: 0, overQueueLimit: 0 });
+        expect(run.verdict).toMatchObject({
+          ok: true,
+          placedTwice: 0,
+          overlappingRuns: 0,
+          overcommitted: 0,
+          lost: 0,
+          early: 0,
+          overQueueLimit: 0,
+        });
       }
       const plots = fairnessPlots(result);
       expect(plots.waits).toMatch(/^<svg[\s\S]*<path d="M[\s\S]*<\/svg>\n$/);
       expect(plots.shares).toMatch(/^<svg[\s\S]*<path d="M[\s\S]*<\/svg>\n$/);
       const report = fairnessReport(result, 'fencer bench fairness …', new Date(), { waits: 'w.svg', shares: 's.svg' });
-      for (const name of [...TENANTS.trickle, TENANTS.flood, ...WEIGHTS.queues.map((q) => q.name)]) expect(report).toContain(name);
+      for (const name of [...TENANTS.trickle, TENANTS.flood, ...WEIGHTS.queues.map((q) => q.name)])
+        expect(report).toContain(name);
       expect(report).toMatch(/\| tenant-b wait p50 \/ p99 \/ max \| \d+ ms \/ \d+ ms \/ \d+ ms \|/);
-      expect(report).toMatch(/\| ratio weight-3 : weight-1, min \/ max over the windows \| \d+\.\d{3} \/ \d+\.\d{3} \|/);
+      expect(report).toMatch(
+        /\| ratio weight-3 : weight-1, min \/ max over the windows \| \d+\.\d{3} \/ \d+\.\d{3} \|/,
+      );
       expect(report).toContain('0 / 0 / 0 / 0 / 0 / 0');
     } finally {
       await t.close();

@@ -14,7 +14,14 @@ let t: TestDatabase;
 const leases: Lease[] = [];
 
 function lease(replica: string, leaseMs = 1000): Lease {
-  const l = new Lease({ databaseUrl: t.url, replica, leaseMs, renewMs: Math.round(leaseMs / 3), standbyPollMs: 25, logger });
+  const l = new Lease({
+    databaseUrl: t.url,
+    replica,
+    leaseMs,
+    renewMs: Math.round(leaseMs / 3),
+    standbyPollMs: 25,
+    logger,
+  });
   leases.push(l);
   l.start();
   return l;
@@ -68,7 +75,10 @@ describe('lease', () => {
       [epoch],
     );
     const started = Date.now();
-    const next = await eventually(() => [a, b].find((l) => l.epoch() === epoch + 1), { what: 'a leader at the next epoch', timeoutMs: 5000 });
+    const next = await eventually(() => [a, b].find((l) => l.epoch() === epoch + 1), {
+      what: 'a leader at the next epoch',
+      timeoutMs: 5000,
+    });
     expect(Date.now() - started).toBeLessThan(5000); // far below the 10 s lease
     expect(next.epoch()).toBe(epoch + 1);
   });
@@ -78,57 +88,75 @@ describe.each([
   { guard: 'intact', broken: false },
   { guard: 'broken', broken: true },
 ])('the fence ($guard)', ({ broken }) => {
-  it(broken ? 'lets a deposed leader write (showing the guard is what stops it)' : 'rejects a write from a deposed leader', async () => {
-    if (broken) process.env.FENCER_BREAK_GUARDS = 'fence';
-    const current = lease('current');
-    await eventually(() => current.isLeader());
-    const stale = { epoch: () => current.epoch()! - 1 }; // what a frozen, replaced leader believes
-    const attempt = fenced(t.db, stale, (tx, epoch) => tx.query("INSERT INTO decisions VALUES ($1, 'stale')", [epoch]));
-    if (broken) {
-      await attempt;
-    } else {
-      await expect(attempt).rejects.toBeInstanceOf(LeaseLostError);
-    }
-    const written = (await t.db.query("SELECT count(*)::int AS n FROM decisions WHERE what = 'stale'")).rows[0].n;
-    expect(written > 0).toBe(broken);
-    await t.db.query('DELETE FROM decisions');
-  });
+  it(
+    broken
+      ? 'lets a deposed leader write (showing the guard is what stops it)'
+      : 'rejects a write from a deposed leader',
+    async () => {
+      if (broken) process.env.FENCER_BREAK_GUARDS = 'fence';
+      const current = lease('current');
+      await eventually(() => current.isLeader());
+      const stale = { epoch: () => current.epoch()! - 1 }; // what a frozen, replaced leader believes
+      const attempt = fenced(t.db, stale, (tx, epoch) =>
+        tx.query("INSERT INTO decisions VALUES ($1, 'stale')", [epoch]),
+      );
+      if (broken) {
+        await attempt;
+      } else {
+        await expect(attempt).rejects.toBeInstanceOf(LeaseLostError);
+      }
+      const written = (await t.db.query("SELECT count(*)::int AS n FROM decisions WHERE what = 'stale'")).rows[0].n;
+      expect(written > 0).toBe(broken);
+      await t.db.query('DELETE FROM decisions');
+    },
+  );
 });
 
 describe.each([
   { guard: 'intact', broken: false },
   { guard: 'broken', broken: true },
 ])('a leader frozen inside a fenced transaction (idle-in-transaction timeout $guard)', ({ broken }) => {
-  it(broken ? 'blocks the takeover while it is frozen' : 'is replaced while frozen, and its write is rejected when it wakes', async () => {
-    const decisions = createPool({ databaseUrl: t.url, replica: 'a', idleInTxTimeoutMs: broken ? undefined : 300 });
-    const a = lease('a', 1000);
-    await eventually(() => a.isLeader());
-    const epochA = a.epoch()!;
-    let frozen!: () => void;
-    const wake = new Promise<void>((r) => (frozen = r));
-    let inside!: () => void;
-    const isInside = new Promise<void>((r) => (inside = r));
-    const write = fenced(decisions, a, async (tx, epoch) => {
-      inside();
-      await wake; // frozen mid-decision, holding the lease row FOR SHARE
-      await tx.query("INSERT INTO decisions VALUES ($1, 'frozen')", [epoch]);
-    });
-    write.catch(() => {});
-    await isInside;
-    await a.stop(); // the frozen leader renews no more (its release waits behind its own share lock)
-    const b = lease('b', 1000);
-    const tookOver = await eventually(() => b.isLeader(), { timeoutMs: 4000 }).then(() => true, () => false);
-    frozen();
-    const outcome = await write.then(() => 'committed', () => 'rejected');
-    if (broken) {
-      expect(tookOver).toBe(false);
-    } else {
-      expect(tookOver).toBe(true);
-      expect(b.epoch()).toBeGreaterThan(epochA);
-      expect(outcome).toBe('rejected');
-      const written = (await t.db.query("SELECT count(*)::int AS n FROM decisions WHERE what = 'frozen'")).rows[0].n;
-      expect(written).toBe(0);
-    }
-    await decisions.end();
-  });
+  it(
+    broken
+      ? 'blocks the takeover while it is frozen'
+      : 'is replaced while frozen, and its write is rejected when it wakes',
+    async () => {
+      const decisions = createPool({ databaseUrl: t.url, replica: 'a', idleInTxTimeoutMs: broken ? undefined : 300 });
+      const a = lease('a', 1000);
+      await eventually(() => a.isLeader());
+      const epochA = a.epoch()!;
+      let frozen!: () => void;
+      const wake = new Promise<void>((r) => (frozen = r));
+      let inside!: () => void;
+      const isInside = new Promise<void>((r) => (inside = r));
+      const write = fenced(decisions, a, async (tx, epoch) => {
+        inside();
+        await wake; // frozen mid-decision, holding the lease row FOR SHARE
+        await tx.query("INSERT INTO decisions VALUES ($1, 'frozen')", [epoch]);
+      });
+      write.catch(() => {});
+      await isInside;
+      await a.stop(); // the frozen leader renews no more (its release waits behind its own share lock)
+      const b = lease('b', 1000);
+      const tookOver = await eventually(() => b.isLeader(), { timeoutMs: 4000 }).then(
+        () => true,
+        () => false,
+      );
+      frozen();
+      const outcome = await write.then(
+        () => 'committed',
+        () => 'rejected',
+      );
+      if (broken) {
+        expect(tookOver).toBe(false);
+      } else {
+        expect(tookOver).toBe(true);
+        expect(b.epoch()).toBeGreaterThan(epochA);
+        expect(outcome).toBe('rejected');
+        const written = (await t.db.query("SELECT count(*)::int AS n FROM decisions WHERE what = 'frozen'")).rows[0].n;
+        expect(written).toBe(0);
+      }
+      await decisions.end();
+    },
+  );
 });

@@ -8,7 +8,14 @@ import { DEFAULT_TIMINGS, overdueSlackMs } from '../../src/config.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { fenced } from '../../src/lease/fenced.js';
-import { commitPlacements, declareNodeDead, orphanedJobs, retryOrphaned, returnUnconfirmed, unconfirmedAssignments } from '../../src/store/decisions.js';
+import {
+  commitPlacements,
+  declareNodeDead,
+  orphanedJobs,
+  retryOrphaned,
+  returnUnconfirmed,
+  unconfirmedAssignments,
+} from '../../src/store/decisions.js';
 
 const RULE = { confirmTimeoutMs: 5000, undeliveredMs: 60_000 };
 import { nameSuffixes, replayJobs, submitJob, submitJobs } from '../../src/store/jobs.js';
@@ -25,7 +32,9 @@ let t: TestDatabase;
 
 beforeAll(async () => {
   t = await freshDatabase('lifecycle');
-  await t.db.query("UPDATE lease SET holder = 't', epoch = 7, expires_at = now() + interval '1 hour', acquired_at = now() - interval '1 hour'");
+  await t.db.query(
+    "UPDATE lease SET holder = 't', epoch = 7, expires_at = now() + interval '1 hour', acquired_at = now() - interval '1 hour'",
+  );
   await registerNode(t.db, 'n1', 64_000, 64 * 1024 ** 3, {});
   await t.db.query('UPDATE nodes SET watch_session = gen_random_uuid()');
 });
@@ -45,7 +54,13 @@ interface JobState {
   assignment_id: string | null;
 }
 
-const jobOf = async (name: string) => (await t.db.query<JobState>('SELECT uid, phase, attempt, disruptions, reason, message, due_at, assignment_id FROM jobs WHERE name = $1', [name])).rows[0]!;
+const jobOf = async (name: string) =>
+  (
+    await t.db.query<JobState>(
+      'SELECT uid, phase, attempt, disruptions, reason, message, due_at, assignment_id FROM jobs WHERE name = $1',
+      [name],
+    )
+  ).rows[0]!;
 
 async function submit(request: JobRequest): Promise<string> {
   return (await submitJob(t.db, request)).job.uid;
@@ -59,7 +74,12 @@ async function place(uid: string): Promise<number> {
 /** The node runs the placed job and reports it failed; the leader decides what comes next. */
 async function runAndFail(name: string): Promise<Date> {
   const { assignment_id: id } = await jobOf(name);
-  expect(await applyReports(t.db, 'n1', [{ kind: 'started', id: id! }, { kind: 'finished', id: id!, outcome: 'Failed', message: 'exit code 7' }])).toEqual(['ok', 'ok']);
+  expect(
+    await applyReports(t.db, 'n1', [
+      { kind: 'started', id: id! },
+      { kind: 'finished', id: id!, outcome: 'Failed', message: 'exit code 7' },
+    ]),
+  ).toEqual(['ok', 'ok']);
   const decidedAt = (await t.db.query<{ now: Date }>('SELECT now()')).rows[0]!.now;
   await fenced(t.db, leader, async (tx) => retryOrphaned(tx, await orphanedJobs(t.db, 100)));
   return decidedAt;
@@ -83,7 +103,12 @@ describe('retries', () => {
       expect(delay).toBeGreaterThanOrEqual(0);
       expect(delay).toBeLessThanOrEqual(backoffWindowMs({ attempt, backoffBaseMs: 400, backoffCapMs: 1000 }) + 50);
       // The history row of the retry carries the due time the checker holds placements to.
-      const row = (await t.db.query("SELECT due_at FROM history WHERE job_uid = $1 AND entity = 'job' AND to_state = 'Pending' ORDER BY id DESC LIMIT 1", [uid])).rows[0];
+      const row = (
+        await t.db.query(
+          "SELECT due_at FROM history WHERE job_uid = $1 AND entity = 'job' AND to_state = 'Pending' ORDER BY id DESC LIMIT 1",
+          [uid],
+        )
+      ).rows[0];
       expect(row.due_at).toEqual(job.due_at);
       // Never placed before it: not while the database's clock is short of the due time.
       if (job.due_at.getTime() > Date.now() + 50) expect(await place(uid)).toBe(0);
@@ -100,11 +125,21 @@ describe('retries', () => {
     const uid = await submit({ ...jobRequest('never'), retryPolicy: 'Never' });
     expect(await place(uid)).toBe(1);
     await runAndFail('never');
-    expect(await jobOf('never')).toMatchObject({ phase: 'Failed', attempt: 1, reason: 'Error', message: 'exit code 7' });
+    expect(await jobOf('never')).toMatchObject({
+      phase: 'Failed',
+      attempt: 1,
+      reason: 'Error',
+      message: 'exit code 7',
+    });
   });
 
   it('are made for runs their nodes lost, also of a Never job, using no attempt, until maxDisruptions', async () => {
-    const uid = await submit({ ...jobRequest('unlucky'), retryPolicy: 'Never', maxAttempts: 1, spec: { ...jobRequest('unlucky').spec, maxAttempts: 1, maxDisruptions: 2 } });
+    const uid = await submit({
+      ...jobRequest('unlucky'),
+      retryPolicy: 'Never',
+      maxAttempts: 1,
+      spec: { ...jobRequest('unlucky').spec, maxAttempts: 1, maxDisruptions: 2 },
+    });
     for (const node of ['d1', 'd2']) {
       await registerNode(t.db, node, 4000, 8 * 1024 ** 3, {});
       await t.db.query('UPDATE nodes SET watch_session = gen_random_uuid() WHERE name = $1', [node]);
@@ -115,7 +150,13 @@ describe('retries', () => {
       await t.db.query("UPDATE node_heartbeats SET at = now() - interval '1 hour' WHERE name = $1", [node]);
       const rule = { silentMs: 5000, disconnectedMs: 1000, disconnectedQuietMs: 1500 };
       expect(await fenced(t.db, leader, (tx) => declareNodeDead(tx, node, rule, 'test'))).toBe(1);
-      if (node === 'd1') expect(await jobOf('unlucky')).toMatchObject({ phase: 'Pending', attempt: 1, disruptions: 1, reason: 'NodeDied' });
+      if (node === 'd1')
+        expect(await jobOf('unlucky')).toMatchObject({
+          phase: 'Pending',
+          attempt: 1,
+          disruptions: 1,
+          reason: 'NodeDied',
+        });
     }
     const job = await jobOf('unlucky');
     expect(job).toMatchObject({ phase: 'Dead', attempt: 1, disruptions: 2, reason: 'TooManyDisruptions' });
@@ -126,7 +167,9 @@ describe('retries', () => {
     const uid = await submit({ ...jobRequest('unclaimed'), maxAttempts: 1 });
     await registerNode(t.db, 'd3', 4000, 8 * 1024 ** 3, {});
     await t.db.query("UPDATE nodes SET watch_session = gen_random_uuid() WHERE name = 'd3'");
-    expect(await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'd3' }]))).toBe(1);
+    expect(await fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'd3' }]))).toBe(
+      1,
+    );
     await t.db.query("UPDATE node_heartbeats SET at = now() - interval '1 hour' WHERE name = 'd3'");
     const rule = { silentMs: 5000, disconnectedMs: 1000, disconnectedQuietMs: 1500 };
     expect(await fenced(t.db, leader, (tx) => declareNodeDead(tx, 'd3', rule, 'test'))).toBe(1);
@@ -139,12 +182,24 @@ describe('retries', () => {
     const uid = await submit({ ...jobRequest('late-outcome'), retryPolicy: 'Never' });
     expect(await place(uid)).toBe(1);
     const { assignment_id: id } = await jobOf('late-outcome');
-    expect(await applyReports(t.db, 'n1', [{ kind: 'started', id: id! }, { kind: 'abandoned', id: id! }])).toEqual(['ok', 'ok']);
+    expect(
+      await applyReports(t.db, 'n1', [
+        { kind: 'started', id: id! },
+        { kind: 'abandoned', id: id! },
+      ]),
+    ).toEqual(['ok', 'ok']);
     const seen = (await orphanedJobs(t.db, 100)).filter((o) => o.job_uid === uid);
     expect(seen.map((o) => o.state)).toEqual(['Lost']);
-    expect(await applyReports(t.db, 'n1', [{ kind: 'finished', id: id!, outcome: 'Failed', message: 'exit code 5' }])).toEqual(['ok']);
+    expect(
+      await applyReports(t.db, 'n1', [{ kind: 'finished', id: id!, outcome: 'Failed', message: 'exit code 5' }]),
+    ).toEqual(['ok']);
     await fenced(t.db, leader, (tx) => retryOrphaned(tx, seen));
-    expect(await jobOf('late-outcome')).toMatchObject({ phase: 'Failed', attempt: 1, reason: 'Error', message: 'exit code 5' });
+    expect(await jobOf('late-outcome')).toMatchObject({
+      phase: 'Failed',
+      attempt: 1,
+      reason: 'Error',
+      message: 'exit code 5',
+    });
   });
 
   it('use no attempt for a run that never started (placement never confirmed)', async () => {
@@ -180,13 +235,26 @@ describe('dead letters', () => {
     expect((await jobOf('letter')).phase).toBe('Dead');
     const replayed = await replayJobs(t.db, 'default', { name: 'letter' }, 'alice');
     expect(replayed.map((j) => j.name)).toEqual(['letter']);
-    expect(await jobOf('letter')).toMatchObject({ phase: 'Pending', attempt: 1, reason: 'Replayed', message: 'replayed by alice' });
-    const row = (await t.db.query("SELECT from_state, to_state, reason, actor FROM history WHERE job_uid = $1 ORDER BY id DESC LIMIT 1", [uid])).rows[0];
+    expect(await jobOf('letter')).toMatchObject({
+      phase: 'Pending',
+      attempt: 1,
+      reason: 'Replayed',
+      message: 'replayed by alice',
+    });
+    const row = (
+      await t.db.query(
+        'SELECT from_state, to_state, reason, actor FROM history WHERE job_uid = $1 ORDER BY id DESC LIMIT 1',
+        [uid],
+      )
+    ).rows[0];
     expect(row).toEqual({ from_state: 'Dead', to_state: 'Pending', reason: 'Replayed', actor: 'alice' });
     // Only dead letters move.
     expect(await replayJobs(t.db, 'default', { name: 'letter' }, 'alice')).toEqual([]);
 
-    const created = await submitWorkflow(t.db, workflowRequest('wf-dead', [{ name: 'only', template: { maxAttempts: 1 } }]));
+    const created = await submitWorkflow(
+      t.db,
+      workflowRequest('wf-dead', [{ name: 'only', template: { maxAttempts: 1 } }]),
+    );
     expect(created.outcome).toBe('created');
     const only = await jobOf('wf-dead-only');
     expect(await place(only.uid)).toBe(1);
@@ -202,7 +270,13 @@ describe("a workflow's retry", () => {
   // node ends it by itself at its duration, begun within the confirm timeout of its claim).
   it('does not make a job due before a cancelled run of it can have ended, nor before its start time', async () => {
     const slackMs = 5000;
-    await submitWorkflow(t.db, workflowRequest('cr', [{ name: 'long', template: { duration: '30s' } }, { name: 'later', template: { startAfter: '1h' } }]));
+    await submitWorkflow(
+      t.db,
+      workflowRequest('cr', [
+        { name: 'long', template: { duration: '30s' } },
+        { name: 'later', template: { startAfter: '1h' } },
+      ]),
+    );
     const long = await jobOf('cr-long');
     expect(await place(long.uid)).toBe(1);
     const { assignment_id: id } = await jobOf('cr-long');
@@ -210,7 +284,8 @@ describe("a workflow's retry", () => {
     expect((await cancelWorkflow(t.db, 'default', 'cr', 'dave', overdueSlackMs(DEFAULT_TIMINGS))).outcome).toBe('done');
     await t.db.query("UPDATE workflows SET phase = 'Cancelled' WHERE name = 'cr'"); // closed, as the leader's pass closes it
     expect((await retryWorkflow(t.db, 'default', 'cr', 'dave', slackMs)).outcome).toBe('done');
-    const started = (await t.db.query<{ started_at: Date }>('SELECT started_at FROM assignments WHERE id = $1', [id])).rows[0]!.started_at;
+    const started = (await t.db.query<{ started_at: Date }>('SELECT started_at FROM assignments WHERE id = $1', [id]))
+      .rows[0]!.started_at;
     const retried = await jobOf('cr-long');
     expect(retried.phase).toBe('Pending');
     expect(retried.due_at.getTime()).toBe(started.getTime() + 30_000 + slackMs);
@@ -232,7 +307,9 @@ describe('start times', () => {
     expect((await jobOf('at-a-time')).due_at.toISOString()).toBe(at);
     expect(await place(later)).toBe(0);
     expect(await place(fixed)).toBe(0);
-    const first = (await t.db.query("SELECT due_at FROM history WHERE job_uid = $1 AND entity = 'job' ORDER BY id LIMIT 1", [fixed])).rows[0];
+    const first = (
+      await t.db.query("SELECT due_at FROM history WHERE job_uid = $1 AND entity = 'job' ORDER BY id LIMIT 1", [fixed])
+    ).rows[0];
     expect(first.due_at.toISOString()).toBe(at);
   });
 });
@@ -265,7 +342,10 @@ describe('creates without a name', () => {
       const batch = await submitJobs(t.db, [request, request]);
       expect(batch.outcome).toBe('accepted');
       if (batch.outcome !== 'accepted') return;
-      expect(batch.results.map((r) => [r.outcome, r.job.name])).toEqual([['created', 'batch-ccccc'], ['created', 'batch-ddddd']]);
+      expect(batch.results.map((r) => [r.outcome, r.job.name])).toEqual([
+        ['created', 'batch-ccccc'],
+        ['created', 'batch-ddddd'],
+      ]);
       // batch-ccccc exists with the same spec: the next draw is not "unchanged" but another job.
       const single = await submitJob(t.db, request);
       expect([single.outcome, single.job.name]).toEqual(['created', 'batch-fffff']);

@@ -23,7 +23,8 @@ let replica: Replica;
 let home: string;
 
 const BULK = 1_100; // more than the largest page
-const numbered = (prefix: string, count: number, width: number) => Array.from({ length: count }, (_, i) => `${prefix}-${String(i).padStart(width, '0')}`);
+const numbered = (prefix: string, count: number, width: number) =>
+  Array.from({ length: count }, (_, i) => `${prefix}-${String(i).padStart(width, '0')}`);
 const bulk = numbered('b', BULK, 4);
 const small = numbered('s', 30, 2);
 const churn = numbered('k', 20, 2);
@@ -38,7 +39,11 @@ const job = (namespace: string, name: string, labels: Record<string, string> = {
 });
 
 async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(replica.url + path, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: body === undefined ? {} : { 'content-type': 'application/json' } });
+  const res = await fetch(replica.url + path, {
+    method,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 
@@ -52,11 +57,19 @@ interface Page {
 async function page(path: string): Promise<Page> {
   const { status, body } = await call('GET', path);
   expect(status, JSON.stringify(body)).toBe(200);
-  return { keys: body.items.map((j: any) => `${j.metadata.namespace}/${j.metadata.name}`), continue: body.metadata.continue, remainingItemCount: body.metadata.remainingItemCount };
+  return {
+    keys: body.items.map((j: any) => `${j.metadata.namespace}/${j.metadata.name}`),
+    continue: body.metadata.continue,
+    remainingItemCount: body.metadata.remainingItemCount,
+  };
 }
 
 /** Every page of a list, `between` run before each page after the first. */
-async function pages(path: string, limit: number | null, between: (seen: string[]) => Promise<void> = async () => {}): Promise<Page[]> {
+async function pages(
+  path: string,
+  limit: number | null,
+  between: (seen: string[]) => Promise<void> = async () => {},
+): Promise<Page[]> {
   const base = `${path}${path.includes('?') ? '&' : '?'}${limit === null ? '' : `limit=${limit}`}`;
   const read: Page[] = [await page(base)];
   while (read.at(-1)!.continue) {
@@ -81,11 +94,36 @@ beforeAll(async () => {
   const team = (i: number) => ({ team: i % 2 === 0 ? 'red' : 'blue' });
   const parity = (i: number) => ({ parity: i % 2 === 0 ? 'even' : 'odd' });
   for (const batch of [bulk.slice(0, BULK / 2), bulk.slice(BULK / 2)]) {
-    expect((await call('POST', '/api/v1/jobs', batch.map((name) => job('bulk', name, team(Number(name.slice(2))))))).status).toBe(201);
+    expect(
+      (
+        await call(
+          'POST',
+          '/api/v1/jobs',
+          batch.map((name) => job('bulk', name, team(Number(name.slice(2))))),
+        )
+      ).status,
+    ).toBe(201);
   }
-  expect((await call('POST', '/api/v1/jobs', small.map((name, i) => job('small', name, parity(i))))).status).toBe(201);
-  expect((await call('POST', '/api/v1/jobs', [...churn, ...doomed].map((name) => job('churn', name)))).status).toBe(201);
-  for (const name of cancelled) expect((await call('POST', `/api/v1/namespaces/small/jobs/${name}/cancel`)).status).toBe(200);
+  expect(
+    (
+      await call(
+        'POST',
+        '/api/v1/jobs',
+        small.map((name, i) => job('small', name, parity(i))),
+      )
+    ).status,
+  ).toBe(201);
+  expect(
+    (
+      await call(
+        'POST',
+        '/api/v1/jobs',
+        [...churn, ...doomed].map((name) => job('churn', name)),
+      )
+    ).status,
+  ).toBe(201);
+  for (const name of cancelled)
+    expect((await call('POST', `/api/v1/namespaces/small/jobs/${name}/cancel`)).status).toBe(200);
 });
 
 afterAll(async () => {
@@ -96,24 +134,69 @@ afterAll(async () => {
 
 describe('GET /api/v1/jobs in pages', () => {
   const cases: Array<{ what: string; path: string; limit: number; expected: () => string[] }> = [
-    { what: 'a namespace, one job a page', path: '/api/v1/jobs?namespace=small', limit: 1, expected: () => keysIn('small', small) },
-    { what: 'the namespaced route', path: '/api/v1/namespaces/small/jobs', limit: 7, expected: () => keysIn('small', small) },
-    { what: 'a label selector', path: '/api/v1/jobs?namespace=small&labelSelector=parity%3Deven', limit: 4, expected: () => keysIn('small', small.filter((_, i) => i % 2 === 0)) },
-    { what: 'a phase', path: '/api/v1/namespaces/small/jobs?fieldSelector=status.phase%3DPending', limit: 5, expected: () => keysIn('small', small.filter((n) => !cancelled.includes(n))) },
-    { what: 'a label selector across namespaces', path: '/api/v1/jobs?labelSelector=team%3Dred', limit: 256, expected: () => keysIn('bulk', bulk.filter((_, i) => i % 2 === 0)) },
-    { what: 'every namespace, the largest page', path: '/api/v1/jobs', limit: 1000, expected: () => [...keysIn('bulk', bulk), ...keysIn('churn', [...churn, ...doomed]), ...keysIn('small', small)] },
+    {
+      what: 'a namespace, one job a page',
+      path: '/api/v1/jobs?namespace=small',
+      limit: 1,
+      expected: () => keysIn('small', small),
+    },
+    {
+      what: 'the namespaced route',
+      path: '/api/v1/namespaces/small/jobs',
+      limit: 7,
+      expected: () => keysIn('small', small),
+    },
+    {
+      what: 'a label selector',
+      path: '/api/v1/jobs?namespace=small&labelSelector=parity%3Deven',
+      limit: 4,
+      expected: () =>
+        keysIn(
+          'small',
+          small.filter((_, i) => i % 2 === 0),
+        ),
+    },
+    {
+      what: 'a phase',
+      path: '/api/v1/namespaces/small/jobs?fieldSelector=status.phase%3DPending',
+      limit: 5,
+      expected: () =>
+        keysIn(
+          'small',
+          small.filter((n) => !cancelled.includes(n)),
+        ),
+    },
+    {
+      what: 'a label selector across namespaces',
+      path: '/api/v1/jobs?labelSelector=team%3Dred',
+      limit: 256,
+      expected: () =>
+        keysIn(
+          'bulk',
+          bulk.filter((_, i) => i % 2 === 0),
+        ),
+    },
+    {
+      what: 'every namespace, the largest page',
+      path: '/api/v1/jobs',
+      limit: 1000,
+      expected: () => [...keysIn('bulk', bulk), ...keysIn('churn', [...churn, ...doomed]), ...keysIn('small', small)],
+    },
   ];
 
-  it.each(cases)('$what: pages of $limit join to exactly its jobs, none twice, none missing', async ({ path, limit, expected }) => {
-    const read = await pages(path, limit);
-    const keys = read.flatMap((p) => p.keys);
-    expect(keys.length).toBe(new Set(keys).size);
-    expect(sorted(keys)).toEqual(sorted(expected()));
-    // Full pages until the last, which alone has no continue token.
-    for (const p of read.slice(0, -1)) expect(p.keys.length).toBe(limit);
-    expect(read.at(-1)!.keys.length).toBeLessThanOrEqual(limit);
-    expect(read.length).toBe(Math.max(1, Math.ceil(expected().length / limit)));
-  });
+  it.each(cases)(
+    '$what: pages of $limit join to exactly its jobs, none twice, none missing',
+    async ({ path, limit, expected }) => {
+      const read = await pages(path, limit);
+      const keys = read.flatMap((p) => p.keys);
+      expect(keys.length).toBe(new Set(keys).size);
+      expect(sorted(keys)).toEqual(sorted(expected()));
+      // Full pages until the last, which alone has no continue token.
+      for (const p of read.slice(0, -1)) expect(p.keys.length).toBe(limit);
+      expect(read.at(-1)!.keys.length).toBeLessThanOrEqual(limit);
+      expect(read.length).toBe(Math.max(1, Math.ceil(expected().length / limit)));
+    },
+  );
 
   it('without a limit a page holds 500; a limit above 1,000 is served 1,000; the last page has no continue', async () => {
     const all = sorted(await everyJob());
@@ -142,7 +225,8 @@ describe('GET /api/v1/jobs in pages', () => {
         created.push(name);
       }
       // One not read yet, deleted before the pages reach it.
-      if (turn <= doomed.length) expect((await call('DELETE', `/api/v1/namespaces/churn/jobs/${doomed[turn - 1]}`)).status).toBe(200);
+      if (turn <= doomed.length)
+        expect((await call('DELETE', `/api/v1/namespaces/churn/jobs/${doomed[turn - 1]}`)).status).toBe(200);
     });
     const keys = read.flatMap((p) => p.keys);
     expect(keys.length).toBe(new Set(keys).size);
@@ -161,18 +245,41 @@ describe('a bad limit or continue', () => {
     { path: '/api/v1/jobs?limit=2.5', says: /^limit: "2.5" is not a positive whole number/ },
     { path: '/api/v1/jobs?limit=', says: /^limit: "" is not a positive whole number/ },
     { path: '/api/v1/jobs?limit=1&limit=2', says: /^limit: "1,2" is not a positive whole number/ },
-    { path: '/api/v1/jobs?continue=%25%25garbage', says: /^continue: "%%garbage" is not a continue token of this list \(not base64url\)/ },
-    { path: '/api/v1/jobs?continue=nope', says: /^continue: "nope" is not a continue token of this list \(not base64url of UTF-8 text\)/ },
-    { path: `/api/v1/jobs?continue=${Buffer.from('no-slash').toString('base64url')}`, says: /\(it names no namespace\/name\)/ },
-    { path: `/api/v1/jobs?continue=${Buffer.from('Not_A_Namespace/x').toString('base64url')}`, says: /\("Not_A_Namespace" is not a namespace\)/ },
+    {
+      path: '/api/v1/jobs?continue=%25%25garbage',
+      says: /^continue: "%%garbage" is not a continue token of this list \(not base64url\)/,
+    },
+    {
+      path: '/api/v1/jobs?continue=nope',
+      says: /^continue: "nope" is not a continue token of this list \(not base64url of UTF-8 text\)/,
+    },
+    {
+      path: `/api/v1/jobs?continue=${Buffer.from('no-slash').toString('base64url')}`,
+      says: /\(it names no namespace\/name\)/,
+    },
+    {
+      path: `/api/v1/jobs?continue=${Buffer.from('Not_A_Namespace/x').toString('base64url')}`,
+      says: /\("Not_A_Namespace" is not a namespace\)/,
+    },
     { path: `/api/v1/jobs?continue=${'A'.repeat(600)}`, says: /\(longer than any this server gives\)/ },
-    { path: `/api/v1/namespaces/churn/jobs?continue=${other}`, says: /\(it continues a list of namespace "small", not of "churn"\)/ },
-    { path: `/api/v1/jobs?namespace=bulk&continue=${other}`, says: /\(it continues a list of namespace "small", not of "bulk"\)/ },
+    {
+      path: `/api/v1/namespaces/churn/jobs?continue=${other}`,
+      says: /\(it continues a list of namespace "small", not of "churn"\)/,
+    },
+    {
+      path: `/api/v1/jobs?namespace=bulk&continue=${other}`,
+      says: /\(it continues a list of namespace "small", not of "bulk"\)/,
+    },
   ];
 
   it.each(cases)('$path is 400 saying why, and changes nothing', async ({ path, says }) => {
     // The jobs and their history (placement, finding no node, changes neither).
-    const state = async () => (await t.db.query('SELECT (SELECT count(*) FROM jobs)::int AS jobs, (SELECT count(*) FROM history)::int AS history')).rows[0];
+    const state = async () =>
+      (
+        await t.db.query(
+          'SELECT (SELECT count(*) FROM jobs)::int AS jobs, (SELECT count(*) FROM history)::int AS history',
+        )
+      ).rows[0];
     const before = await state();
     const { status, body } = await call('GET', path);
     expect(status).toBe(400);
@@ -184,7 +291,13 @@ describe('a bad limit or continue', () => {
     for (const query of ['limit=-1', 'limit=many', 'continue=nope', `continue=${other}`]) {
       const { status, body } = await call('GET', `/apis/fencer.dev/v1/namespaces/churn/jobs?${query}`);
       expect(status, query).toBe(400);
-      expect(body, query).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'BadRequest', code: 400, message: expect.stringMatching(/^(limit|continue): /) });
+      expect(body, query).toMatchObject({
+        kind: 'Status',
+        status: 'Failure',
+        reason: 'BadRequest',
+        code: 400,
+        message: expect.stringMatching(/^(limit|continue): /),
+      });
     }
   });
 });
@@ -194,7 +307,14 @@ describe('the Kubernetes Jobs list', () => {
     const all = await everyJob();
     const inStore = await pages('/apis/fencer.dev/v1/jobs?labelSelector=team%3Dred', 300);
     expect(inStore.every((p) => p.remainingItemCount === undefined)).toBe(true);
-    expect(sorted(inStore.flatMap((p) => p.keys))).toEqual(sorted(keysIn('bulk', bulk.filter((_, i) => i % 2 === 0))));
+    expect(sorted(inStore.flatMap((p) => p.keys))).toEqual(
+      sorted(
+        keysIn(
+          'bulk',
+          bulk.filter((_, i) => i % 2 === 0),
+        ),
+      ),
+    );
     const namespaced = await pages('/apis/fencer.dev/v1/namespaces/small/jobs', 4);
     expect(sorted(namespaced.flatMap((p) => p.keys))).toEqual(sorted(keysIn('small', small)));
     // != is selected in memory: the list counts what remains.
@@ -202,32 +322,67 @@ describe('the Kubernetes Jobs list', () => {
     expect(inMemory[0]!.remainingItemCount).toBe(all.length - BULK / 2 - 300);
     const keys = inMemory.flatMap((p) => p.keys);
     expect(keys.length).toBe(new Set(keys).size);
-    expect(sorted(keys)).toEqual(sorted(all.filter((k) => !keysIn('bulk', bulk.filter((_, i) => i % 2 === 1)).includes(k))));
+    expect(sorted(keys)).toEqual(
+      sorted(
+        all.filter(
+          (k) =>
+            !keysIn(
+              'bulk',
+              bulk.filter((_, i) => i % 2 === 1),
+            ).includes(k),
+        ),
+      ),
+    );
   });
 
   it.skipIf(!KUBECTL)('kubectl get fj -A in chunks of 100 lists every job once', async () => {
-    const kubectl = kubectlAgainst(() => replica.url, () => home);
-    const { stdout, stderr, code } = await kubectl('get', 'fj', '-A', '--chunk-size=100', '--no-headers', '-o', 'custom-columns=KEY:.metadata.namespace,NAME:.metadata.name');
+    const kubectl = kubectlAgainst(
+      () => replica.url,
+      () => home,
+    );
+    const { stdout, stderr, code } = await kubectl(
+      'get',
+      'fj',
+      '-A',
+      '--chunk-size=100',
+      '--no-headers',
+      '-o',
+      'custom-columns=KEY:.metadata.namespace,NAME:.metadata.name',
+    );
     expect(code, stderr).toBe(0);
-    const keys = stdout.trim().split('\n').map((line) => line.trim().split(/\s+/).join('/'));
+    const keys = stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/).join('/'));
     expect(keys.length).toBe(new Set(keys).size);
     expect(sorted(keys)).toEqual(sorted(await everyJob()));
   });
 });
 
 describe('fencer get jobs', () => {
-  const fencer = async (...args: string[]) => (await promisify(execFile)(process.execPath, [join(projectRoot(), 'dist/cli/main.js'), ...args, '--server', replica.url], { maxBuffer: 16 * 1024 * 1024 })).stdout;
+  const fencer = async (...args: string[]) =>
+    (
+      await promisify(execFile)(
+        process.execPath,
+        [join(projectRoot(), 'dist/cli/main.js'), ...args, '--server', replica.url],
+        { maxBuffer: 16 * 1024 * 1024 },
+      )
+    ).stdout;
 
   it('lists every job, beyond one page, with and without a selector', async () => {
     const all = await everyJob();
     expect(all.length).toBeGreaterThan(1000);
-    const listed = JSON.parse(await fencer('get', 'jobs', '-A', '-o', 'json')) as { items: Array<{ metadata: { namespace: string; name: string } }> };
+    const listed = JSON.parse(await fencer('get', 'jobs', '-A', '-o', 'json')) as {
+      items: Array<{ metadata: { namespace: string; name: string } }>;
+    };
     const keys = listed.items.map((j) => `${j.metadata.namespace}/${j.metadata.name}`);
     expect(keys.length).toBe(new Set(keys).size);
     expect(sorted(keys)).toEqual(sorted(all));
     const table = (await fencer('get', 'jobs', '-n', 'bulk', '-l', 'team=blue')).trim().split('\n');
     expect(table[0]).toMatch(/^NAME\s/);
-    expect(sorted(table.slice(1).map((row) => row.split(/\s+/)[0]!))).toEqual(sorted(bulk.filter((_, i) => i % 2 === 1)));
+    expect(sorted(table.slice(1).map((row) => row.split(/\s+/)[0]!))).toEqual(
+      sorted(bulk.filter((_, i) => i % 2 === 1)),
+    );
   });
 });
 
@@ -235,9 +390,14 @@ describe('the page query', () => {
   it('walks the (namespace, name) index from the key and stops at its limit: no sort, no scan of the table', async () => {
     await t.db.query('ANALYZE jobs');
     const nodes = (plan: any): any[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
-    for (const [namespace, after] of [[null, ['bulk', 'b-0500']], ['bulk', ['bulk', 'b-0500']], [null, null]] as const) {
+    for (const [namespace, after] of [
+      [null, ['bulk', 'b-0500']],
+      ['bulk', ['bulk', 'b-0500']],
+      [null, null],
+    ] as const) {
       const parameters = [namespace, null, null, after?.[0] ?? null, after?.[1] ?? null, 11];
-      const plan = (await t.db.query(`EXPLAIN (FORMAT JSON) ${sql('jobs/list')}`, parameters)).rows[0]['QUERY PLAN'][0].Plan;
+      const plan = (await t.db.query(`EXPLAIN (FORMAT JSON) ${sql('jobs/list')}`, parameters)).rows[0]['QUERY PLAN'][0]
+        .Plan;
       const types = nodes(plan).map((n) => n['Node Type']);
       expect(types, JSON.stringify(plan)).toEqual(['Limit', 'Index Scan']);
       expect(nodes(plan)[1]['Index Name']).toBe('jobs_namespace_name_key');

@@ -40,12 +40,22 @@ async function cancel(session: pg.Client | Db, name: string): Promise<void> {
   await session.query("UPDATE jobs SET phase = 'Cancelled', reason = 'Cancelled' WHERE name = $1", [name]);
 }
 
-const rejection = (object: string) => ({ type: 'Warning' as const, reason: 'FencedRejection', object, epoch: 1, replica: 'replica-t', message: 'test' });
+const rejection = (object: string) => ({
+  type: 'Warning' as const,
+  reason: 'FencedRejection',
+  object,
+  epoch: 1,
+  replica: 'replica-t',
+  message: 'test',
+});
 
 /** Job names (history) or objects (cluster events) of the rows a poll streamed. */
 async function poll(cursor: EventCursor): Promise<{ cursor: EventCursor; names: string[] }> {
   const read = await readOn(t.db, cursor, 100);
-  return { cursor: read.cursor, names: [...read.history.map((r) => r.job.split('/')[1]!), ...read.cluster.map((r) => r.object)] };
+  return {
+    cursor: read.cursor,
+    names: [...read.history.map((r) => r.job.split('/')[1]!), ...read.cluster.map((r) => r.object)],
+  };
 }
 
 describe('the events cursor (low-water)', () => {
@@ -64,29 +74,38 @@ describe('the events cursor (low-water)', () => {
     await recordClusterEvent(t.db, rejection('replica/b'));
 
     const seen: string[] = [];
-    await eventually(async () => {
-      const next = await poll(cursor);
-      cursor = next.cursor;
-      seen.push(...next.names);
-      return seen.length >= 2;
-    }, { what: "B's rows streamed while A is open" });
+    await eventually(
+      async () => {
+        const next = await poll(cursor);
+        cursor = next.cursor;
+        seen.push(...next.names);
+        return seen.length >= 2;
+      },
+      { what: "B's rows streamed while A is open" },
+    );
     expect(seen.sort()).toEqual(['replica/b', 'y']);
 
     await a.query('COMMIT');
-    await eventually(async () => {
-      const next = await poll(cursor);
-      cursor = next.cursor;
-      seen.push(...next.names);
-      return seen.length >= 4;
-    }, { what: "A's rows streamed once A committed" });
+    await eventually(
+      async () => {
+        const next = await poll(cursor);
+        cursor = next.cursor;
+        seen.push(...next.names);
+        return seen.length >= 4;
+      },
+      { what: "A's rows streamed once A committed" },
+    );
     expect(seen.slice(2).sort()).toEqual(['replica/a', 'x']);
     // Once settled, the low-water has passed all four, and nothing streams twice.
-    await eventually(async () => {
-      const next = await poll(cursor);
-      cursor = next.cursor;
-      seen.push(...next.names);
-      return cursor.history.streamed.size === 0 && cursor.cluster.streamed.size === 0;
-    }, { what: 'the low-water past every row' });
+    await eventually(
+      async () => {
+        const next = await poll(cursor);
+        cursor = next.cursor;
+        seen.push(...next.names);
+        return cursor.history.streamed.size === 0 && cursor.cluster.streamed.size === 0;
+      },
+      { what: 'the low-water past every row' },
+    );
     expect(seen).toHaveLength(4);
   });
 
@@ -104,7 +123,10 @@ describe('the events cursor (low-water)', () => {
     const next = afterPoll(state, { oldestRunning: oldest, ids, full: false });
     if (next.state.bound) return { state: next.state, ids: next.fresh };
     const lastId = (await lastEventIds(t.db)).history;
-    const xmax = BigInt((await t.db.query<{ xmax: string }>('SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS xmax')).rows[0]!.xmax);
+    const xmax = BigInt(
+      (await t.db.query<{ xmax: string }>('SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS xmax')).rows[0]!
+        .xmax,
+    );
     return { state: withBound(next.state, { lastId, barrier: xmax }), ids: next.fresh };
   };
 
@@ -145,12 +167,15 @@ describe('the events cursor (low-water)', () => {
     for (let i = 0; i < 3; i++) seen.push(...(await poll(cursor).then((r) => ((cursor = r.cursor), r.names))));
     expect(seen).toEqual([y]);
     await a.query('COMMIT');
-    await eventually(async () => {
-      const next = await poll(cursor);
-      cursor = next.cursor;
-      seen.push(...next.names);
-      return seen.length >= 2;
-    }, { what: "A's row" });
+    await eventually(
+      async () => {
+        const next = await poll(cursor);
+        cursor = next.cursor;
+        seen.push(...next.names);
+        return seen.length >= 2;
+      },
+      { what: "A's row" },
+    );
     expect(seen).toEqual([y, x]);
   });
 });

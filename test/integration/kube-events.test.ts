@@ -22,7 +22,11 @@ const job = (name: string, namespace = 'default') =>
   `apiVersion: fencer.dev/v1\nkind: Job\nmetadata:\n  name: ${name}\n  namespace: ${namespace}\nspec:\n  resources: { cpu: 100m, memory: 64Mi }\n  duration: 1h\n`;
 
 async function submit(name: string, namespace = 'default'): Promise<void> {
-  const res = await fetch(`${replica.url}/api/v1/jobs`, { method: 'POST', body: job(name, namespace), headers: { 'content-type': 'application/yaml' } });
+  const res = await fetch(`${replica.url}/api/v1/jobs`, {
+    method: 'POST',
+    body: job(name, namespace),
+    headers: { 'content-type': 'application/yaml' },
+  });
   expect(res.status).toBe(201);
 }
 
@@ -48,20 +52,28 @@ afterAll(async () => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
-const kubectl = kubectlAgainst(() => replica.url, () => home);
+const kubectl = kubectlAgainst(
+  () => replica.url,
+  () => home,
+);
 
 const rows = (stdout: string) => stdout.trim().split('\n').slice(1);
 
 describe.skipIf(!KUBECTL)(`kubectl and fencer's events (${KUBECTL ?? 'kubectl not found: skipped'})`, () => {
-  it('kubectl get events: a job\'s history and the cluster\'s events of the namespace, as kube-apiserver\'s columns', async () => {
-    const { stdout, stderr, code } = await eventually(async () => {
-      const answer = await kubectl('get', 'events');
-      return /job\/train/.test(answer.stdout) && answer;
-    }, { what: "train's events" });
+  it("kubectl get events: a job's history and the cluster's events of the namespace, as kube-apiserver's columns", async () => {
+    const { stdout, stderr, code } = await eventually(
+      async () => {
+        const answer = await kubectl('get', 'events');
+        return /job\/train/.test(answer.stdout) && answer;
+      },
+      { what: "train's events" },
+    );
     expect(code, stderr).toBe(0);
     expect(stdout.split('\n')[0]).toMatch(/^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE$/);
     expect(stdout).toMatch(/^\S+\s+Normal\s+Pending\s+job\/train\s+job Pending$/m);
-    expect(stdout).toMatch(/^\S+\s+Normal\s+NodeRegistered\s+node\/node-1\s+node node-1 registered: 4 CPU, 8 GiB of memory$/m);
+    expect(stdout).toMatch(
+      /^\S+\s+Normal\s+NodeRegistered\s+node\/node-1\s+node node-1 registered: 4 CPU, 8 GiB of memory$/m,
+    );
     expect(stdout).toMatch(/^\S+\s+Normal\s+LeaderElected\s+replica\/replica-e\s+replica-e leads at epoch 1$/m);
     expect(stdout).not.toContain('job/etl');
   });
@@ -73,12 +85,16 @@ describe.skipIf(!KUBECTL)(`kubectl and fencer's events (${KUBECTL ?? 'kubectl no
     expect(teamA.stdout).not.toMatch(/job\/train|NodeRegistered|LeaderElected/);
     const all = await kubectl('get', 'ev', '-A', '-o', 'wide');
     expect(all.code, all.stderr).toBe(0);
-    expect(all.stdout.split('\n')[0]).toMatch(/^NAMESPACE\s+LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+SUBOBJECT\s+SOURCE\s+MESSAGE\s+FIRST SEEN\s+COUNT\s+NAME$/);
-    expect(all.stdout).toMatch(/^team-a\s+.*job\/etl\s+fencer, replica-e\s+job Pending\s+\S+\s+1\s+etl\.0[0-9a-f]{15}$/m);
+    expect(all.stdout.split('\n')[0]).toMatch(
+      /^NAMESPACE\s+LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+SUBOBJECT\s+SOURCE\s+MESSAGE\s+FIRST SEEN\s+COUNT\s+NAME$/,
+    );
+    expect(all.stdout).toMatch(
+      /^team-a\s+.*job\/etl\s+fencer, replica-e\s+job Pending\s+\S+\s+1\s+etl\.0[0-9a-f]{15}$/m,
+    );
     expect(all.stdout).toMatch(/^default\s+.*NodeRegistered\s+node\/node-1\s+fencer\s+.*node-1\.1[0-9a-f]{15}$/m);
   });
 
-  it('kubectl events --for fj/NAME: that job\'s events only', async () => {
+  it("kubectl events --for fj/NAME: that job's events only", async () => {
     const { stdout, stderr, code } = await kubectl('events', '--for', 'fj/train');
     expect(code, stderr).toBe(0);
     expect(stdout.split('\n')[0]).toMatch(/^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE$/);
@@ -87,7 +103,7 @@ describe.skipIf(!KUBECTL)(`kubectl and fencer's events (${KUBECTL ?? 'kubectl no
     expect(stdout).toMatch(/Normal\s+Pending\s+Job\/train\s+job Pending/);
   });
 
-  it('kubectl describe fj NAME ends with the job\'s Events', async () => {
+  it("kubectl describe fj NAME ends with the job's Events", async () => {
     const { stdout, stderr, code } = await kubectl('describe', 'fj', 'train');
     expect(code, stderr).toBe(0);
     const events = stdout.slice(stdout.indexOf('\nEvents:'));
@@ -98,7 +114,7 @@ describe.skipIf(!KUBECTL)(`kubectl and fencer's events (${KUBECTL ?? 'kubectl no
     expect(etl.stdout).toMatch(/^\s+Normal\s+Pending\s+\S+\s+fencer\s+job Pending$/m);
   });
 
-  it('kubectl describe fno NAME shows the node\'s events', async () => {
+  it("kubectl describe fno NAME shows the node's events", async () => {
     const { stdout, stderr, code } = await kubectl('describe', 'fno', 'node-1');
     expect(code, stderr).toBe(0);
     expect(stdout).toMatch(/Events:\n.*\n.*\n\s+Normal\s+NodeRegistered\s+\S+\s+fencer\s+node node-1 registered/);
@@ -131,23 +147,35 @@ describe.skipIf(!KUBECTL)(`kubectl and fencer's events (${KUBECTL ?? 'kubectl no
     const name = named.stdout.trim().slice('event/'.length);
     const one = await kubectl('get', 'event', name, '-o', 'json');
     expect(one.code, one.stderr).toBe(0);
-    expect(JSON.parse(one.stdout)).toMatchObject({ apiVersion: 'v1', kind: 'Event', involvedObject: { kind: 'Node', name: 'node-1' }, count: 1, source: { component: 'fencer' } });
+    expect(JSON.parse(one.stdout)).toMatchObject({
+      apiVersion: 'v1',
+      kind: 'Event',
+      involvedObject: { kind: 'Node', name: 'node-1' },
+      count: 1,
+      source: { component: 'fencer' },
+    });
     const missing = await kubectl('get', 'event', 'node-1.1000000000fffff0');
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toMatch(/NotFound|not found/);
   });
 
   it('a node declared dead is a Warning (no agent heartbeats for node-1)', async () => {
-    const warnings = await eventually(async () => {
-      const answer = await kubectl('get', 'events', '-A', '--field-selector', 'type=Warning');
-      return /NodeDied/.test(answer.stdout) && answer;
-    }, { what: 'node-1 declared dead' });
+    const warnings = await eventually(
+      async () => {
+        const answer = await kubectl('get', 'events', '-A', '--field-selector', 'type=Warning');
+        return /NodeDied/.test(answer.stdout) && answer;
+      },
+      { what: 'node-1 declared dead' },
+    );
     expect(warnings.stdout).toMatch(/^default\s+\S+\s+Warning\s+NodeDied\s+node\/node-1\s+node node-1 declared dead/m);
     for (const row of rows(warnings.stdout)) expect(row).toMatch(/\sWarning\s/);
   });
 
-  it('pages with limit and continue, every page at the first one\'s resourceVersion', async () => {
-    type List = { metadata: { resourceVersion: string; continue?: string; remainingItemCount?: number }; items: Array<{ metadata: { namespace: string; name: string } }> };
+  it("pages with limit and continue, every page at the first one's resourceVersion", async () => {
+    type List = {
+      metadata: { resourceVersion: string; continue?: string; remainingItemCount?: number };
+      items: Array<{ metadata: { namespace: string; name: string } }>;
+    };
     const read = async (query: string) => (await (await fetch(`${replica.url}/api/v1/events?${query}`)).json()) as List;
     const namesOf = (list: List) => list.items.map((e) => `${e.metadata.namespace}/${e.metadata.name}`);
     const before = namesOf(await read(''));
@@ -173,24 +201,37 @@ describe.skipIf(!KUBECTL)(`kubectl and fencer's events (${KUBECTL ?? 'kubectl no
   });
 
   it('kubectl get events -w shows an event written after it began', async () => {
-    const watcher = spawn(KUBECTL!, ['--server', replica.url, '--cache-dir', join(home, 'cache'), 'get', 'events', '-w', '--request-timeout', '0'], { env: { ...process.env, KUBECONFIG: join(home, 'none') } });
+    const watcher = spawn(
+      KUBECTL!,
+      ['--server', replica.url, '--cache-dir', join(home, 'cache'), 'get', 'events', '-w', '--request-timeout', '0'],
+      { env: { ...process.env, KUBECONFIG: join(home, 'none') } },
+    );
     let out = '';
     watcher.stdout.on('data', (d: Buffer) => (out += d.toString()));
     try {
       await eventually(() => /job\/train/.test(out), { what: 'the list first' });
       await submit('late');
-      await eventually(() => /Normal\s+Pending\s+job\/late\s+job Pending/.test(out), { timeoutMs: 20_000, what: 'late\'s event in the watch' });
+      await eventually(() => /Normal\s+Pending\s+job\/late\s+job Pending/.test(out), {
+        timeoutMs: 20_000,
+        what: "late's event in the watch",
+      });
       expect(out.match(/Pending\s+job\/late/g)).toHaveLength(1); // the list and the watch meet without a repeat
     } finally {
       watcher.kill();
     }
   });
 
-  it('a raw watch from a list\'s resourceVersion streams only what came after, ADDED', async () => {
-    const list = (await (await fetch(`${replica.url}/api/v1/namespaces/default/events`)).json()) as { metadata: { resourceVersion: string }; items: unknown[] };
+  it("a raw watch from a list's resourceVersion streams only what came after, ADDED", async () => {
+    const list = (await (await fetch(`${replica.url}/api/v1/namespaces/default/events`)).json()) as {
+      metadata: { resourceVersion: string };
+      items: unknown[];
+    };
     expect(list.metadata.resourceVersion).toMatch(/^\d+\.\d+$/);
     const aborted = new AbortController();
-    const res = await fetch(`${replica.url}/api/v1/namespaces/default/events?watch=true&resourceVersion=${list.metadata.resourceVersion}&fieldSelector=involvedObject.name=later`, { signal: aborted.signal });
+    const res = await fetch(
+      `${replica.url}/api/v1/namespaces/default/events?watch=true&resourceVersion=${list.metadata.resourceVersion}&fieldSelector=involvedObject.name=later`,
+      { signal: aborted.signal },
+    );
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();
     const seen: Array<{ type: string; object: { involvedObject: { name: string }; reason: string } }> = [];
@@ -211,12 +252,19 @@ describe.skipIf(!KUBECTL)(`kubectl and fencer's events (${KUBECTL ?? 'kubectl no
     } finally {
       aborted.abort();
     }
-    expect(seen[0]).toMatchObject({ type: 'ADDED', object: { kind: 'Event', involvedObject: { kind: 'Job', name: 'later' }, reason: 'Pending' } });
+    expect(seen[0]).toMatchObject({
+      type: 'ADDED',
+      object: { kind: 'Event', involvedObject: { kind: 'Job', name: 'later' }, reason: 'Pending' },
+    });
     expect(seen.every((e) => e.type === 'ADDED' && e.object.involvedObject.name === 'later')).toBe(true);
   });
 
-  it('fencer\'s own cluster event list moved to /api/v1/clusterevents', async () => {
-    const body = (await (await fetch(`${replica.url}/api/v1/clusterevents`)).json()) as { apiVersion: string; kind: string; items: Array<{ reason: string; object: string }> };
+  it("fencer's own cluster event list moved to /api/v1/clusterevents", async () => {
+    const body = (await (await fetch(`${replica.url}/api/v1/clusterevents`)).json()) as {
+      apiVersion: string;
+      kind: string;
+      items: Array<{ reason: string; object: string }>;
+    };
     expect(body).toMatchObject({ apiVersion: 'fencer.dev/v1', kind: 'EventList' });
     expect(body.items).toContainEqual(expect.objectContaining({ reason: 'NodeRegistered', object: 'node/node-1' }));
   });

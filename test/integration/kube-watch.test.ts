@@ -27,7 +27,16 @@ let home: string;
 beforeAll(async () => {
   t = await freshDatabase('kube_watch');
   home = mkdtempSync(join(tmpdir(), 'fencer-kube-watch-'));
-  cluster = await Cluster.start({ replicas: 3, nodes: 2, nodeCpu: '4', nodeMemory: '8Gi', databaseUrl: t.url, home, timings: DEFAULT_TIMINGS, restart: true });
+  cluster = await Cluster.start({
+    replicas: 3,
+    nodes: 2,
+    nodeCpu: '4',
+    nodeMemory: '8Gi',
+    databaseUrl: t.url,
+    home,
+    timings: DEFAULT_TIMINGS,
+    restart: true,
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -43,7 +52,9 @@ async function standby(): Promise<string> {
 }
 
 async function phases(): Promise<Map<string, string>> {
-  const rows = (await t.db.query<{ name: string; phase: string }>("SELECT name, phase FROM jobs WHERE namespace = 'default'")).rows;
+  const rows = (
+    await t.db.query<{ name: string; phase: string }>("SELECT name, phase FROM jobs WHERE namespace = 'default'")
+  ).rows;
   return new Map(rows.map((r) => [r.name, r.phase]));
 }
 
@@ -59,7 +70,17 @@ describe('watch', () => {
     });
     const api = kc.makeApiClient(CustomObjectsApi);
     const path = '/apis/fencer.dev/v1/namespaces/default/jobs';
-    const informer = makeInformer(kc, path, () => api.listNamespacedCustomObject({ group: 'fencer.dev', version: 'v1', namespace: 'default', plural: 'jobs' }) as never);
+    const informer = makeInformer(
+      kc,
+      path,
+      () =>
+        api.listNamespacedCustomObject({
+          group: 'fencer.dev',
+          version: 'v1',
+          namespace: 'default',
+          plural: 'jobs',
+        }) as never,
+    );
     const seen: string[] = [];
     informer.on('add', (o: KubernetesObject) => seen.push(`add ${o.metadata?.name}`));
     informer.on('update', (o: KubernetesObject) => seen.push(`update ${o.metadata?.name}`));
@@ -68,22 +89,42 @@ describe('watch', () => {
 
     // Half through the library's CustomObjectsApi (a create on the Kubernetes path), half through fencer's own API.
     for (let i = 0; i < 6; i++) {
-      const body = { apiVersion: 'fencer.dev/v1', kind: 'Job', metadata: { name: `inf-${i}` }, spec: { resources: { cpu: '1', memory: '1Gi' }, duration: '1s' } };
-      const created = (await api.createNamespacedCustomObject({ group: 'fencer.dev', version: 'v1', namespace: 'default', plural: 'jobs', body })) as KubernetesObject;
+      const body = {
+        apiVersion: 'fencer.dev/v1',
+        kind: 'Job',
+        metadata: { name: `inf-${i}` },
+        spec: { resources: { cpu: '1', memory: '1Gi' }, duration: '1s' },
+      };
+      const created = (await api.createNamespacedCustomObject({
+        group: 'fencer.dev',
+        version: 'v1',
+        namespace: 'default',
+        plural: 'jobs',
+        body,
+      })) as KubernetesObject;
       expect(created.metadata?.name).toBe(`inf-${i}`);
     }
     const first = (await cluster.leader())!;
     await cluster.kill(first.name);
     await leaderAfter(cluster, first.epoch);
-    for (let i = 6; i < 12; i++) expect(await submit(cluster.replicaUrls, jobYaml(`inf-${i}`, { duration: '1s' }))).toBe(201);
-    await eventually(async () => (await unfinishedCount(t.db)) === 0, { timeoutMs: 60_000, what: 'every job to finish' });
+    for (let i = 6; i < 12; i++)
+      expect(await submit(cluster.replicaUrls, jobYaml(`inf-${i}`, { duration: '1s' }))).toBe(201);
+    await eventually(async () => (await unfinishedCount(t.db)) === 0, {
+      timeoutMs: 60_000,
+      what: 'every job to finish',
+    });
 
     // The cache converges: every job, in the phase the database has.
-    await eventually(async () => {
-      const truth = await phases();
-      const cached = new Map(informer.list().map((o) => [o.metadata!.name!, (o as { status?: { phase?: string } }).status?.phase ?? '']));
-      return [...truth].every(([name, phase]) => cached.get(name) === phase) && cached.size === truth.size;
-    }, { timeoutMs: 30_000, what: 'the informer cache to match the database' });
+    await eventually(
+      async () => {
+        const truth = await phases();
+        const cached = new Map(
+          informer.list().map((o) => [o.metadata!.name!, (o as { status?: { phase?: string } }).status?.phase ?? '']),
+        );
+        return [...truth].every(([name, phase]) => cached.get(name) === phase) && cached.size === truth.size;
+      },
+      { timeoutMs: 30_000, what: 'the informer cache to match the database' },
+    );
     expect(seen.filter((s) => s.startsWith('add inf-'))).toHaveLength(12);
     await informer.stop();
   }, 120_000);
@@ -99,42 +140,72 @@ describe('watch', () => {
     expect(JSON.parse(line)).toMatchObject({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired' } });
   });
 
-  it.skipIf(!KUBECTL)('kubectl get -w against a standby shows phases change live through a leader kill', async () => {
-    const server = await standby();
-    const watcher = spawn(KUBECTL!, ['--server', server, '--cache-dir', join(home, 'kcache'), 'get', 'fj', '-w', '--request-timeout', '0'], { env: { ...process.env, KUBECONFIG: join(home, 'none') } });
-    let out = '';
-    watcher.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    try {
-      await eventually(() => out.includes('NAME'), { what: 'the header' });
-      expect(await submit(cluster.replicaUrls, jobYaml('live-1', { duration: '2s' }))).toBe(201);
-      await eventually(() => /^live-1\s+Running/m.test(out), { timeoutMs: 20_000, what: 'live-1 Running in the watch' });
-      const leader = (await cluster.leader())!;
-      await cluster.kill(leader.name);
-      await leaderAfter(cluster, leader.epoch);
-      expect(await submit(cluster.replicaUrls, jobYaml('live-2', { duration: '1s' }))).toBe(201);
-      await eventually(() => /^live-1\s+Succeeded/m.test(out) && /^live-2\s+Succeeded/m.test(out), { timeoutMs: 30_000, what: 'both to succeed in the watch' });
-    } finally {
-      watcher.kill();
-    }
-  }, 90_000);
+  it.skipIf(!KUBECTL)(
+    'kubectl get -w against a standby shows phases change live through a leader kill',
+    async () => {
+      const server = await standby();
+      const watcher = spawn(
+        KUBECTL!,
+        ['--server', server, '--cache-dir', join(home, 'kcache'), 'get', 'fj', '-w', '--request-timeout', '0'],
+        { env: { ...process.env, KUBECONFIG: join(home, 'none') } },
+      );
+      let out = '';
+      watcher.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      try {
+        await eventually(() => out.includes('NAME'), { what: 'the header' });
+        expect(await submit(cluster.replicaUrls, jobYaml('live-1', { duration: '2s' }))).toBe(201);
+        await eventually(() => /^live-1\s+Running/m.test(out), {
+          timeoutMs: 20_000,
+          what: 'live-1 Running in the watch',
+        });
+        const leader = (await cluster.leader())!;
+        await cluster.kill(leader.name);
+        await leaderAfter(cluster, leader.epoch);
+        expect(await submit(cluster.replicaUrls, jobYaml('live-2', { duration: '1s' }))).toBe(201);
+        await eventually(() => /^live-1\s+Succeeded/m.test(out) && /^live-2\s+Succeeded/m.test(out), {
+          timeoutMs: 30_000,
+          what: 'both to succeed in the watch',
+        });
+      } finally {
+        watcher.kill();
+      }
+    },
+    90_000,
+  );
 
   it('fencer get jobs -w goes on through the death of the replica it watched, from the last version it saw', async () => {
     const leader = (await cluster.leader())!;
-    const servers = [cluster.replicaUrl(leader.name), ...cluster.replicaNames.filter((n) => n !== leader.name).map((n) => cluster.replicaUrl(n))];
-    const watcher = spawn(process.execPath, [join(projectRoot(), 'dist', 'cli', 'main.js'), 'get', 'jobs', '-w', '--server', servers.join(',')]);
+    const servers = [
+      cluster.replicaUrl(leader.name),
+      ...cluster.replicaNames.filter((n) => n !== leader.name).map((n) => cluster.replicaUrl(n)),
+    ];
+    const watcher = spawn(process.execPath, [
+      join(projectRoot(), 'dist', 'cli', 'main.js'),
+      'get',
+      'jobs',
+      '-w',
+      '--server',
+      servers.join(','),
+    ]);
     let out = '';
     watcher.stdout.on('data', (d: Buffer) => (out += d.toString()));
     watcher.stderr.on('data', (d: Buffer) => (out += d.toString()));
     try {
       expect(await submit(cluster.replicaUrls, jobYaml('cli-live-1', { duration: '2s' }))).toBe(201);
-      await eventually(() => /^NAME\s+PHASE/m.test(out) && /^cli-live-1\s+Running/m.test(out), { timeoutMs: 30_000, what: 'cli-live-1 Running in the watch' }).catch((err: Error) => {
+      await eventually(() => /^NAME\s+PHASE/m.test(out) && /^cli-live-1\s+Running/m.test(out), {
+        timeoutMs: 30_000,
+        what: 'cli-live-1 Running in the watch',
+      }).catch((err: Error) => {
         // What the watch printed by the deadline, not when the wait began.
         throw new Error(`${err.message} (it printed: ${JSON.stringify(out)}; exit code ${watcher.exitCode})`);
       });
       await cluster.kill(leader.name); // the replica this watch streams from
       await leaderAfter(cluster, leader.epoch);
       expect(await submit(cluster.replicaUrls, jobYaml('cli-live-2', { duration: '1s' }))).toBe(201);
-      await eventually(() => /^cli-live-1\s+Succeeded/m.test(out) && /^cli-live-2\s+Succeeded/m.test(out), { timeoutMs: 30_000, what: 'both to succeed in the watch' });
+      await eventually(() => /^cli-live-1\s+Succeeded/m.test(out) && /^cli-live-2\s+Succeeded/m.test(out), {
+        timeoutMs: 30_000,
+        what: 'both to succeed in the watch',
+      });
       expect(out).not.toMatch(/error/i);
       expect(watcher.exitCode).toBeNull(); // still watching
     } finally {

@@ -23,7 +23,8 @@ beforeAll(async () => {
   t = await freshDatabase('kubectl');
   replica = await startReplica(t.url, 'replica-k', { confirmTimeoutMs: 120_000 });
   home = mkdtempSync(join(tmpdir(), 'fencer-kubectl-'));
-  const submit = (path: string, body: string) => fetch(replica.url + path, { method: 'POST', body, headers: { 'content-type': 'application/yaml' } });
+  const submit = (path: string, body: string) =>
+    fetch(replica.url + path, { method: 'POST', body, headers: { 'content-type': 'application/yaml' } });
   const job = (name: string, labels: string) =>
     `apiVersion: fencer.dev/v1\nkind: Job\nmetadata:\n  name: ${name}\n  labels: ${labels}\nspec:\n  resources: { cpu: 100m, memory: 64Mi }\n  duration: 1h\n`;
   expect((await submit('/api/v1/jobs', job('train', '{ team: ml }'))).status).toBe(201);
@@ -36,7 +37,10 @@ afterAll(async () => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
-const kubectl = kubectlAgainst(() => replica.url, () => home);
+const kubectl = kubectlAgainst(
+  () => replica.url,
+  () => home,
+);
 
 describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => {
   it('lists fencer’s resources with their short names (api-resources)', async () => {
@@ -61,14 +65,25 @@ describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => 
     expect(all.stdout).toMatch(/^train\s+Pending\s+/m);
     const ml = await kubectl('get', 'fj', '-l', 'team=ml', '-o', 'name');
     expect(ml.stdout.trim()).toBe('job.fencer.dev/train');
-    const pending = await kubectl('get', 'fj', '--field-selector', 'status.phase=Pending,metadata.name!=train', '-o', 'name');
+    const pending = await kubectl(
+      'get',
+      'fj',
+      '--field-selector',
+      'status.phase=Pending,metadata.name!=train',
+      '-o',
+      'name',
+    );
     expect(pending.stdout.trim()).toBe('job.fencer.dev/report');
   });
 
   it('gets one job as JSON, and a missing one as NotFound', async () => {
     const one = await kubectl('get', 'fj', 'train', '-o', 'json');
     expect(one.code, one.stderr).toBe(0);
-    expect(JSON.parse(one.stdout)).toMatchObject({ apiVersion: 'fencer.dev/v1', kind: 'Job', metadata: { name: 'train', labels: { team: 'ml' } } });
+    expect(JSON.parse(one.stdout)).toMatchObject({
+      apiVersion: 'fencer.dev/v1',
+      kind: 'Job',
+      metadata: { name: 'train', labels: { team: 'ml' } },
+    });
     const missing = await kubectl('get', 'fj', 'nope');
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toMatch(/NotFound|not found/);
@@ -88,11 +103,16 @@ describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => 
     expect(again.code).not.toBe(0);
     expect(again.stderr).toMatch(/AlreadyExists|already exists/);
     const table = await kubectl('get', 'fcj');
-    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+SCHEDULE\s+TIMEZONE\s+SUSPEND\s+ACTIVE\s+LAST SCHEDULE\s+NEXT\s+AGE$/);
+    expect(table.stdout.split('\n')[0]).toMatch(
+      /^NAME\s+SCHEDULE\s+TIMEZONE\s+SUSPEND\s+ACTIVE\s+LAST SCHEDULE\s+NEXT\s+AGE$/,
+    );
     expect(table.stdout).toMatch(/^nightly\s+30 2 \* \* \*\s+Europe\/Berlin\s+false/m);
 
     const bad = join(home, 'bad.yaml');
-    writeFileSync(bad, 'apiVersion: fencer.dev/v1\nkind: Job\nmetadata:\n  name: bad\nspec:\n  resources: { cpu: lots, memory: 64Mi }\n  duration: 1m\n');
+    writeFileSync(
+      bad,
+      'apiVersion: fencer.dev/v1\nkind: Job\nmetadata:\n  name: bad\nspec:\n  resources: { cpu: lots, memory: 64Mi }\n  duration: 1m\n',
+    );
     const refused = await kubectl('create', '-f', bad);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/spec\.resources\.cpu/);
@@ -105,7 +125,8 @@ describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => 
 
   it('applies (client-side and --server-side), patches, and refuses an update at a stale resourceVersion (Conflict)', async () => {
     const file = join(home, 'queue.yaml');
-    const queue = (weight: number) => `apiVersion: fencer.dev/v1\nkind: Queue\nmetadata:\n  name: batch\n  namespace: team-a\nspec:\n  weight: ${weight}\n  concurrencyLimit: 2\n`;
+    const queue = (weight: number) =>
+      `apiVersion: fencer.dev/v1\nkind: Queue\nmetadata:\n  name: batch\n  namespace: team-a\nspec:\n  weight: ${weight}\n  concurrencyLimit: 2\n`;
     writeFileSync(file, queue(1));
     const first = await kubectl('apply', '-f', file);
     expect(first.code, first.stderr).toBe(0);
@@ -114,7 +135,8 @@ describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => 
     const second = await kubectl('apply', '-f', file);
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toContain('queue.fencer.dev/batch configured');
-    const weight = async () => JSON.parse((await kubectl('get', 'fq', 'batch', '-n', 'team-a', '-o', 'json')).stdout).spec.weight;
+    const weight = async () =>
+      JSON.parse((await kubectl('get', 'fq', 'batch', '-n', 'team-a', '-o', 'json')).stdout).spec.weight;
     expect(await weight()).toBe(3);
     // Its last-applied configuration is kept (an annotation), so a field removed from the file is
     // removed from the object.
@@ -122,7 +144,9 @@ describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => 
     expect(applied.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']).toContain('"weight":3');
     writeFileSync(file, queue(3).replace('  concurrencyLimit: 2\n', ''));
     expect((await kubectl('apply', '-f', file)).code).toBe(0);
-    expect(JSON.parse((await kubectl('get', 'fq', 'batch', '-n', 'team-a', '-o', 'json')).stdout).spec.concurrencyLimit).toBeUndefined();
+    expect(
+      JSON.parse((await kubectl('get', 'fq', 'batch', '-n', 'team-a', '-o', 'json')).stdout).spec.concurrencyLimit,
+    ).toBeUndefined();
     writeFileSync(file, queue(3));
     expect((await kubectl('apply', '-f', file)).code).toBe(0);
 
@@ -137,7 +161,11 @@ describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => 
     expect(now.spec).toMatchObject({ weight: 5, concurrencyLimit: 4 });
 
     // An update that names an older resourceVersion than the stored one is refused.
-    const stale = { ...now, metadata: { ...now.metadata, resourceVersion: String(Number(now.metadata.resourceVersion) - 1) }, spec: { ...now.spec, weight: 9 } };
+    const stale = {
+      ...now,
+      metadata: { ...now.metadata, resourceVersion: String(Number(now.metadata.resourceVersion) - 1) },
+      spec: { ...now.spec, weight: 9 },
+    };
     const staleFile = join(home, 'stale.json');
     writeFileSync(staleFile, JSON.stringify(stale));
     const replaced = await kubectl('replace', '-f', staleFile);
@@ -159,7 +187,9 @@ describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => 
     const labelled = await kubectl('label', 'fj', 'report', 'tier=nightly');
     expect(labelled.code, labelled.stderr).toBe(0);
     expect(labelled.stdout).toContain('job.fencer.dev/report labeled');
-    expect((await kubectl('get', 'fj', '-l', 'tier=nightly', '-o', 'name')).stdout.trim()).toBe('job.fencer.dev/report');
+    expect((await kubectl('get', 'fj', '-l', 'tier=nightly', '-o', 'name')).stdout.trim()).toBe(
+      'job.fencer.dev/report',
+    );
     const annotated = await kubectl('annotate', 'fj', 'report', 'owner=finance-oncall');
     expect(annotated.code, annotated.stderr).toBe(0);
     const job = JSON.parse((await kubectl('get', 'fj', 'report', '-o', 'json')).stdout);
@@ -173,15 +203,32 @@ describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => 
     expect(after.metadata.labels).toEqual({ team: 'finance' });
     expect(Number(after.metadata.resourceVersion)).toBeGreaterThan(Number(job.metadata.resourceVersion));
 
-    const stale = await kubectl('label', 'fj', 'report', 'tier=weekly', '--resource-version', job.metadata.resourceVersion);
+    const stale = await kubectl(
+      'label',
+      'fj',
+      'report',
+      'tier=weekly',
+      '--resource-version',
+      job.metadata.resourceVersion,
+    );
     expect(stale.code).not.toBe(0);
     expect(stale.stderr).toMatch(/Conflict|the object has been modified/);
     const bad = await kubectl('label', 'fj', 'report', 'bad key!=x');
     expect(bad.code).not.toBe(0);
-    const badKey = await kubectl('patch', 'fj', 'report', '--type', 'merge', '-p', '{"metadata":{"annotations":{"Bad.Example/x":"y"}}}');
+    const badKey = await kubectl(
+      'patch',
+      'fj',
+      'report',
+      '--type',
+      'merge',
+      '-p',
+      '{"metadata":{"annotations":{"Bad.Example/x":"y"}}}',
+    );
     expect(badKey.code).not.toBe(0);
     expect(badKey.stderr).toMatch(/metadata\.annotations/);
-    expect(JSON.parse((await kubectl('get', 'fj', 'report', '-o', 'json')).stdout).metadata.labels).toEqual({ team: 'finance' });
+    expect(JSON.parse((await kubectl('get', 'fj', 'report', '-o', 'json')).stdout).metadata.labels).toEqual({
+      team: 'finance',
+    });
   });
 
   it('deletes a CronJob with --cascade=orphan, leaving its Jobs; by default its Jobs go with it', async () => {
@@ -192,8 +239,14 @@ describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => 
       writeFileSync(join(home, `${name}.yaml`), cron(name));
       expect((await kubectl('create', '-f', join(home, `${name}.yaml`))).code).toBe(0);
     }
-    const jobsOf = async (name: string) => (await kubectl('get', 'fj', '-l', `fencer.dev/cronjob=${name}`, '-o', 'name')).stdout.trim().split('\n').filter(Boolean);
-    await eventually(async () => (await jobsOf('keepers')).length > 0 && (await jobsOf('goners')).length > 0, { what: 'both to fire' });
+    const jobsOf = async (name: string) =>
+      (await kubectl('get', 'fj', '-l', `fencer.dev/cronjob=${name}`, '-o', 'name')).stdout
+        .trim()
+        .split('\n')
+        .filter(Boolean);
+    await eventually(async () => (await jobsOf('keepers')).length > 0 && (await jobsOf('goners')).length > 0, {
+      what: 'both to fire',
+    });
     expect((await kubectl('delete', 'fcj', 'keepers', '--cascade=orphan')).code).toBe(0);
     expect((await kubectl('delete', 'fcj', 'goners')).code).toBe(0);
     expect((await jobsOf('keepers')).length).toBeGreaterThan(0);
@@ -203,9 +256,17 @@ describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => 
   it('fencer kubeconfig writes a kubeconfig (through @kubernetes/client-node) that kubectl and the fencer CLI use with no --server', async () => {
     const file = join(home, 'kubeconfig');
     const fencer = async (...args: string[]) =>
-      (await promisify(execFile)(process.execPath, [join(projectRoot(), 'dist/cli/main.js'), ...args], { env: { ...process.env, KUBECONFIG: file, FENCER_SERVER: '' } })).stdout;
+      (
+        await promisify(execFile)(process.execPath, [join(projectRoot(), 'dist/cli/main.js'), ...args], {
+          env: { ...process.env, KUBECONFIG: file, FENCER_SERVER: '' },
+        })
+      ).stdout;
     expect(await fencer('kubeconfig', '--server', replica.url, '-o', file)).toContain('context fencer');
-    const { stdout } = await promisify(execFile)(KUBECTL!, ['--cache-dir', join(home, 'cache2'), 'get', 'fj', '-o', 'name'], { env: { ...process.env, KUBECONFIG: file } });
+    const { stdout } = await promisify(execFile)(
+      KUBECTL!,
+      ['--cache-dir', join(home, 'cache2'), 'get', 'fj', '-o', 'name'],
+      { env: { ...process.env, KUBECONFIG: file } },
+    );
     expect(stdout).toContain('job.fencer.dev/train');
     expect(await fencer('get', 'jobs')).toMatch(/^train\s/m);
   });
@@ -223,7 +284,11 @@ describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => 
     await gone();
     const created = await kubectl('create', '--dry-run=server', '-f', file, '-o', 'json');
     expect(created.code, created.stderr).toBe(0);
-    expect(JSON.parse(created.stdout)).toMatchObject({ kind: 'Job', metadata: { name: 'preview', labels: { v: 'one' } }, status: { phase: 'Pending' } });
+    expect(JSON.parse(created.stdout)).toMatchObject({
+      kind: 'Job',
+      metadata: { name: 'preview', labels: { v: 'one' } },
+      status: { phase: 'Pending' },
+    });
     await gone();
     // kubectl diff exits 1 when it found a difference.
     const fresh = await kubectl('diff', '-f', file);
@@ -249,27 +314,42 @@ describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => 
   });
 
   it('fencer apply, delete and cancel with --dry-run=server and --dry-run=client change nothing', async () => {
-    const fencer = (...args: string[]) => run(process.execPath, [join(projectRoot(), 'dist/cli/main.js'), ...args, '--server', replica.url]);
+    const fencer = (...args: string[]) =>
+      run(process.execPath, [join(projectRoot(), 'dist/cli/main.js'), ...args, '--server', replica.url]);
     const file = join(home, 'rehearsed.yaml');
-    writeFileSync(file, 'apiVersion: fencer.dev/v1\nkind: Job\nmetadata:\n  name: rehearsed\nspec:\n  resources: { cpu: 100m, memory: 64Mi }\n  duration: 1h\n');
+    writeFileSync(
+      file,
+      'apiVersion: fencer.dev/v1\nkind: Job\nmetadata:\n  name: rehearsed\nspec:\n  resources: { cpu: 100m, memory: 64Mi }\n  duration: 1h\n',
+    );
     const server = await fencer('apply', '-f', file, '--dry-run=server');
     expect(server.stdout.trim()).toBe('job.fencer.dev/rehearsed created (server dry run)');
     const client = await fencer('apply', '-f', file, '--dry-run=client');
     expect(client.stdout.trim()).toBe('job.fencer.dev/rehearsed created (dry run)');
     expect((await fencer('get', 'job', 'rehearsed')).code).not.toBe(0);
-    writeFileSync(file, 'apiVersion: fencer.dev/v1\nkind: Job\nmetadata:\n  name: rehearsed\nspec:\n  resources: { cpu: lots, memory: 64Mi }\n  duration: 1h\n');
+    writeFileSync(
+      file,
+      'apiVersion: fencer.dev/v1\nkind: Job\nmetadata:\n  name: rehearsed\nspec:\n  resources: { cpu: lots, memory: 64Mi }\n  duration: 1h\n',
+    );
     const bad = await fencer('apply', '-f', file, '--dry-run=client');
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/spec\.resources\.cpu: .*\(line 6\)/);
 
     const phase = async () => JSON.parse((await fencer('get', 'job', 'train', '-o', 'json')).stdout).status.phase;
     const before = await phase();
-    expect((await fencer('cancel', 'job', 'train', '--dry-run=server')).stdout.trim()).toBe('job.fencer.dev "train" cancelled (server dry run)');
-    expect((await fencer('delete', 'job', 'train', '--dry-run=server')).stdout.trim()).toBe('job.fencer.dev "train" deleted (server dry run)');
-    expect((await fencer('delete', 'job', 'train', '--dry-run=client')).stdout.trim()).toBe('job.fencer.dev "train" deleted (dry run)');
+    expect((await fencer('cancel', 'job', 'train', '--dry-run=server')).stdout.trim()).toBe(
+      'job.fencer.dev "train" cancelled (server dry run)',
+    );
+    expect((await fencer('delete', 'job', 'train', '--dry-run=server')).stdout.trim()).toBe(
+      'job.fencer.dev "train" deleted (server dry run)',
+    );
+    expect((await fencer('delete', 'job', 'train', '--dry-run=client')).stdout.trim()).toBe(
+      'job.fencer.dev "train" deleted (dry run)',
+    );
     expect((await fencer('delete', 'job', 'nothing', '--dry-run=client')).code).not.toBe(0);
     expect(await phase()).toBe(before);
-    expect((await fencer('delete', 'job', 'train', '--dry-run=maybe')).stderr).toContain('--dry-run must be "none", "server" or "client"');
+    expect((await fencer('delete', 'job', 'train', '--dry-run=maybe')).stderr).toContain(
+      '--dry-run must be "none", "server" or "client"',
+    );
   });
 
   it('lists namespaces (core v1) with what each holds', async () => {
@@ -278,7 +358,11 @@ describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => 
     expect(stdout.split('\n')[0]).toMatch(/^NAME\s+PENDING\s+RUNNING/);
     expect(stdout).toMatch(/^default\s+\d+\s+\d+/m);
     const one = JSON.parse((await kubectl('get', 'ns', 'default', '-o', 'json')).stdout);
-    expect(one).toMatchObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' }, status: { phase: 'Active' } });
+    expect(one).toMatchObject({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'default' },
+      status: { phase: 'Active' },
+    });
   });
 });
-

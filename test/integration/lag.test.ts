@@ -80,17 +80,26 @@ interface Outcome {
 }
 
 /** The burst, the slow reports, and what became of it once every job ended. */
-async function burstWithLateReports(c: { t: TestDatabase; cluster: Cluster; faults: string }, broken: boolean): Promise<Outcome> {
+async function burstWithLateReports(
+  c: { t: TestDatabase; cluster: Cluster; faults: string },
+  broken: boolean,
+): Promise<Outcome> {
   for (let i = 0; i < JOBS; i++) {
-    expect(await submit(c.cluster.replicaUrls, jobYaml(`late-${i}`, { cpu: '1', memory: '1Gi', duration: '3s' }))).toBe(201);
+    expect(await submit(c.cluster.replicaUrls, jobYaml(`late-${i}`, { cpu: '1', memory: '1Gi', duration: '3s' }))).toBe(
+      201,
+    );
   }
-  const running = async () => (await c.t.db.query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE phase = 'Running'")).rows[0]!.n;
+  const running = async () =>
+    (await c.t.db.query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE phase = 'Running'")).rows[0]!.n;
   await eventually(async () => (await running()) === JOBS, { what: 'every job claimed and running' });
   setFaults(c.faults, { reports: { nodes: ['*'], delayMs: REPORT_DELAY_MS } });
 
   if (broken) {
     // The old expiry: a run taken for lost, its job placed again.
-    await eventually(async () => (await c.t.db.query("SELECT 1 FROM jobs WHERE attempt > 1")).rows.length > 0, { timeoutMs: 60_000, what: 'a job retried' });
+    await eventually(async () => (await c.t.db.query('SELECT 1 FROM jobs WHERE attempt > 1')).rows.length > 0, {
+      timeoutMs: 60_000,
+      what: 'a job retried',
+    });
   } else {
     // The question: the leader sends each node a snapshot about its runs past their end.
     const listener = new pg.Client({ connectionString: c.t.url });
@@ -99,30 +108,57 @@ async function burstWithLateReports(c: { t: TestDatabase; cluster: Cluster; faul
     listener.on('notification', (n) => asked.add(n.payload ?? ''));
     await listener.query('LISTEN fencer_assignments');
     const overdue = async () =>
-      (await c.t.db.query<{ node: string }>('SELECT DISTINCT node FROM assignments WHERE state = $1 AND started_at + (duration_ms + $2::bigint) * interval \'1 millisecond\' < now()', ['Running', overdueSlackMs(TIMINGS)])).rows.map((r) => r.node);
-    const nodes = await eventually(async () => {
-      const late = await overdue();
-      return late.length > 0 && late;
-    }, { timeoutMs: 60_000, what: 'runs past their end with no report' });
+      (
+        await c.t.db.query<{ node: string }>(
+          "SELECT DISTINCT node FROM assignments WHERE state = $1 AND started_at + (duration_ms + $2::bigint) * interval '1 millisecond' < now()",
+          ['Running', overdueSlackMs(TIMINGS)],
+        )
+      ).rows.map((r) => r.node);
+    const nodes = await eventually(
+      async () => {
+        const late = await overdue();
+        return late.length > 0 && late;
+      },
+      { timeoutMs: 60_000, what: 'runs past their end with no report' },
+    );
     await eventually(() => nodes.every((n) => asked.has(n)), { what: 'their nodes asked about them' });
     await listener.end();
     expect(await running()).toBe(JOBS); // still active: never placed again while their nodes may run them
   }
   setFaults(c.faults, {});
-  await eventually(async () => (await c.t.db.query("SELECT 1 FROM jobs WHERE phase NOT IN ('Succeeded', 'Failed', 'Dead', 'Cancelled')")).rows.length === 0, {
-    timeoutMs: 90_000,
-    what: 'every job to end',
-  });
+  await eventually(
+    async () =>
+      (await c.t.db.query("SELECT 1 FROM jobs WHERE phase NOT IN ('Succeeded', 'Failed', 'Dead', 'Cancelled')")).rows
+        .length === 0,
+    {
+      timeoutMs: 90_000,
+      what: 'every job to end',
+    },
+  );
   return outcome(c);
 }
 
 async function outcome(c: { t: TestDatabase; cluster: Cluster }): Promise<Outcome> {
-  const phases = Object.fromEntries((await c.t.db.query<{ phase: string; n: number }>('SELECT phase, count(*)::int AS n FROM jobs GROUP BY phase')).rows.map((r) => [r.phase, r.n]));
-  const attemptsUsed = (await c.t.db.query<{ n: number }>('SELECT coalesce(sum(attempt - 1), 0)::int AS n FROM jobs')).rows[0]!.n;
-  const assignmentsPerJob = (await c.t.db.query<{ n: number }>('SELECT count(a.id)::int AS n FROM jobs j LEFT JOIN assignments a ON a.job_uid = j.uid GROUP BY j.uid')).rows.map((r) => r.n);
+  const phases = Object.fromEntries(
+    (
+      await c.t.db.query<{ phase: string; n: number }>('SELECT phase, count(*)::int AS n FROM jobs GROUP BY phase')
+    ).rows.map((r) => [r.phase, r.n]),
+  );
+  const attemptsUsed = (await c.t.db.query<{ n: number }>('SELECT coalesce(sum(attempt - 1), 0)::int AS n FROM jobs'))
+    .rows[0]!.n;
+  const assignmentsPerJob = (
+    await c.t.db.query<{ n: number }>(
+      'SELECT count(a.id)::int AS n FROM jobs j LEFT JOIN assignments a ON a.job_uid = j.uid GROUP BY j.uid',
+    )
+  ).rows.map((r) => r.n);
   const logs = ['node-1', 'node-2'].map((n) => c.cluster.nodeLogFile(n)).filter(existsSync);
   const report = check(await readCheckInput(c.t.db, logs));
-  return { phases, attemptsUsed, assignmentsPerJob, clean: report.placedTwice.length === 0 && report.overlappingRuns.length === 0 && report.overcommitted.length === 0 };
+  return {
+    phases,
+    attemptsUsed,
+    assignmentsPerJob,
+    clean: report.placedTwice.length === 0 && report.overlappingRuns.length === 0 && report.overcommitted.length === 0,
+  };
 }
 
 /**
@@ -132,9 +168,11 @@ async function outcome(c: { t: TestDatabase; cluster: Cluster }): Promise<Outcom
  * make this count high, never low: at or under the bound here, it was under the bound.
  */
 async function mostUnclaimed(t: TestDatabase): Promise<number> {
-  const rows = (await t.db.query<{ node: string; from_state: string | null; to_state: string }>(
-    "SELECT node, from_state, to_state FROM history WHERE entity = 'assignment' ORDER BY id",
-  )).rows;
+  const rows = (
+    await t.db.query<{ node: string; from_state: string | null; to_state: string }>(
+      "SELECT node, from_state, to_state FROM history WHERE entity = 'assignment' ORDER BY id",
+    )
+  ).rows;
   const unclaimed = new Map<string, number>();
   let most = 0;
   for (const r of rows) {
@@ -148,18 +186,32 @@ async function mostUnclaimed(t: TestDatabase): Promise<number> {
 
 /** A burst the control plane hands out late: snapshots sent 2 × the confirm timeout after their read, claims answered late. */
 async function sendBurstLate(c: { cluster: Cluster; faults: string }): Promise<void> {
-  setFaults(c.faults, { snapshots: { nodes: ['*'], delayMs: 2 * TIMINGS.confirmTimeoutMs }, reports: { nodes: ['*'], delayMs: TIMINGS.confirmTimeoutMs / 3 } });
+  setFaults(c.faults, {
+    snapshots: { nodes: ['*'], delayMs: 2 * TIMINGS.confirmTimeoutMs },
+    reports: { nodes: ['*'], delayMs: TIMINGS.confirmTimeoutMs / 3 },
+  });
   for (let i = 0; i < BURST; i++) {
-    expect(await submit(c.cluster.replicaUrls, jobYaml(`burst-${i}`, { cpu: '10m', memory: '1Mi', duration: '500ms' }))).toBe(201);
+    expect(
+      await submit(c.cluster.replicaUrls, jobYaml(`burst-${i}`, { cpu: '10m', memory: '1Mi', duration: '500ms' })),
+    ).toBe(201);
   }
 }
 
-async function burstSentLate(c: { t: TestDatabase; cluster: Cluster; faults: string }): Promise<Outcome & { mostUnclaimed: number }> {
+async function burstSentLate(c: {
+  t: TestDatabase;
+  cluster: Cluster;
+  faults: string;
+}): Promise<Outcome & { mostUnclaimed: number }> {
   await sendBurstLate(c);
-  await eventually(async () => (await c.t.db.query("SELECT 1 FROM jobs WHERE phase NOT IN ('Succeeded', 'Failed', 'Dead', 'Cancelled')")).rows.length === 0, {
-    timeoutMs: 60_000,
-    what: 'every job of the burst to end',
-  });
+  await eventually(
+    async () =>
+      (await c.t.db.query("SELECT 1 FROM jobs WHERE phase NOT IN ('Succeeded', 'Failed', 'Dead', 'Cancelled')")).rows
+        .length === 0,
+    {
+      timeoutMs: 60_000,
+      what: 'every job of the burst to end',
+    },
+  );
   setFaults(c.faults, {});
   return { ...(await outcome(c)), mostUnclaimed: await mostUnclaimed(c.t) };
 }
@@ -211,9 +263,13 @@ describe('the same with the confirm deadline started at the read (confirm-at-del
   // never end. A job placed a second time is the failure.
   it('takes placements back and places them again', async () => {
     await sendBurstLate(c);
-    await eventually(async () => (await c.t.db.query('SELECT 1 FROM assignments GROUP BY job_uid HAVING count(*) > 1')).rows.length > 0, {
-      timeoutMs: 30_000,
-      what: 'a job placed a second time',
-    });
+    await eventually(
+      async () =>
+        (await c.t.db.query('SELECT 1 FROM assignments GROUP BY job_uid HAVING count(*) > 1')).rows.length > 0,
+      {
+        timeoutMs: 30_000,
+        what: 'a job placed a second time',
+      },
+    );
   });
 });

@@ -25,7 +25,14 @@ beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'fencer-lease-load-'));
   faults = join(home, 'faults.json');
   setFaults(faults, {});
-  cluster = await Cluster.start({ replicas: 2, nodes: 1, databaseUrl: t.url, home, timings: DEFAULT_TIMINGS, env: { FENCER_TEST_FAULTS: faults } });
+  cluster = await Cluster.start({
+    replicas: 2,
+    nodes: 1,
+    databaseUrl: t.url,
+    home,
+    timings: DEFAULT_TIMINGS,
+    env: { FENCER_TEST_FAULTS: faults },
+  });
 });
 afterAll(async () => {
   await cluster?.stop();
@@ -33,32 +40,50 @@ afterAll(async () => {
   if (!process.env.FENCER_KEEP_TEST_HOME) rmSync(home, { recursive: true, force: true });
 });
 
-const leaseRow = async () => (await t.db.query<{ holder: string; epoch: number }>('SELECT holder, epoch FROM lease')).rows[0]!;
+const leaseRow = async () =>
+  (await t.db.query<{ holder: string; epoch: number }>('SELECT holder, epoch FROM lease')).rows[0]!;
 const done = async (prefix: string) =>
-  (await t.db.query("SELECT 1 FROM jobs WHERE name LIKE $1 AND phase <> 'Succeeded'", [`${prefix}-%`])).rows.length === 0;
+  (await t.db.query("SELECT 1 FROM jobs WHERE name LIKE $1 AND phase <> 'Succeeded'", [`${prefix}-%`])).rows.length ===
+  0;
 
 /** Jobs submitted one after another while the fault is in force; returns when each has ended. */
 async function flow(prefix: string, count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
-    await eventually(async () => (await submit(cluster.replicaUrls, jobYaml(`${prefix}-${i}`, { cpu: '100m', memory: '64Mi', duration: '300ms' }))) === 201, {
-      what: `submission of ${prefix}-${i}`,
-    });
+    await eventually(
+      async () =>
+        (await submit(
+          cluster.replicaUrls,
+          jobYaml(`${prefix}-${i}`, { cpu: '100m', memory: '64Mi', duration: '300ms' }),
+        )) === 201,
+      {
+        what: `submission of ${prefix}-${i}`,
+      },
+    );
   }
   await eventually(() => done(prefix), { timeoutMs: 60_000, what: `every ${prefix} job to succeed` });
 }
 
 describe('a leader whose event loop is busy', () => {
   it('in slices (400 ms of every 500 ms) keeps its lease while jobs flow', async () => {
-    const before = await eventually(async () => {
-      const row = await leaseRow();
-      return row.holder ? row : null;
-    }, { what: 'a leader' });
+    const before = await eventually(
+      async () => {
+        const row = await leaseRow();
+        return row.holder ? row : null;
+      },
+      { what: 'a leader' },
+    );
     setFaults(faults, { loop: { replicas: [before.holder], blockMs: 400, everyMs: 500 } });
     const since = (await t.db.query<{ now: Date }>('SELECT now()')).rows[0]!.now;
     await flow('sliced', 20);
     // Held for three lease lengths at least: until the leader renewed that long after the fault began.
     await eventually(
-      async () => (await t.db.query("SELECT 1 FROM lease WHERE renewed_at > $1::timestamptz + $2::bigint * interval '1 millisecond'", [since, 3 * DEFAULT_TIMINGS.leaseMs])).rows.length > 0,
+      async () =>
+        (
+          await t.db.query(
+            "SELECT 1 FROM lease WHERE renewed_at > $1::timestamptz + $2::bigint * interval '1 millisecond'",
+            [since, 3 * DEFAULT_TIMINGS.leaseMs],
+          )
+        ).rows.length > 0,
       { timeoutMs: 30_000, what: 'the leader to renew three lease lengths into the fault' },
     );
     setFaults(faults, {});
@@ -67,7 +92,9 @@ describe('a leader whose event loop is busy', () => {
 
   it('for longer than the lease at once loses it, and nothing runs twice', async () => {
     const before = await leaseRow();
-    setFaults(faults, { loop: { replicas: [before.holder], blockMs: 2 * DEFAULT_TIMINGS.leaseMs + 500, everyMs: 60_000 } });
+    setFaults(faults, {
+      loop: { replicas: [before.holder], blockMs: 2 * DEFAULT_TIMINGS.leaseMs + 500, everyMs: 60_000 },
+    });
     await eventually(async () => (await leaseRow()).epoch > before.epoch, { timeoutMs: 20_000, what: 'another epoch' });
     setFaults(faults, {});
     await flow('after', 5);

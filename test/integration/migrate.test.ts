@@ -10,11 +10,13 @@ afterAll(() => t?.close());
 
 it('applies every migration once when three replicas migrate at the same moment', async () => {
   t = await freshDatabase('migrate', { migrate: false });
-  const clients = await Promise.all([1, 2, 3].map(async () => {
-    const c = new pg.Client({ connectionString: t.url });
-    await c.connect();
-    return c;
-  }));
+  const clients = await Promise.all(
+    [1, 2, 3].map(async () => {
+      const c = new pg.Client({ connectionString: t.url });
+      await c.connect();
+      return c;
+    }),
+  );
   const applied = await Promise.all(clients.map((c) => migrate(c)));
   await Promise.all(clients.map((c) => c.end()));
   const all = migrationFiles().map((m) => m.name);

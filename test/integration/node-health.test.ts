@@ -52,7 +52,9 @@ async function silence(names: string[]): Promise<void> {
 }
 
 async function dead(): Promise<string[]> {
-  return (await t.db.query<{ name: string }>("SELECT name FROM nodes WHERE state = 'Dead' ORDER BY name")).rows.map((r) => r.name);
+  return (await t.db.query<{ name: string }>("SELECT name FROM nodes WHERE state = 'Dead' ORDER BY name")).rows.map(
+    (r) => r.name,
+  );
 }
 
 const RULE = deathRule(DEFAULT_TIMINGS); // dead after 5 s silent, or 1 s disconnected with 1.5 s quiet
@@ -60,37 +62,54 @@ const health = (holdMs: number) => new NodeHealth(t.db, lease, 100, RULE, { quie
 
 /** The node's watch closed `closedMs` ago; its last heartbeat was `beatMs` ago. */
 async function disconnect(name: string, closedMs: number, beatMs: number): Promise<void> {
-  await t.db.query("UPDATE nodes SET disconnected_at = now() - $2::int * interval '1 millisecond' WHERE name = $1", [name, closedMs]);
-  await t.db.query("UPDATE node_heartbeats SET at = now() - $2::int * interval '1 millisecond' WHERE name = $1", [name, beatMs]);
+  await t.db.query("UPDATE nodes SET disconnected_at = now() - $2::int * interval '1 millisecond' WHERE name = $1", [
+    name,
+    closedMs,
+  ]);
+  await t.db.query("UPDATE node_heartbeats SET at = now() - $2::int * interval '1 millisecond' WHERE name = $1", [
+    name,
+    beatMs,
+  ]);
 }
 
 describe('node-health', () => {
   // Broken variant (src/guards.ts, death-heartbeat-lock): the heartbeat is answered Ready while
   // the death commits, and the node would keep its jobs.
-  it.each([false, true])('answers a heartbeat that comes while the node is being declared dead with Dead, never Ready (lock broken: %s)', async (broken) => {
-    await silence(['n2']);
-    if (broken) process.env.FENCER_BREAK_GUARDS = 'death-heartbeat-lock';
-    const tx = await t.db.connect();
-    try {
-      await tx.query('BEGIN');
-      expect(await declareNodeDead(tx, 'n2', RULE, 'test')).not.toBeNull();
-      const beat = heartbeat(t.db, 'n2');
-      if (broken) {
-        expect(await beat).toBe('Ready');
+  it.each([false, true])(
+    'answers a heartbeat that comes while the node is being declared dead with Dead, never Ready (lock broken: %s)',
+    async (broken) => {
+      await silence(['n2']);
+      if (broken) process.env.FENCER_BREAK_GUARDS = 'death-heartbeat-lock';
+      const tx = await t.db.connect();
+      try {
+        await tx.query('BEGIN');
+        expect(await declareNodeDead(tx, 'n2', RULE, 'test')).not.toBeNull();
+        const beat = heartbeat(t.db, 'n2');
+        if (broken) {
+          expect(await beat).toBe('Ready');
+          await tx.query('COMMIT');
+          return;
+        }
+        // The death holds the heartbeat row: the heartbeat waits for it, and hears of the death.
+        await eventually(
+          async () =>
+            ((
+              await t.db.query(
+                "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%fencer_heartbeat%'",
+              )
+            ).rowCount ?? 0) > 0,
+          {
+            what: 'the heartbeat to wait on its row',
+          },
+        );
         await tx.query('COMMIT');
-        return;
+        expect(await beat).toBe('Dead');
+      } finally {
+        delete process.env.FENCER_BREAK_GUARDS;
+        tx.release();
       }
-      // The death holds the heartbeat row: the heartbeat waits for it, and hears of the death.
-      await eventually(async () => ((await t.db.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%fencer_heartbeat%'")).rowCount ?? 0) > 0, {
-        what: 'the heartbeat to wait on its row',
-      });
-      await tx.query('COMMIT');
-      expect(await beat).toBe('Dead');
-    } finally {
-      delete process.env.FENCER_BREAK_GUARDS;
-      tx.release();
-    }
-  });
+    },
+  );
 
   it('declares one quiet node dead at once', async () => {
     await silence(['n2']);
@@ -159,29 +178,37 @@ describe('heartbeats in flight at once', () => {
   // first (its now() is fixed), was held up before it reached the heartbeat row, and commits
   // after the newer one: the row must keep the newer time, which the node counts, or the death
   // rule runs ahead of the node's self-fence.
-  it.each([false, true])('one that began first but commits last never moves the node’s last heartbeat back (guard broken: %s)', async (broken) => {
-    const older = await t.db.connect();
-    if (broken) process.env.FENCER_BREAK_GUARDS = 'heartbeat-forward';
-    try {
-      await older.query('BEGIN');
-      await older.query('SELECT now()');
-      await t.db.query('SELECT pg_sleep(0.05)'); // the newer one begins measurably later
-      expect(await heartbeat(t.db, 'n1')).toBe('Ready');
-      const newer = await lastBeat('n1');
-      expect(await heartbeat(older as unknown as Db, 'n1')).toBe('Ready');
-      await older.query('COMMIT');
-      if (broken) expect(await lastBeat('n1')).toBeLessThan(newer);
-      else expect(await lastBeat('n1')).toBe(newer);
-    } finally {
-      delete process.env.FENCER_BREAK_GUARDS;
-      older.release();
-    }
-  });
+  it.each([false, true])(
+    'one that began first but commits last never moves the node’s last heartbeat back (guard broken: %s)',
+    async (broken) => {
+      const older = await t.db.connect();
+      if (broken) process.env.FENCER_BREAK_GUARDS = 'heartbeat-forward';
+      try {
+        await older.query('BEGIN');
+        await older.query('SELECT now()');
+        await t.db.query('SELECT pg_sleep(0.05)'); // the newer one begins measurably later
+        expect(await heartbeat(t.db, 'n1')).toBe('Ready');
+        const newer = await lastBeat('n1');
+        expect(await heartbeat(older as unknown as Db, 'n1')).toBe('Ready');
+        await older.query('COMMIT');
+        if (broken) expect(await lastBeat('n1')).toBeLessThan(newer);
+        else expect(await lastBeat('n1')).toBe(newer);
+      } finally {
+        delete process.env.FENCER_BREAK_GUARDS;
+        older.release();
+      }
+    },
+  );
 });
 
 describe('registering again', () => {
   const watchOf = async (name: string) =>
-    (await t.db.query<{ watch_session: string | null; disconnected_at: Date | null; state: string }>('SELECT watch_session, disconnected_at, state FROM nodes WHERE name = $1', [name])).rows[0]!;
+    (
+      await t.db.query<{ watch_session: string | null; disconnected_at: Date | null; state: string }>(
+        'SELECT watch_session, disconnected_at, state FROM nodes WHERE name = $1',
+        [name],
+      )
+    ).rows[0]!;
 
   it('keeps the open watch stream of the same incarnation: a late retry must not strand the node', async () => {
     // Seen in a packing run: the first registration timed out at the node but reached the
@@ -215,46 +242,76 @@ describe('registering again', () => {
   // node (a snapshot sent now; it says again how the run ended), never a failure, and never placed
   // again while its node may still run it. Broken variant (src/guards.ts, not-reported-is-loss):
   // the run is ended Lost and retried using an attempt, although its node may report it yet.
-  it.each([false, true])('job-reconcile asks a live node about a run past its end with no report, and leaves it running (guard broken: %s)', async (broken) => {
-    const SLACK_MS = 10_000;
-    const placed: string[] = [];
-    for (const name of ['overdue', 'on-time']) {
-      const uid = (await submitJob(t.db, jobRequest(`${name}-${randomUUID().slice(0, 6)}`))).job.uid;
-      await fenced(t.db, lease, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'n1' }]));
-      const id = (await t.db.query<{ id: string }>('SELECT id FROM assignments WHERE job_uid = $1', [uid])).rows[0]!.id;
-      expect(await applyReports(t.db, 'n1', [{ kind: 'started', id }])).toEqual(['ok']);
-      placed.push(uid);
-    }
-    // Claimed 12 s ago, 1 s long: past the slack. The other was claimed 5 s ago: it may still run.
-    await t.db.query("UPDATE assignments SET started_at = now() - interval '12 seconds' WHERE job_uid = $1", [placed[0]]);
-    await t.db.query("UPDATE assignments SET started_at = now() - interval '5 seconds' WHERE job_uid = $1", [placed[1]]);
-    const asked: string[] = [];
-    const listener = await t.db.connect();
-    listener.on('notification', (n) => asked.push(n.payload ?? ''));
-    await listener.query('LISTEN fencer_assignments');
-    if (broken) process.env.FENCER_BREAK_GUARDS = 'not-reported-is-loss';
-    try {
-      await new JobReconcile(t.db, lease, 100, { confirmTimeoutMs: 60_000, undeliveredMs: 600_000 }, SLACK_MS).reconcile(logger);
-    } finally {
-      delete process.env.FENCER_BREAK_GUARDS;
-    }
-    const state = async (uid: string) => (await t.db.query('SELECT j.phase, j.attempt, j.reason, a.state FROM jobs j JOIN assignments a ON a.job_uid = j.uid WHERE j.uid = $1', [uid])).rows[0];
-    try {
-      if (broken) {
-        expect(await state(placed[0]!)).toMatchObject({ phase: 'Pending', attempt: 2, reason: 'NotReported', state: 'Lost' });
-      } else {
-        expect(await state(placed[0]!)).toMatchObject({ phase: 'Running', attempt: 1, state: 'Running' });
-        await eventually(() => asked.includes('n1'), { what: 'n1 to be asked (sent a snapshot)' });
+  it.each([false, true])(
+    'job-reconcile asks a live node about a run past its end with no report, and leaves it running (guard broken: %s)',
+    async (broken) => {
+      const SLACK_MS = 10_000;
+      const placed: string[] = [];
+      for (const name of ['overdue', 'on-time']) {
+        const uid = (await submitJob(t.db, jobRequest(`${name}-${randomUUID().slice(0, 6)}`))).job.uid;
+        await fenced(t.db, lease, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'n1' }]));
+        const id = (await t.db.query<{ id: string }>('SELECT id FROM assignments WHERE job_uid = $1', [uid])).rows[0]!
+          .id;
+        expect(await applyReports(t.db, 'n1', [{ kind: 'started', id }])).toEqual(['ok']);
+        placed.push(uid);
       }
-      expect(await state(placed[1]!)).toMatchObject({ phase: 'Running', attempt: 1, state: 'Running' });
-    } finally {
-      listener.release();
-    }
-    // The late report, when it comes, ends the run as the node says (the broken variant has placed it again by then).
-    const first = (await t.db.query<{ id: string }>('SELECT id FROM assignments WHERE job_uid = $1 ORDER BY created_at LIMIT 1', [placed[0]])).rows[0]!.id;
-    await applyReports(t.db, 'n1', [{ kind: 'finished', id: first, outcome: 'Succeeded', message: null }]);
-    if (!broken) expect(await state(placed[0]!)).toMatchObject({ phase: 'Succeeded', attempt: 1, state: 'Succeeded' });
-  });
+      // Claimed 12 s ago, 1 s long: past the slack. The other was claimed 5 s ago: it may still run.
+      await t.db.query("UPDATE assignments SET started_at = now() - interval '12 seconds' WHERE job_uid = $1", [
+        placed[0],
+      ]);
+      await t.db.query("UPDATE assignments SET started_at = now() - interval '5 seconds' WHERE job_uid = $1", [
+        placed[1],
+      ]);
+      const asked: string[] = [];
+      const listener = await t.db.connect();
+      listener.on('notification', (n) => asked.push(n.payload ?? ''));
+      await listener.query('LISTEN fencer_assignments');
+      if (broken) process.env.FENCER_BREAK_GUARDS = 'not-reported-is-loss';
+      try {
+        await new JobReconcile(
+          t.db,
+          lease,
+          100,
+          { confirmTimeoutMs: 60_000, undeliveredMs: 600_000 },
+          SLACK_MS,
+        ).reconcile(logger);
+      } finally {
+        delete process.env.FENCER_BREAK_GUARDS;
+      }
+      const state = async (uid: string) =>
+        (
+          await t.db.query(
+            'SELECT j.phase, j.attempt, j.reason, a.state FROM jobs j JOIN assignments a ON a.job_uid = j.uid WHERE j.uid = $1',
+            [uid],
+          )
+        ).rows[0];
+      try {
+        if (broken) {
+          expect(await state(placed[0]!)).toMatchObject({
+            phase: 'Pending',
+            attempt: 2,
+            reason: 'NotReported',
+            state: 'Lost',
+          });
+        } else {
+          expect(await state(placed[0]!)).toMatchObject({ phase: 'Running', attempt: 1, state: 'Running' });
+          await eventually(() => asked.includes('n1'), { what: 'n1 to be asked (sent a snapshot)' });
+        }
+        expect(await state(placed[1]!)).toMatchObject({ phase: 'Running', attempt: 1, state: 'Running' });
+      } finally {
+        listener.release();
+      }
+      // The late report, when it comes, ends the run as the node says (the broken variant has placed it again by then).
+      const first = (
+        await t.db.query<{ id: string }>('SELECT id FROM assignments WHERE job_uid = $1 ORDER BY created_at LIMIT 1', [
+          placed[0],
+        ])
+      ).rows[0]!.id;
+      await applyReports(t.db, 'n1', [{ kind: 'finished', id: first, outcome: 'Succeeded', message: null }]);
+      if (!broken)
+        expect(await state(placed[0]!)).toMatchObject({ phase: 'Succeeded', attempt: 1, state: 'Succeeded' });
+    },
+  );
 
   it('job-reconcile takes a run its live node never answers about for lost to the node: a disruption, no attempt used', async () => {
     const uid = (await submitJob(t.db, jobRequest(`forgotten-${randomUUID().slice(0, 6)}`))).job.uid;
@@ -263,37 +320,63 @@ describe('registering again', () => {
     expect(await applyReports(t.db, 'n1', [{ kind: 'started', id }])).toEqual(['ok']);
     await t.db.query("UPDATE assignments SET started_at = now() - interval '12 seconds' WHERE id = $1", [id]);
     // Asked at once, and left unanswered for no time at all: the second pass gives up on the node.
-    const reconcile = new JobReconcile(t.db, lease, 100, { confirmTimeoutMs: 60_000, undeliveredMs: 600_000 }, 10_000, 1000, 0);
+    const reconcile = new JobReconcile(
+      t.db,
+      lease,
+      100,
+      { confirmTimeoutMs: 60_000, undeliveredMs: 600_000 },
+      10_000,
+      1000,
+      0,
+    );
     await reconcile.reconcile(logger);
-    const state = async () => (await t.db.query('SELECT j.phase, j.attempt, j.disruptions, j.reason, a.state FROM jobs j JOIN assignments a ON a.id = $2 WHERE j.uid = $1', [uid, id])).rows[0];
+    const state = async () =>
+      (
+        await t.db.query(
+          'SELECT j.phase, j.attempt, j.disruptions, j.reason, a.state FROM jobs j JOIN assignments a ON a.id = $2 WHERE j.uid = $1',
+          [uid, id],
+        )
+      ).rows[0];
     expect(await state()).toMatchObject({ phase: 'Running', state: 'Running' });
     await reconcile.reconcile(logger);
-    expect(await state()).toMatchObject({ phase: 'Pending', attempt: 1, disruptions: 1, reason: 'NotReported', state: 'Lost' });
+    expect(await state()).toMatchObject({
+      phase: 'Pending',
+      attempt: 1,
+      disruptions: 1,
+      reason: 'NotReported',
+      state: 'Lost',
+    });
   });
 
   // Broken variant (src/guards.ts, registration-generation): the late registration ends what the newer process runs.
-  it.each([false, true])('refuses a late registration from an older process of the node: what the newer one runs goes on (check broken: %s)', async (broken) => {
-    const [older, newer] = [randomUUID(), randomUUID()];
-    await registerNode(t.db, 'n1', 4000, 8 * 1024 ** 3, {}, older, 1);
-    await registerNode(t.db, 'n1', 4000, 8 * 1024 ** 3, {}, newer, 2); // the node restarted
-    await openWatch(t.db, 'n1', randomUUID(), 'test', 1, newer);
-    const uid = (await submitJob(t.db, jobRequest(`runs-on-${randomUUID().slice(0, 6)}`))).job.uid;
-    await fenced(t.db, lease, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'n1' }]));
-    const id = (await t.db.query<{ id: string }>('SELECT id FROM assignments WHERE job_uid = $1', [uid])).rows[0]!.id;
-    expect(await applyReports(t.db, 'n1', [{ kind: 'started', id }])).toEqual(['ok']);
-    // The older process's registration, sent before it died, reaches a replica only now.
-    if (broken) {
-      process.env.FENCER_BREAK_GUARDS = 'registration-generation';
-      try {
-        await registerNode(t.db, 'n1', 4000, 8 * 1024 ** 3, {}, older, 1);
-      } finally {
-        delete process.env.FENCER_BREAK_GUARDS;
+  it.each([false, true])(
+    'refuses a late registration from an older process of the node: what the newer one runs goes on (check broken: %s)',
+    async (broken) => {
+      const [older, newer] = [randomUUID(), randomUUID()];
+      await registerNode(t.db, 'n1', 4000, 8 * 1024 ** 3, {}, older, 1);
+      await registerNode(t.db, 'n1', 4000, 8 * 1024 ** 3, {}, newer, 2); // the node restarted
+      await openWatch(t.db, 'n1', randomUUID(), 'test', 1, newer);
+      const uid = (await submitJob(t.db, jobRequest(`runs-on-${randomUUID().slice(0, 6)}`))).job.uid;
+      await fenced(t.db, lease, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: uid, node: 'n1' }]));
+      const id = (await t.db.query<{ id: string }>('SELECT id FROM assignments WHERE job_uid = $1', [uid])).rows[0]!.id;
+      expect(await applyReports(t.db, 'n1', [{ kind: 'started', id }])).toEqual(['ok']);
+      // The older process's registration, sent before it died, reaches a replica only now.
+      if (broken) {
+        process.env.FENCER_BREAK_GUARDS = 'registration-generation';
+        try {
+          await registerNode(t.db, 'n1', 4000, 8 * 1024 ** 3, {}, older, 1);
+        } finally {
+          delete process.env.FENCER_BREAK_GUARDS;
+        }
+        expect((await t.db.query('SELECT state FROM assignments WHERE id = $1', [id])).rows[0].state).toBe('Lost');
+        return;
       }
-      expect((await t.db.query('SELECT state FROM assignments WHERE id = $1', [id])).rows[0].state).toBe('Lost');
-      return;
-    }
-    await expect(registerNode(t.db, 'n1', 4000, 8 * 1024 ** 3, {}, older, 1)).rejects.toThrow(StaleIncarnationError);
-    expect((await t.db.query('SELECT state FROM assignments WHERE id = $1', [id])).rows[0].state).toBe('Running');
-    expect((await t.db.query("SELECT incarnation, watch_session IS NOT NULL AS watching FROM nodes WHERE name = 'n1'")).rows[0]).toEqual({ incarnation: newer, watching: true });
-  });
+      await expect(registerNode(t.db, 'n1', 4000, 8 * 1024 ** 3, {}, older, 1)).rejects.toThrow(StaleIncarnationError);
+      expect((await t.db.query('SELECT state FROM assignments WHERE id = $1', [id])).rows[0].state).toBe('Running');
+      expect(
+        (await t.db.query("SELECT incarnation, watch_session IS NOT NULL AS watching FROM nodes WHERE name = 'n1'"))
+          .rows[0],
+      ).toEqual({ incarnation: newer, watching: true });
+    },
+  );
 });

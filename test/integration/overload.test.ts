@@ -54,7 +54,10 @@ function overloadCluster(label: string, broken: Guard | null) {
 function nodeLog(cluster: Cluster, node: string): Array<Record<string, any>> {
   const file = cluster.nodeLogFile(node);
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
 async function verdict(c: { t: TestDatabase; cluster: Cluster }) {
@@ -67,7 +70,8 @@ async function verdict(c: { t: TestDatabase; cluster: Cluster }) {
 // broken guard for as long as it lasts).
 const NO_BACKOFF = '  backoff: { base: 1ms, cap: 1ms }\n';
 
-const jobPhase = async (t: TestDatabase, name: string) => (await t.db.query('SELECT phase FROM jobs WHERE name = $1', [name])).rows[0]?.phase;
+const jobPhase = async (t: TestDatabase, name: string) =>
+  (await t.db.query('SELECT phase FROM jobs WHERE name = $1', [name])).rows[0]?.phase;
 
 /**
  * node-1 cannot get its start through (reports answered 503) and hears of everything late
@@ -77,22 +81,41 @@ const jobPhase = async (t: TestDatabase, name: string) => (await t.db.query('SEL
  * checker's overlapping runs.
  */
 async function lateStart(c: { t: TestDatabase; cluster: Cluster; faults: string }) {
-  setFaults(c.faults, { reports: { nodes: ['node-1'], status: 503 }, snapshots: { nodes: ['node-1'], delayMs: 4 * CONFIRM_TIMEOUT_MS } });
+  setFaults(c.faults, {
+    reports: { nodes: ['node-1'], status: 503 },
+    snapshots: { nodes: ['node-1'], delayMs: 4 * CONFIRM_TIMEOUT_MS },
+  });
   // node-1's stream is busy with a late snapshot when the assignment comes (replicas reread the
   // faults within 50 ms; the NOTIFY starts a read, given a moment to finish): node-1 must still
   // hear of the assignment, late.
   await delay(250);
   await c.t.db.query("SELECT pg_notify('fencer_assignments', 'node-1')");
   await delay(500);
-  expect(await submit(c.cluster.replicaUrls, jobYaml('slow-start', { cpu: '1', memory: '1Gi', duration: '8s', nodeSelector: { pool: 'default' } }))).toBe(201);
-  const first = await eventually(async () => (await c.t.db.query<{ id: string; node: string }>(
-    "SELECT a.id, a.node FROM assignments a JOIN jobs j ON j.uid = a.job_uid WHERE j.name = 'slow-start'",
-  )).rows[0] ?? null, { what: 'the first placement' });
+  expect(
+    await submit(
+      c.cluster.replicaUrls,
+      jobYaml('slow-start', { cpu: '1', memory: '1Gi', duration: '8s', nodeSelector: { pool: 'default' } }),
+    ),
+  ).toBe(201);
+  const first = await eventually(
+    async () =>
+      (
+        await c.t.db.query<{ id: string; node: string }>(
+          "SELECT a.id, a.node FROM assignments a JOIN jobs j ON j.uid = a.job_uid WHERE j.name = 'slow-start'",
+        )
+      ).rows[0] ?? null,
+    { what: 'the first placement' },
+  );
   expect(first.node).toBe('node-1'); // the only node of its pool
   // The retry goes to node-2, as moving a node between pools would: the question is what node-1
   // does with the assignment it hears of late.
-  await c.t.db.query(`UPDATE nodes SET labels = jsonb_build_object('pool', CASE name WHEN 'node-1' THEN 'spare' ELSE 'default' END)`);
-  await eventually(async () => (await jobPhase(c.t, 'slow-start')) === 'Succeeded', { timeoutMs: 30_000, what: 'the job to succeed' });
+  await c.t.db.query(
+    `UPDATE nodes SET labels = jsonb_build_object('pool', CASE name WHEN 'node-1' THEN 'spare' ELSE 'default' END)`,
+  );
+  await eventually(async () => (await jobPhase(c.t, 'slow-start')) === 'Succeeded', {
+    timeoutMs: 30_000,
+    what: 'the job to succeed',
+  });
   // Lift the faults and wait until node-1 decided (a stop, or a refusal, of that assignment).
   setFaults(c.faults, {});
   await eventually(() => nodeLog(c.cluster, 'node-1').some((l) => l.assignment === first.id && l.event !== 'start'), {
@@ -110,23 +133,52 @@ async function lateStart(c: { t: TestDatabase; cluster: Cluster; faults: string 
  * heartbeats only. Returns the checker's overlapping runs and whether node-1 fenced itself.
  */
 async function heartbeatsFail(c: { t: TestDatabase; cluster: Cluster; faults: string }) {
-  await c.t.db.query(`UPDATE nodes SET labels = jsonb_build_object('pool', CASE name WHEN 'node-1' THEN 'default' ELSE 'spare' END)`);
-  expect(await submit(c.cluster.replicaUrls, jobYaml('long-run', { cpu: '1', memory: '1Gi', duration: '12s', nodeSelector: { pool: 'default' } }) + NO_BACKOFF)).toBe(201);
-  await eventually(() => nodeLog(c.cluster, 'node-1').some((l) => l.event === 'start' && l.job === 'default/long-run'), { what: 'node-1 to run long-run' });
-  setFaults(c.faults, { heartbeats: { nodes: ['node-1'], status: 503 }, snapshots: { nodes: ['node-1'], delayMs: 2000 } });
-  await c.t.db.query("UPDATE nodes SET labels = '{\"pool\": \"default\"}' WHERE name = 'node-2'"); // a home for the retry
-  const dead = async () => (await c.t.db.query("SELECT state FROM nodes WHERE name = 'node-1'")).rows[0].state === 'Dead';
+  await c.t.db.query(
+    `UPDATE nodes SET labels = jsonb_build_object('pool', CASE name WHEN 'node-1' THEN 'default' ELSE 'spare' END)`,
+  );
+  expect(
+    await submit(
+      c.cluster.replicaUrls,
+      jobYaml('long-run', { cpu: '1', memory: '1Gi', duration: '12s', nodeSelector: { pool: 'default' } }) + NO_BACKOFF,
+    ),
+  ).toBe(201);
+  await eventually(
+    () => nodeLog(c.cluster, 'node-1').some((l) => l.event === 'start' && l.job === 'default/long-run'),
+    { what: 'node-1 to run long-run' },
+  );
+  setFaults(c.faults, {
+    heartbeats: { nodes: ['node-1'], status: 503 },
+    snapshots: { nodes: ['node-1'], delayMs: 2000 },
+  });
+  await c.t.db.query('UPDATE nodes SET labels = \'{"pool": "default"}\' WHERE name = \'node-2\''); // a home for the retry
+  const dead = async () =>
+    (await c.t.db.query("SELECT state FROM nodes WHERE name = 'node-1'")).rows[0].state === 'Dead';
   for (let i = 0; !(await dead()); i++) {
-    expect(await submit(c.cluster.replicaUrls, jobYaml(`short-${i}`, { cpu: '250m', memory: '128Mi', duration: '300ms', nodeSelector: { pool: 'default' } }))).toBe(201);
-    await eventually(async () => (await jobPhase(c.t, `short-${i}`)) !== 'Pending' || (await dead()), { what: `short-${i} to be placed` });
+    expect(
+      await submit(
+        c.cluster.replicaUrls,
+        jobYaml(`short-${i}`, { cpu: '250m', memory: '128Mi', duration: '300ms', nodeSelector: { pool: 'default' } }),
+      ),
+    ).toBe(201);
+    await eventually(async () => (await jobPhase(c.t, `short-${i}`)) !== 'Pending' || (await dead()), {
+      what: `short-${i} to be placed`,
+    });
     if (i > 200) throw new Error('node-1 was never declared dead');
   }
   // Faults stay until the retry runs: lifted earlier, node-1's next heartbeat would get 410 and
   // stop the job first, and a broken guard would go unseen.
-  await eventually(() => nodeLog(c.cluster, 'node-2').some((l) => l.event === 'start' && l.job === 'default/long-run'), { what: 'node-2 to run long-run' });
+  await eventually(
+    () => nodeLog(c.cluster, 'node-2').some((l) => l.event === 'start' && l.job === 'default/long-run'),
+    { what: 'node-2 to run long-run' },
+  );
   setFaults(c.faults, {});
-  await eventually(async () => (await jobPhase(c.t, 'long-run')) === 'Succeeded', { timeoutMs: 40_000, what: 'long-run to succeed' });
-  const fenced = nodeLog(c.cluster, 'node-1').some((l) => l.event === 'stop' && l.job === 'default/long-run' && l.reason === 'self-fence');
+  await eventually(async () => (await jobPhase(c.t, 'long-run')) === 'Succeeded', {
+    timeoutMs: 40_000,
+    what: 'long-run to succeed',
+  });
+  const fenced = nodeLog(c.cluster, 'node-1').some(
+    (l) => l.event === 'stop' && l.job === 'default/long-run' && l.reason === 'self-fence',
+  );
   return { overlapping: (await verdict(c)).overlappingRuns, fenced };
 }
 
@@ -135,15 +187,32 @@ async function heartbeatsFail(c: { t: TestDatabase; cluster: Cluster; faults: st
  * runs on node-2; then it heals. Returns the checker's overlapping runs and whether it fenced itself.
  */
 async function cutOff(c: { t: TestDatabase; cluster: Cluster }) {
-  await c.t.db.query(`UPDATE nodes SET labels = jsonb_build_object('pool', CASE name WHEN 'node-1' THEN 'default' ELSE 'spare' END)`);
-  expect(await submit(c.cluster.replicaUrls, jobYaml('cut-off', { cpu: '1', memory: '1Gi', duration: '12s', nodeSelector: { pool: 'default' } }) + NO_BACKOFF)).toBe(201);
-  await eventually(() => nodeLog(c.cluster, 'node-1').some((l) => l.event === 'start' && l.job === 'default/cut-off'), { what: 'node-1 to run cut-off' });
+  await c.t.db.query(
+    `UPDATE nodes SET labels = jsonb_build_object('pool', CASE name WHEN 'node-1' THEN 'default' ELSE 'spare' END)`,
+  );
+  expect(
+    await submit(
+      c.cluster.replicaUrls,
+      jobYaml('cut-off', { cpu: '1', memory: '1Gi', duration: '12s', nodeSelector: { pool: 'default' } }) + NO_BACKOFF,
+    ),
+  ).toBe(201);
+  await eventually(() => nodeLog(c.cluster, 'node-1').some((l) => l.event === 'start' && l.job === 'default/cut-off'), {
+    what: 'node-1 to run cut-off',
+  });
   await c.cluster.partition('node-1');
-  await c.t.db.query("UPDATE nodes SET labels = '{\"pool\": \"default\"}' WHERE name = 'node-2'");
-  await eventually(() => nodeLog(c.cluster, 'node-2').some((l) => l.event === 'start' && l.job === 'default/cut-off'), { timeoutMs: 30_000, what: 'node-2 to run cut-off' });
+  await c.t.db.query('UPDATE nodes SET labels = \'{"pool": "default"}\' WHERE name = \'node-2\'');
+  await eventually(() => nodeLog(c.cluster, 'node-2').some((l) => l.event === 'start' && l.job === 'default/cut-off'), {
+    timeoutMs: 30_000,
+    what: 'node-2 to run cut-off',
+  });
   await c.cluster.heal('node-1');
-  await eventually(async () => (await jobPhase(c.t, 'cut-off')) === 'Succeeded', { timeoutMs: 30_000, what: 'cut-off to succeed' });
-  const fenced = nodeLog(c.cluster, 'node-1').some((l) => l.event === 'stop' && l.job === 'default/cut-off' && l.reason === 'self-fence');
+  await eventually(async () => (await jobPhase(c.t, 'cut-off')) === 'Succeeded', {
+    timeoutMs: 30_000,
+    what: 'cut-off to succeed',
+  });
+  const fenced = nodeLog(c.cluster, 'node-1').some(
+    (l) => l.event === 'stop' && l.job === 'default/cut-off' && l.reason === 'self-fence',
+  );
   return { overlapping: (await verdict(c)).overlappingRuns, fenced };
 }
 
@@ -167,10 +236,19 @@ describe('an overloaded control plane', () => {
   });
 
   it('a node killed after a run completed, before its report got through, reports it when it comes back: the job runs once', async () => {
-    await c.t.db.query(`UPDATE nodes SET labels = jsonb_build_object('pool', CASE name WHEN 'node-1' THEN 'default' ELSE 'spare' END)`);
-    expect(await submit(c.cluster.replicaUrls, jobYaml('reported-late', { cpu: '1', memory: '1Gi', duration: '1s', nodeSelector: { pool: 'default' } }))).toBe(201);
+    await c.t.db.query(
+      `UPDATE nodes SET labels = jsonb_build_object('pool', CASE name WHEN 'node-1' THEN 'default' ELSE 'spare' END)`,
+    );
+    expect(
+      await submit(
+        c.cluster.replicaUrls,
+        jobYaml('reported-late', { cpu: '1', memory: '1Gi', duration: '1s', nodeSelector: { pool: 'default' } }),
+      ),
+    ).toBe(201);
     const ran = (event: string, reason?: string) => () =>
-      nodeLog(c.cluster, 'node-1').some((l) => l.job === 'default/reported-late' && l.event === event && (reason === undefined || l.reason === reason));
+      nodeLog(c.cluster, 'node-1').some(
+        (l) => l.job === 'default/reported-late' && l.event === event && (reason === undefined || l.reason === reason),
+      );
     await eventually(ran('start'), { what: 'node-1 to run reported-late' });
     setFaults(c.faults, { reports: { nodes: ['node-1'], status: 503 } });
     await eventually(ran('stop', 'completed'), { what: 'the run to complete' });
@@ -178,8 +256,13 @@ describe('an overloaded control plane', () => {
     await eventually(() => !c.cluster.isRunning('node-1'), { what: 'node-1 to be gone' });
     setFaults(c.faults, {});
     await c.cluster.startNode('node-1');
-    await eventually(async () => (await jobPhase(c.t, 'reported-late')) === 'Succeeded', { timeoutMs: 30_000, what: 'reported-late to succeed' });
-    const starts = ['node-1', 'node-2'].flatMap((n) => nodeLog(c.cluster, n)).filter((l) => l.event === 'start' && l.job === 'default/reported-late');
+    await eventually(async () => (await jobPhase(c.t, 'reported-late')) === 'Succeeded', {
+      timeoutMs: 30_000,
+      what: 'reported-late to succeed',
+    });
+    const starts = ['node-1', 'node-2']
+      .flatMap((n) => nodeLog(c.cluster, n))
+      .filter((l) => l.event === 'start' && l.job === 'default/reported-late');
     expect(starts).toHaveLength(1);
     expect((await c.t.db.query("SELECT attempt FROM jobs WHERE name = 'reported-late'")).rows[0].attempt).toBe(1);
   });
@@ -193,12 +276,20 @@ describe('a control plane slower than a request timeout', () => {
   // inside the silence window: the node must count them and keep its job, not fence itself while
   // the control plane counts it alive.
   it('a node whose heartbeats are answered late keeps running its job: the late answers count', async () => {
-    expect(await submit(c.cluster.replicaUrls, jobYaml('slow-beats', { cpu: '1', memory: '1Gi', duration: '10s', nodeSelector: { pool: 'default' } }))).toBe(201);
+    expect(
+      await submit(
+        c.cluster.replicaUrls,
+        jobYaml('slow-beats', { cpu: '1', memory: '1Gi', duration: '10s', nodeSelector: { pool: 'default' } }),
+      ),
+    ).toBe(201);
     const lines = () => nodeLog(c.cluster, 'node-1').filter((l) => l.job === 'default/slow-beats');
     await eventually(() => lines().some((l) => l.event === 'start'), { what: 'node-1 to run slow-beats' });
     setFaults(c.faults, { heartbeats: { nodes: ['node-1'], delayMs: 1500 } });
     try {
-      await eventually(async () => (await jobPhase(c.t, 'slow-beats')) === 'Succeeded', { timeoutMs: 30_000, what: 'slow-beats to succeed' });
+      await eventually(async () => (await jobPhase(c.t, 'slow-beats')) === 'Succeeded', {
+        timeoutMs: 30_000,
+        what: 'slow-beats to succeed',
+      });
     } finally {
       setFaults(c.faults, {});
     }

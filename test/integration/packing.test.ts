@@ -29,7 +29,14 @@ describe('bench packing, small', () => {
         log: () => {},
       });
       expect(result.phases).toEqual({ Succeeded: 500 });
-      expect(result.verdict).toMatchObject({ ok: true, placedTwice: 0, overlappingRuns: 0, overcommitted: 0, lost: 0, early: 0 });
+      expect(result.verdict).toMatchObject({
+        ok: true,
+        placedTwice: 0,
+        overlappingRuns: 0,
+        overcommitted: 0,
+        lost: 0,
+        early: 0,
+      });
       expect(result.verdict.runs).toBeGreaterThanOrEqual(500); // every job ran, by the nodes' own logs
       expect(result.finishMs).toBeGreaterThan(result.lowerBoundMs * 0.99);
       expect(result.cpuUseWhileWaiting).toBeGreaterThan(0);
@@ -48,7 +55,9 @@ describe('bench packing, small', () => {
       expect(report).toMatch(/\| CPU use while jobs waited \(allocated \/ capacity\) \| \d+\.\d %/);
       expect(report).toMatch(/\| time to finish \/ lower bound \| \d+\.\d{3} \|/);
       expect(report).toContain(policyName(DEFAULT_POLICY));
-      expect(report).toMatch(/\| share of allocated node-time beyond the runs \(the simulation has none\) \| \d+\.\d % \|/);
+      expect(report).toMatch(
+        /\| share of allocated node-time beyond the runs \(the simulation has none\) \| \d+\.\d % \|/,
+      );
       expect(packingPlot(result)).toMatch(/^<svg[\s\S]*<path d="M[\s\S]*<\/svg>\n$/);
     } finally {
       await t.close();
@@ -69,9 +78,13 @@ describe('bench placement, small', () => {
       const result = await runCommitRateBench({ nodes: 200, jobs: 1000, seed: 2, databaseUrl: t.url, log: () => {} });
       expect(result.placed).toBe(1000);
       expect(result.placedTwice).toBe(0);
-      const overfull = await t.db.query('SELECT name FROM nodes WHERE allocated_cpu_millis > cpu_millis OR allocated_memory_bytes > memory_bytes');
+      const overfull = await t.db.query(
+        'SELECT name FROM nodes WHERE allocated_cpu_millis > cpu_millis OR allocated_memory_bytes > memory_bytes',
+      );
       expect(overfull.rows).toEqual([]);
-      const perNode = await t.db.query<{ n: number }>("SELECT count(DISTINCT node)::int AS n FROM assignments WHERE state = 'Assigned'");
+      const perNode = await t.db.query<{ n: number }>(
+        "SELECT count(DISTINCT node)::int AS n FROM assignments WHERE state = 'Assigned'",
+      );
       expect(perNode.rows[0]!.n).toBeGreaterThan(1);
     } finally {
       await t.close();

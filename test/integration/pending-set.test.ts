@@ -29,8 +29,10 @@ beforeAll(async () => {
   t = await freshDatabase('pending-set');
   await t.db.query("UPDATE lease SET holder = 'test', epoch = 7, expires_at = now() + interval '1 hour'");
   await registerNode(t.db, 'n1', 64_000, 256 * 1024 ** 3, {});
-  await t.db.query("UPDATE nodes SET watch_session = gen_random_uuid()");
-  await t.db.query("INSERT INTO node_heartbeats (name, at) VALUES ('n1', now()) ON CONFLICT (name) DO UPDATE SET at = now()");
+  await t.db.query('UPDATE nodes SET watch_session = gen_random_uuid()');
+  await t.db.query(
+    "INSERT INTO node_heartbeats (name, at) VALUES ('n1', now()) ON CONFLICT (name) DO UPDATE SET at = now()",
+  );
   listener = new Listener(t.url, 'test', pino({ level: 'silent' }));
   listener.start();
   await eventually(() => listener.listening !== null, { what: 'LISTEN' });
@@ -53,20 +55,28 @@ function followedSet(): PendingSet {
 }
 
 /** What the set picks now, and what placement/pending.sql picks. */
-async function both(set: PendingSet): Promise<{ fromSet: { uids: string[]; full: boolean }; fromSql: { uids: string[]; full: boolean } }> {
+async function both(
+  set: PendingSet,
+): Promise<{ fromSet: { uids: string[]; full: boolean }; fromSql: { uids: string[]; full: boolean } }> {
   const state = await readRoundState(t.db, FRESH_MS);
   expect(await set.sync(t.db)).toBe(true);
   const picked = set.select(LIMIT, LEAST_SLICE, state.room, new Set(state.queues.map((q) => q.key)));
   const truth = await readPlacementInput(t.db, LIMIT, FRESH_MS);
-  return { fromSet: { uids: picked.jobs.map((j) => j.uid), full: picked.full }, fromSql: { uids: truth.jobs.map((j) => j.uid), full: truth.full } };
+  return {
+    fromSet: { uids: picked.jobs.map((j) => j.uid), full: picked.full },
+    fromSql: { uids: truth.jobs.map((j) => j.uid), full: truth.full },
+  };
 }
 
 async function agrees(set: PendingSet, what: string): Promise<void> {
-  await eventually(async () => {
-    const { fromSet, fromSql } = await both(set);
-    expect(fromSet).toEqual(fromSql);
-    return true;
-  }, { what, timeoutMs: 10_000 });
+  await eventually(
+    async () => {
+      const { fromSet, fromSql } = await both(set);
+      expect(fromSet).toEqual(fromSql);
+      return true;
+    },
+    { what, timeoutMs: 10_000 },
+  );
 }
 
 describe('pending set', () => {
@@ -76,10 +86,14 @@ describe('pending set', () => {
     const uid = async (request: JobRequest) => (await submitJob(t.db, request)).job.uid;
     // A flood in one queue (more than its slice), jobs in two other queues and three lanes.
     for (let i = 0; i < 3; i++) {
-      const accepted = await submitJobs(t.db, Array.from({ length: 400 }, (_, k) => job(`flood-${i}-${k}`, { namespace: 'tenant-a' })));
+      const accepted = await submitJobs(
+        t.db,
+        Array.from({ length: 400 }, (_, k) => job(`flood-${i}-${k}`, { namespace: 'tenant-a' })),
+      );
       expect(accepted.outcome).toBe('accepted');
     }
-    for (const [k, priority] of [1000, 0, -1000].entries()) await uid(job(`lane-${k}`, { namespace: 'tenant-b', priority }));
+    for (const [k, priority] of [1000, 0, -1000].entries())
+      await uid(job(`lane-${k}`, { namespace: 'tenant-b', priority }));
     await uid(job('other-queue', { namespace: 'tenant-c', queue: 'default' }));
     const huge = await uid(job('huge', { cpuMillis: 128_000 }));
     await agrees(set, 'after submits');
@@ -87,9 +101,14 @@ describe('pending set', () => {
     // Due later: left out until the database's clock passes its due time.
     await uid(job('later', { startAfterMs: 1500 }));
     await agrees(set, 'with a job due later');
-    await eventually(async () => (await t.db.query("SELECT 1 FROM jobs WHERE name = 'later' AND due_at <= now()")).rowCount, { what: 'the job due' });
+    await eventually(
+      async () => (await t.db.query("SELECT 1 FROM jobs WHERE name = 'later' AND due_at <= now()")).rowCount,
+      { what: 'the job due' },
+    );
     await agrees(set, 'once the job is due');
-    expect((await both(set)).fromSet.uids).toContain((await t.db.query("SELECT uid FROM jobs WHERE name = 'later'")).rows[0].uid);
+    expect((await both(set)).fromSet.uids).toContain(
+      (await t.db.query("SELECT uid FROM jobs WHERE name = 'later'")).rows[0].uid,
+    );
 
     // Waiting on a need, then released.
     const waiting = await uid(job('waits'));
@@ -101,7 +120,12 @@ describe('pending set', () => {
     // Placed (the set is told), placed behind its back (another leader's round), cancelled, deleted.
     const { fromSet } = await both(set);
     const [mine, theirs] = fromSet.uids.filter((u) => u !== huge);
-    await fenced(t.db, lease, (tx, epoch) => commitPlacements(tx, epoch, [{ jobUid: mine!, node: 'n1' }, { jobUid: theirs!, node: 'n1' }]));
+    await fenced(t.db, lease, (tx, epoch) =>
+      commitPlacements(tx, epoch, [
+        { jobUid: mine!, node: 'n1' },
+        { jobUid: theirs!, node: 'n1' },
+      ]),
+    );
     set.removed([mine!]);
     await agrees(set, 'after placements');
     await cancelJob(t.db, 'tenant-a', 'flood-0-7', 10_000);
@@ -109,7 +133,10 @@ describe('pending set', () => {
     await agrees(set, 'after a cancel and a delete');
 
     // Back to pending for a retry (its assignment lost), now due at once.
-    await t.db.query("UPDATE jobs SET phase = 'Pending', attempt = attempt + 1, node = NULL, assignment_id = NULL WHERE uid = $1", [theirs]);
+    await t.db.query(
+      "UPDATE jobs SET phase = 'Pending', attempt = attempt + 1, node = NULL, assignment_id = NULL WHERE uid = $1",
+      [theirs],
+    );
     await agrees(set, 'after a retry');
     expect((await both(set)).fromSet.uids).toContain(theirs);
     expect((await both(set)).fromSet.full).toBe(true);
@@ -126,28 +153,39 @@ describe('pending set', () => {
     const reading = set.sync(t.db); // its first read: everything
     for (const uid of ['a', 'b', 'c', 'd']) set.named(`00000000-0000-4000-8000-00000000000${uid}`); // one too many: dropped
     await reading;
-    const unseen = (await submitJob(t.db, job(`unseen-${randomUUID().slice(0, 6)}`, { namespace: 'tenant-e' }))).job.uid;
+    const unseen = (await submitJob(t.db, job(`unseen-${randomUUID().slice(0, 6)}`, { namespace: 'tenant-e' }))).job
+      .uid;
     const state = await readRoundState(t.db, FRESH_MS);
     expect(await set.sync(t.db)).toBe(true);
-    expect(set.select(LIMIT, LEAST_SLICE, state.room, new Set(state.queues.map((q) => q.key))).jobs.map((j) => j.uid)).toContain(unseen);
+    expect(
+      set.select(LIMIT, LEAST_SLICE, state.room, new Set(state.queues.map((q) => q.key))).jobs.map((j) => j.uid),
+    ).toContain(unseen);
   });
 
-  it.each([false, true])('reads everything again under a new LISTEN connection: nothing sent while it was down is missed (check broken: %s)', async (broken) => {
-    const set = followedSet();
-    await agrees(set, 'before the connection is lost');
-    const before = listener.listening!;
-    await t.db.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'");
-    await eventually(() => listener.listening === null, { what: 'the LISTEN connection lost' });
-    const missed = (await submitJob(t.db, job(`while-down-${broken}-${randomUUID().slice(0, 6)}`, { namespace: 'tenant-d' }))).job.uid;
-    await eventually(() => (listener.listening ?? 0) > before, { what: 'LISTEN again' });
-    if (broken) process.env.FENCER_BREAK_GUARDS = 'pending-set-reread';
-    try {
-      const { fromSet, fromSql } = await both(set);
-      expect(fromSql.uids).toContain(missed);
-      if (broken) expect(fromSet.uids).not.toContain(missed); // left behind until the next full read
-      else expect(fromSet).toEqual(fromSql);
-    } finally {
-      delete process.env.FENCER_BREAK_GUARDS;
-    }
-  });
+  it.each([false, true])(
+    'reads everything again under a new LISTEN connection: nothing sent while it was down is missed (check broken: %s)',
+    async (broken) => {
+      const set = followedSet();
+      await agrees(set, 'before the connection is lost');
+      const before = listener.listening!;
+      await t.db.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'",
+      );
+      await eventually(() => listener.listening === null, { what: 'the LISTEN connection lost' });
+      const missed = (
+        await submitJob(t.db, job(`while-down-${broken}-${randomUUID().slice(0, 6)}`, { namespace: 'tenant-d' }))
+      ).job.uid;
+      await eventually(() => (listener.listening ?? 0) > before, { what: 'LISTEN again' });
+      if (broken) process.env.FENCER_BREAK_GUARDS = 'pending-set-reread';
+      try {
+        const { fromSet, fromSql } = await both(set);
+        expect(fromSql.uids).toContain(missed);
+        if (broken)
+          expect(fromSet.uids).not.toContain(missed); // left behind until the next full read
+        else expect(fromSet).toEqual(fromSql);
+      } finally {
+        delete process.env.FENCER_BREAK_GUARDS;
+      }
+    },
+  );
 });

@@ -29,13 +29,21 @@ let prometheus: ChildProcess | undefined;
 let promUrl: string;
 
 function run(file: string, args: string[], cwd: string): Promise<{ code: number; output: string }> {
-  return new Promise((resolve) => execFile(file, args, { cwd }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, output: stdout + stderr })));
+  return new Promise((resolve) =>
+    execFile(file, args, { cwd }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, output: stdout + stderr }),
+    ),
+  );
 }
 
 /** One instant query's result vector (throws on a query Prometheus refuses). */
 async function query(expr: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> {
   const res = await fetch(`${promUrl}/api/v1/query?query=${encodeURIComponent(expr)}`);
-  const body = (await res.json()) as { status: string; error?: string; data?: { result: Array<{ metric: Record<string, string>; value: [number, string] }> } };
+  const body = (await res.json()) as {
+    status: string;
+    error?: string;
+    data?: { result: Array<{ metric: Record<string, string>; value: [number, string] }> };
+  };
   if (body.status !== 'success') throw new Error(`${expr}: ${body.error}`);
   return body.data!.result;
 }
@@ -49,7 +57,16 @@ beforeAll(async () => {
   if (SKIP) return;
   t = await freshDatabase('prometheus');
   home = mkdtempSync(join(tmpdir(), 'fencer-prometheus-'));
-  cluster = await Cluster.start({ replicas: 3, nodes: 2, nodeCpu: '4', nodeMemory: '8Gi', databaseUrl: t.url, home, timings: DEFAULT_TIMINGS, restart: false });
+  cluster = await Cluster.start({
+    replicas: 3,
+    nodes: 2,
+    nodeCpu: '4',
+    nodeMemory: '8Gi',
+    databaseUrl: t.url,
+    home,
+    timings: DEFAULT_TIMINGS,
+    restart: false,
+  });
   // The shipped config, with this cluster's targets file and a faster scrape.
   const config = readFileSync(join(RULES_DIR, 'prometheus.yml'), 'utf8')
     .replace('../../.fencer/prometheus-targets.json', join(home, 'prometheus-targets.json'))
@@ -60,7 +77,15 @@ beforeAll(async () => {
   writeFileSync(join(home, 'prometheus.yml'), config);
   const port = await freePort();
   promUrl = `http://127.0.0.1:${port}`;
-  prometheus = spawn(PROMETHEUS!, [`--config.file=${join(home, 'prometheus.yml')}`, `--storage.tsdb.path=${join(home, 'tsdb')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
+  prometheus = spawn(
+    PROMETHEUS!,
+    [
+      `--config.file=${join(home, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${join(home, 'tsdb')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+    ],
+    { stdio: 'ignore' },
+  );
   await eventually(async () => (await fetch(`${promUrl}/-/ready`).catch(() => null))?.ok, { what: 'Prometheus ready' });
 }, 90_000);
 
@@ -81,38 +106,67 @@ describe(`Prometheus${SKIP}`, () => {
     expect(tested.code).toBe(0);
   });
 
-  it.skipIf(!!SKIP)('sees a leader kill: one more leader change, a takeover time, exactly one leader again; queue depth and lateness sane', async () => {
-    for (let i = 0; i < 6; i++) expect(await submit(cluster.replicaUrls, jobYaml(`before-${i}`, { duration: '300ms' }))).toBe(201);
-    // Every replica and agent scraped, one leader, its first change counted.
-    await eventually(async () => (await scalar('count(up{job="fencer"} == 1)')) === 5 && (await scalar('sum(fencer_leader)')) === 1, { what: 'every target up, one leader', timeoutMs: 30_000 });
-    const changes = 'sum(max_over_time(fencer_leader_changes_total[10m]))';
-    await eventually(async () => (await scalar(changes)) === 1, { what: 'the first leader change scraped' });
-    await eventually(async () => (await scalar('sum(fencer_jobs{phase="Succeeded"})')) === 6, { what: 'the jobs done, as the leader exports them', timeoutMs: 30_000 });
+  it.skipIf(!!SKIP)(
+    'sees a leader kill: one more leader change, a takeover time, exactly one leader again; queue depth and lateness sane',
+    async () => {
+      for (let i = 0; i < 6; i++)
+        expect(await submit(cluster.replicaUrls, jobYaml(`before-${i}`, { duration: '300ms' }))).toBe(201);
+      // Every replica and agent scraped, one leader, its first change counted.
+      await eventually(
+        async () => (await scalar('count(up{job="fencer"} == 1)')) === 5 && (await scalar('sum(fencer_leader)')) === 1,
+        { what: 'every target up, one leader', timeoutMs: 30_000 },
+      );
+      const changes = 'sum(max_over_time(fencer_leader_changes_total[10m]))';
+      await eventually(async () => (await scalar(changes)) === 1, { what: 'the first leader change scraped' });
+      await eventually(async () => (await scalar('sum(fencer_jobs{phase="Succeeded"})')) === 6, {
+        what: 'the jobs done, as the leader exports them',
+        timeoutMs: 30_000,
+      });
 
-    await cluster.kill('leader');
-    for (let i = 0; i < 6; i++) expect(await submit(cluster.replicaUrls, jobYaml(`after-${i}`, { duration: '300ms' }))).toBe(201);
-    // The killed replica's series go stale at its first failed scrape; its counter is still in the window.
-    await eventually(async () => (await scalar(changes)) === 2, { what: 'a second leader change', timeoutMs: 30_000 });
-    await eventually(async () => (await scalar('sum(fencer_leader_takeover_seconds_count)')) === 1, { what: 'a takeover time recorded' });
-    const takeover = await scalar('sum(fencer_leader_takeover_seconds_sum)');
-    expect(takeover).toBeGreaterThan(0);
-    expect(takeover).toBeLessThan(DEFAULT_TIMINGS.leaseMs / 1000 + 2); // within a lease and a poll or so
-    await eventually(async () => (await scalar('sum(fencer_leader)')) === 1 && (await scalar('count(up{job="fencer"} == 0)')) === 1, { what: 'exactly one leader, the killed one down' });
-    expect(await scalar('max(fencer_lease_epoch)')).toBe(2);
+      await cluster.kill('leader');
+      for (let i = 0; i < 6; i++)
+        expect(await submit(cluster.replicaUrls, jobYaml(`after-${i}`, { duration: '300ms' }))).toBe(201);
+      // The killed replica's series go stale at its first failed scrape; its counter is still in the window.
+      await eventually(async () => (await scalar(changes)) === 2, {
+        what: 'a second leader change',
+        timeoutMs: 30_000,
+      });
+      await eventually(async () => (await scalar('sum(fencer_leader_takeover_seconds_count)')) === 1, {
+        what: 'a takeover time recorded',
+      });
+      const takeover = await scalar('sum(fencer_leader_takeover_seconds_sum)');
+      expect(takeover).toBeGreaterThan(0);
+      expect(takeover).toBeLessThan(DEFAULT_TIMINGS.leaseMs / 1000 + 2); // within a lease and a poll or so
+      await eventually(
+        async () => (await scalar('sum(fencer_leader)')) === 1 && (await scalar('count(up{job="fencer"} == 0)')) === 1,
+        { what: 'exactly one leader, the killed one down' },
+      );
+      expect(await scalar('max(fencer_lease_epoch)')).toBe(2);
 
-    await eventually(async () => (await scalar('sum(fencer_jobs{phase="Succeeded"})')) === 12, { what: 'every job done after the failover', timeoutMs: 30_000 });
-    expect(await scalar('sum(fencer_jobs{phase="Pending"})')).toBe(0);
-    expect(await scalar('max(fencer_pending_oldest_seconds)')).toBe(0);
-    expect(await scalar('sum(fencer_nodes{state="Ready"})')).toBe(2);
-    // Lateness: every start counted once by the replica that applied it (the dead one's too, in the window).
-    await eventually(async () => (await scalar('sum(max_over_time(fencer_job_lateness_seconds_count[10m]))')) === 12, { what: 'every start counted' });
-    const p99 = await scalar('histogram_quantile(0.99, sum by (le) (max_over_time(fencer_job_lateness_seconds_bucket[10m])))');
-    expect(p99).toBeGreaterThan(0);
-    expect(p99).toBeLessThan(10); // a takeover's wait at most, on an idle cluster
-  });
+      await eventually(async () => (await scalar('sum(fencer_jobs{phase="Succeeded"})')) === 12, {
+        what: 'every job done after the failover',
+        timeoutMs: 30_000,
+      });
+      expect(await scalar('sum(fencer_jobs{phase="Pending"})')).toBe(0);
+      expect(await scalar('max(fencer_pending_oldest_seconds)')).toBe(0);
+      expect(await scalar('sum(fencer_nodes{state="Ready"})')).toBe(2);
+      // Lateness: every start counted once by the replica that applied it (the dead one's too, in the window).
+      await eventually(
+        async () => (await scalar('sum(max_over_time(fencer_job_lateness_seconds_count[10m]))')) === 12,
+        { what: 'every start counted' },
+      );
+      const p99 = await scalar(
+        'histogram_quantile(0.99, sum by (le) (max_over_time(fencer_job_lateness_seconds_bucket[10m])))',
+      );
+      expect(p99).toBeGreaterThan(0);
+      expect(p99).toBeLessThan(10); // a takeover's wait at most, on an idle cluster
+    },
+  );
 
   it.skipIf(!!SKIP)('answers every query of the Grafana dashboard', async () => {
-    const dashboard = JSON.parse(readFileSync(join(projectRoot(), 'deploy', 'grafana', 'fencer.json'), 'utf8')) as { panels: Array<{ title: string; targets: Array<{ expr: string }> }> };
+    const dashboard = JSON.parse(readFileSync(join(projectRoot(), 'deploy', 'grafana', 'fencer.json'), 'utf8')) as {
+      panels: Array<{ title: string; targets: Array<{ expr: string }> }>;
+    };
     const exprs = dashboard.panels.flatMap((p) => p.targets.map((target) => ({ panel: p.title, expr: target.expr })));
     expect(exprs.length).toBeGreaterThan(10);
     for (const { panel, expr } of exprs) await expect(query(expr), panel).resolves.toBeDefined();

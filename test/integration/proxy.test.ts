@@ -94,7 +94,10 @@ describe('fencer proxy', () => {
   it('forwards each listening port to its target', async () => {
     const [a, b] = [await echoServer(), await echoServer()];
     const [pa, pb] = [await freePort(), await freePort()];
-    await startProxy('node-1-proxy', [[pa, a], [pb, b]]);
+    await startProxy('node-1-proxy', [
+      [pa, a],
+      [pb, b],
+    ]);
 
     const first = await client(pa);
     const second = await client(pb);
@@ -179,7 +182,10 @@ describe('process runtime', () => {
 
   it('appends a restarted process to the same log and refuses a second process of one name', async () => {
     const noisy = join(dir, 'noisy.mjs');
-    writeFileSync(noisy, "console.log('hello from', process.argv[2], process.env.GREETING); setInterval(() => {}, 1000);\n");
+    writeFileSync(
+      noisy,
+      "console.log('hello from', process.argv[2], process.env.GREETING); setInterval(() => {}, 1000);\n",
+    );
     const noisyRuntime = new ProcessRuntime(noisy);
     const spec = { name: 'noisy', args: ['noisy'], env: { GREETING: 'hi' }, logFile: join(dir, 'logs', 'noisy.log') };
     const first = await noisyRuntime.start(spec);

@@ -48,7 +48,11 @@ function quotaYaml(name: string, namespace: string, spec: string): string {
   return `apiVersion: fencer.dev/v1\nkind: ResourceQuota\nmetadata:\n  name: ${name}\n  namespace: ${namespace}\nspec: ${spec}\n`;
 }
 
-function jobYaml(name: string, namespace: string, opts: { queue?: string; cpu?: string; memory?: string } = {}): string {
+function jobYaml(
+  name: string,
+  namespace: string,
+  opts: { queue?: string; cpu?: string; memory?: string } = {},
+): string {
   return `apiVersion: fencer.dev/v1
 kind: Job
 metadata:
@@ -63,27 +67,47 @@ ${opts.queue ? `  queue: ${opts.queue}\n` : ''}`;
 const count = async (table: 'jobs' | 'queues' | 'resource_quotas'): Promise<number> =>
   (await t.db.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n;
 
-const messages = (body: any): string => [body.error.message, ...(body.error.details ?? []).map((d: any) => `${d.path}: ${d.message}`)].join('\n');
+const messages = (body: any): string =>
+  [body.error.message, ...(body.error.details ?? []).map((d: any) => `${d.path}: ${d.message}`)].join('\n');
 
 describe('queues', () => {
   it('are applied (201, then 200 unchanged or changed), read, listed and deleted', async () => {
-    const created = await call('POST', '/api/v1/queues', queueYaml('batch', 'team-a', '{ weight: 3, concurrencyLimit: 2 }'));
+    const created = await call(
+      'POST',
+      '/api/v1/queues',
+      queueYaml('batch', 'team-a', '{ weight: 3, concurrencyLimit: 2 }'),
+    );
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({
       apiVersion: 'fencer.dev/v1',
       kind: 'Queue',
       metadata: { name: 'batch', namespace: 'team-a', resourceVersion: expect.stringMatching(/^\d+$/) },
       spec: { weight: 3, concurrencyLimit: 2, lanes: 'weighted' },
-      status: { running: 0, pending: 0, allocated: { cpu: '0', memory: '0' }, conditions: [{ type: 'AtLimit', status: 'False', reason: 'WithinLimits' }] },
+      status: {
+        running: 0,
+        pending: 0,
+        allocated: { cpu: '0', memory: '0' },
+        conditions: [{ type: 'AtLimit', status: 'False', reason: 'WithinLimits' }],
+      },
     });
 
-    const again = await call('POST', '/api/v1/queues', queueYaml('batch', 'team-a', '{ weight: 3, concurrencyLimit: 2 }'));
+    const again = await call(
+      'POST',
+      '/api/v1/queues',
+      queueYaml('batch', 'team-a', '{ weight: 3, concurrencyLimit: 2 }'),
+    );
     expect(again.status).toBe(200);
     // The same again changes nothing, so not its resourceVersion (its latest watch event).
     expect(again.body.metadata.resourceVersion).toBe(created.body.metadata.resourceVersion);
-    const changed = await call('POST', '/api/v1/queues', queueYaml('batch', 'team-a', '{ weight: 2, concurrencyLimit: 2, lanes: strict }'));
+    const changed = await call(
+      'POST',
+      '/api/v1/queues',
+      queueYaml('batch', 'team-a', '{ weight: 2, concurrencyLimit: 2, lanes: strict }'),
+    );
     expect(changed.status).toBe(200);
-    expect(Number(changed.body.metadata.resourceVersion)).toBeGreaterThan(Number(created.body.metadata.resourceVersion));
+    expect(Number(changed.body.metadata.resourceVersion)).toBeGreaterThan(
+      Number(created.body.metadata.resourceVersion),
+    );
 
     const got = await call('GET', '/api/v1/namespaces/team-a/queues/batch');
     expect(got.status).toBe(200);
@@ -97,7 +121,11 @@ describe('queues', () => {
 
     const deleted = await call('DELETE', '/api/v1/namespaces/team-a/queues/batch');
     expect(deleted.status).toBe(200);
-    expect(deleted.body).toMatchObject({ kind: 'Status', status: 'Success', details: { name: 'batch', namespace: 'team-a' } });
+    expect(deleted.body).toMatchObject({
+      kind: 'Status',
+      status: 'Success',
+      details: { name: 'batch', namespace: 'team-a' },
+    });
     expect((await call('GET', '/api/v1/namespaces/team-a/queues/batch')).status).toBe(404);
     expect((await call('DELETE', '/api/v1/namespaces/team-a/queues/batch')).status).toBe(404);
   });
@@ -133,8 +161,14 @@ describe('queues', () => {
     const before = await count('jobs');
     const alone = await call('POST', '/api/v1/jobs', jobYaml('lost', 'team-a', { queue: 'nope' }));
     expect(alone.status).toBe(400);
-    expect(alone.body.error.details).toEqual([{ path: 'spec.queue', message: 'queue "nope" does not exist in namespace "team-a" (create it with kind: Queue)' }]);
-    const batch = await call('POST', '/api/v1/jobs', `${jobYaml('fine', 'team-a')}---\n${jobYaml('lost', 'team-a', { queue: 'nope' })}`);
+    expect(alone.body.error.details).toEqual([
+      { path: 'spec.queue', message: 'queue "nope" does not exist in namespace "team-a" (create it with kind: Queue)' },
+    ]);
+    const batch = await call(
+      'POST',
+      '/api/v1/jobs',
+      `${jobYaml('fine', 'team-a')}---\n${jobYaml('lost', 'team-a', { queue: 'nope' })}`,
+    );
     expect(batch.status).toBe(400);
     expect(messages(batch.body)).toMatch(/spec\.queue: queue "nope" does not exist/);
     expect(await count('jobs')).toBe(before);
@@ -143,7 +177,11 @@ describe('queues', () => {
 
 describe('resource quotas', () => {
   it('cap the jobs waiting to be placed: 429 with Retry-After past it, nothing stored', async () => {
-    const applied = await call('POST', '/api/v1/resourcequotas', quotaYaml('limits', 'capped', '{ hard: { pendingJobs: 2 }, placementRate: { perSecond: 0.5 } }'));
+    const applied = await call(
+      'POST',
+      '/api/v1/resourcequotas',
+      quotaYaml('limits', 'capped', '{ hard: { pendingJobs: 2 }, placementRate: { perSecond: 0.5 } }'),
+    );
     expect(applied.status).toBe(201);
     expect(applied.body).toMatchObject({
       kind: 'ResourceQuota',
@@ -159,7 +197,9 @@ describe('resource quotas', () => {
     expect(third.status).toBe(429);
     // One job too many, placed at 0.5 a second: come back in 2 s.
     expect(third.headers.get('retry-after')).toBe('2');
-    expect(third.body.error.message).toMatch(/ResourceQuota limits allows 2 jobs waiting to be placed; 2 wait and this adds 1\. Nothing was stored/);
+    expect(third.body.error.message).toMatch(
+      /ResourceQuota limits allows 2 jobs waiting to be placed; 2 wait and this adds 1\. Nothing was stored/,
+    );
     const batch = await call('POST', '/api/v1/jobs', `${jobYaml('four', 'capped')}---\n${jobYaml('five', 'capped')}`);
     expect(batch.status).toBe(429);
     expect(batch.headers.get('retry-after')).toBe('4');
@@ -175,7 +215,11 @@ describe('resource quotas', () => {
   });
 
   it('are one per namespace: a second is 409 and changes nothing; deleting the quota lifts the cap', async () => {
-    const second = await call('POST', '/api/v1/resourcequotas', quotaYaml('other', 'capped', '{ hard: { pendingJobs: 100 } }'));
+    const second = await call(
+      'POST',
+      '/api/v1/resourcequotas',
+      quotaYaml('other', 'capped', '{ hard: { pendingJobs: 100 } }'),
+    );
     expect(second.status).toBe(409);
     expect(second.body.error.message).toMatch(/^namespace capped already has ResourceQuota limits/);
     const list = await call('GET', '/api/v1/resourcequotas?namespace=capped');
@@ -183,7 +227,11 @@ describe('resource quotas', () => {
     expect(list.body.items.map((q: any) => [q.metadata.name, q.spec.hard.pendingJobs])).toEqual([['limits', 2]]);
     expect((await call('GET', '/api/v1/namespaces/capped/resourcequotas/other')).status).toBe(404);
 
-    const changed = await call('POST', '/api/v1/resourcequotas', quotaYaml('limits', 'capped', '{ hard: { pendingJobs: 3 } }'));
+    const changed = await call(
+      'POST',
+      '/api/v1/resourcequotas',
+      quotaYaml('limits', 'capped', '{ hard: { pendingJobs: 3 } }'),
+    );
     expect(changed.status).toBe(200);
     expect(changed.body.spec).toEqual({ hard: { pendingJobs: 3 } });
     expect((await call('POST', '/api/v1/jobs', jobYaml('three', 'capped'))).status).toBe(201);
@@ -198,7 +246,9 @@ describe('resource quotas', () => {
   it('refuses a quota that limits nothing, naming spec and the line', async () => {
     const refused = await call('POST', '/api/v1/resourcequotas', quotaYaml('empty', 'capped', '{}'));
     expect(refused.status).toBe(400);
-    expect(refused.body.error.details).toEqual([{ path: 'spec', message: 'Required value: hard or placementRate (a quota that limits nothing)', line: 6 }]);
+    expect(refused.body.error.details).toEqual([
+      { path: 'spec', message: 'Required value: hard or placementRate (a quota that limits nothing)', line: 6 },
+    ]);
     expect(await count('resource_quotas')).toBe(0);
   });
 });
@@ -206,7 +256,9 @@ describe('resource quotas', () => {
 describe('a namespace on a node', () => {
   it('places within limits, holds a queue at its limit back (QueueAtLimit), and shows its use and oldest waiting job', async () => {
     const post = (path: string, body: object) => call('POST', path, JSON.stringify(body), 'application/json');
-    expect((await post('/api/v1/nodes/register', { name: 'n1', capacity: { cpu: '4', memory: '8Gi' }, labels: {} })).status).toBe(200);
+    expect(
+      (await post('/api/v1/nodes/register', { name: 'n1', capacity: { cpu: '4', memory: '8Gi' }, labels: {} })).status,
+    ).toBe(200);
     beating = setInterval(() => void post('/api/v1/nodes/n1/heartbeat', {}).catch(() => {}), 300);
     const stream = await fetch(`${replica.url}/api/v1/nodes/n1/watch`, { signal: watch.signal });
     expect(stream.status).toBe(200);
@@ -214,22 +266,52 @@ describe('a namespace on a node', () => {
       for await (const _ of stream.body as any); // read (and drop) the snapshots, as a node does
     })().catch(() => {});
 
-    expect((await call('POST', '/api/v1/resourcequotas', quotaYaml('team-quota', 'team-c', '{ hard: { pendingJobs: 10, cpu: 4, memory: 8Gi } }'))).status).toBe(201);
+    expect(
+      (
+        await call(
+          'POST',
+          '/api/v1/resourcequotas',
+          quotaYaml('team-quota', 'team-c', '{ hard: { pendingJobs: 10, cpu: 4, memory: 8Gi } }'),
+        )
+      ).status,
+    ).toBe(201);
     expect((await call('POST', '/api/v1/queues', queueYaml('fast', 'team-c', '{ weight: 3 }'))).status).toBe(201);
-    expect((await call('POST', '/api/v1/queues', queueYaml('held', 'team-c', '{ concurrencyLimit: 0 }'))).status).toBe(201);
+    expect((await call('POST', '/api/v1/queues', queueYaml('held', 'team-c', '{ concurrencyLimit: 0 }'))).status).toBe(
+      201,
+    );
     expect((await call('POST', '/api/v1/jobs', jobYaml('waits', 'team-c', { queue: 'held' }))).status).toBe(201);
-    expect((await call('POST', '/api/v1/jobs', jobYaml('runs', 'team-c', { queue: 'fast', cpu: '1', memory: '1Gi' }))).status).toBe(201);
+    expect(
+      (await call('POST', '/api/v1/jobs', jobYaml('runs', 'team-c', { queue: 'fast', cpu: '1', memory: '1Gi' })))
+        .status,
+    ).toBe(201);
 
-    await eventually(async () => (await call('GET', '/api/v1/namespaces/team-c/jobs/runs')).body.status.phase === 'Assigned', { what: 'runs to be placed' });
-    const waiting = await eventually(async () => {
-      const job = (await call('GET', '/api/v1/namespaces/team-c/jobs/waits')).body;
-      return job.status.conditions.some((c: any) => c.reason === 'QueueAtLimit') && job;
-    }, { what: 'waits to be marked QueueAtLimit' });
+    await eventually(
+      async () => (await call('GET', '/api/v1/namespaces/team-c/jobs/runs')).body.status.phase === 'Assigned',
+      { what: 'runs to be placed' },
+    );
+    const waiting = await eventually(
+      async () => {
+        const job = (await call('GET', '/api/v1/namespaces/team-c/jobs/waits')).body;
+        return job.status.conditions.some((c: any) => c.reason === 'QueueAtLimit') && job;
+      },
+      { what: 'waits to be marked QueueAtLimit' },
+    );
     expect(waiting.status.phase).toBe('Pending');
-    expect(waiting.status.conditions).toContainEqual(expect.objectContaining({ type: 'Scheduled', status: 'False', reason: 'QueueAtLimit', message: expect.stringMatching(/team-c\/held/) }));
+    expect(waiting.status.conditions).toContainEqual(
+      expect.objectContaining({
+        type: 'Scheduled',
+        status: 'False',
+        reason: 'QueueAtLimit',
+        message: expect.stringMatching(/team-c\/held/),
+      }),
+    );
 
     const held = (await call('GET', '/api/v1/namespaces/team-c/queues/held')).body;
-    expect(held.status).toMatchObject({ running: 0, pending: 1, conditions: [{ type: 'AtLimit', status: 'True', reason: 'ConcurrencyLimit' }] });
+    expect(held.status).toMatchObject({
+      running: 0,
+      pending: 1,
+      conditions: [{ type: 'AtLimit', status: 'True', reason: 'ConcurrencyLimit' }],
+    });
     expect(Date.parse(held.status.oldestPendingTime)).toBeGreaterThan(0);
 
     const namespace = await call('GET', '/api/v1/namespaces/team-c');
@@ -243,14 +325,26 @@ describe('a namespace on a node', () => {
         runningJobs: 1,
         allocated: { cpu: '1', memory: '1Gi' },
         oldestPending: { name: 'waits' },
-        quota: { name: 'team-quota', hard: { pendingJobs: 10, cpu: '4', memory: '8Gi' }, used: { pendingJobs: 1, cpu: '1', memory: '1Gi' } },
+        quota: {
+          name: 'team-quota',
+          hard: { pendingJobs: 10, cpu: '4', memory: '8Gi' },
+          used: { pendingJobs: 1, cpu: '1', memory: '1Gi' },
+        },
       },
     });
     expect(namespace.body.status.oldestPending.since).toBe(held.status.oldestPendingTime);
     expect(namespace.body.status.queues).toEqual([
       { name: 'default', weight: 1, running: 0, allocated: { cpu: '0', memory: '0' }, pending: 0 },
       { name: 'fast', weight: 3, running: 1, allocated: { cpu: '1', memory: '1Gi' }, pending: 0 },
-      { name: 'held', weight: 1, running: 0, concurrencyLimit: 0, allocated: { cpu: '0', memory: '0' }, pending: 1, oldestPendingTime: held.status.oldestPendingTime },
+      {
+        name: 'held',
+        weight: 1,
+        running: 0,
+        concurrencyLimit: 0,
+        allocated: { cpu: '0', memory: '0' },
+        pending: 1,
+        oldestPendingTime: held.status.oldestPendingTime,
+      },
     ]);
 
     expect((await call('GET', '/api/v1/namespaces/nowhere')).status).toBe(404);
@@ -267,8 +361,14 @@ describe('the CLI', () => {
 
   beforeAll(() => {
     // The CLI runs from the built binary; build it when it is older than the sources it shows.
-    const newest = Math.max(...readdirSync(join(root, 'src', 'cli')).map((f) => statSync(join(root, 'src', 'cli', f)).mtimeMs));
-    if (!existsSync(cli) || statSync(cli).mtimeMs < newest || !existsSync(join(root, 'dist', 'cli', 'queue-output.js'))) {
+    const newest = Math.max(
+      ...readdirSync(join(root, 'src', 'cli')).map((f) => statSync(join(root, 'src', 'cli', f)).mtimeMs),
+    );
+    if (
+      !existsSync(cli) ||
+      statSync(cli).mtimeMs < newest ||
+      !existsSync(join(root, 'dist', 'cli', 'queue-output.js'))
+    ) {
       execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
     }
     dir = mkdtempSync(join(tmpdir(), 'fencer-queue-cli-'));
@@ -283,9 +383,16 @@ describe('the CLI', () => {
 
   it('applies queues and quotas, lists, describes and deletes them', async () => {
     const file = join(dir, 'queues.yaml');
-    writeFileSync(file, `${queueYaml('cli-q', 'team-d', '{ weight: 2, concurrencyLimit: 5 }')}---\n${quotaYaml('cli-quota', 'team-d', '{ hard: { pendingJobs: 7, cpu: 2 } }')}`);
-    expect(await fencer('apply', '-f', file)).toBe('queue.fencer.dev/cli-q created\nresourcequota.fencer.dev/cli-quota created\n');
-    expect(await fencer('apply', '-f', file)).toBe('queue.fencer.dev/cli-q configured\nresourcequota.fencer.dev/cli-quota configured\n');
+    writeFileSync(
+      file,
+      `${queueYaml('cli-q', 'team-d', '{ weight: 2, concurrencyLimit: 5 }')}---\n${quotaYaml('cli-quota', 'team-d', '{ hard: { pendingJobs: 7, cpu: 2 } }')}`,
+    );
+    expect(await fencer('apply', '-f', file)).toBe(
+      'queue.fencer.dev/cli-q created\nresourcequota.fencer.dev/cli-quota created\n',
+    );
+    expect(await fencer('apply', '-f', file)).toBe(
+      'queue.fencer.dev/cli-q configured\nresourcequota.fencer.dev/cli-quota configured\n',
+    );
 
     const table = (await fencer('get', 'queues', '-n', 'team-d')).split('\n');
     expect(table[0]).toMatch(/^NAME\s+WEIGHT\s+LIMIT\s+RUNNING\s+PENDING\s+AGE$/);
@@ -294,7 +401,10 @@ describe('the CLI', () => {
     expect(all).toMatch(/^NAMESPACE\s+NAME/);
     expect(all).toMatch(/team-c\s+held\s+1\s+0\s+0\s+1/);
     const quotas = JSON.parse(await fencer('get', 'resourcequotas', '-n', 'team-d', '-o', 'json'));
-    expect(quotas).toMatchObject({ kind: 'ResourceQuotaList', items: [{ metadata: { name: 'cli-quota' }, spec: { hard: { pendingJobs: 7, cpu: 2 } } }] });
+    expect(quotas).toMatchObject({
+      kind: 'ResourceQuotaList',
+      items: [{ metadata: { name: 'cli-quota' }, spec: { hard: { pendingJobs: 7, cpu: 2 } } }],
+    });
     expect(await fencer('get', 'resourcequotas', '-n', 'team-d')).toMatch(/cli-quota\s+0\/7\s+0\/2\s+0\s+<none>/);
 
     const queue = await fencer('describe', 'queue', 'held', '-n', 'team-c');
@@ -316,7 +426,9 @@ describe('the CLI', () => {
     expect(job).toMatch(/Scheduled\s+False\s+QueueAtLimit\s+queue team-c\/held/);
 
     expect(await fencer('delete', 'queue', 'cli-q', '-n', 'team-d')).toBe('queue.fencer.dev "cli-q" deleted\n');
-    expect(await fencer('delete', 'resourcequota', 'cli-quota', '-n', 'team-d')).toBe('resourcequota.fencer.dev "cli-quota" deleted\n');
+    expect(await fencer('delete', 'resourcequota', 'cli-quota', '-n', 'team-d')).toBe(
+      'resourcequota.fencer.dev "cli-quota" deleted\n',
+    );
     await expect(fencer('delete', 'queue', 'held', '-n', 'team-c')).rejects.toThrow(/1 of its jobs have not finished/);
   });
 
@@ -326,7 +438,9 @@ describe('the CLI', () => {
       'queue.fencer.dev/interactive created',
       'queue.fencer.dev/batch created',
       'resourcequota.fencer.dev/analytics-quota created',
-      ...['dashboard-refresh', 'ad-hoc-query', 'nightly-rollup', 'reindex', 'archive-logs'].map((job) => `job.fencer.dev/${job} created`),
+      ...['dashboard-refresh', 'ad-hoc-query', 'nightly-rollup', 'reindex', 'archive-logs'].map(
+        (job) => `job.fencer.dev/${job} created`,
+      ),
     ]);
     const queues = JSON.parse(await fencer('get', 'queues', '-n', 'analytics', '-o', 'json'));
     expect(queues.items.map((q: any) => [q.metadata.name, q.spec.weight, q.spec.concurrencyLimit])).toEqual([

@@ -38,28 +38,49 @@ const limited = (limit: number): QueueRequest => ({
   strictLanes: false,
 });
 
-describe.each([{ broken: false }, { broken: true }])('the database checks queue limits when placing (broken: $broken)', ({ broken }) => {
-  it(broken ? 'commits a stale round past a limit lowered meanwhile' : 'refuses a round planned under a limit lowered before it commits', async () => {
-    const t = await freshDatabase(`queue_commit_${broken}`);
-    open.push(t);
-    await t.db.query("UPDATE lease SET holder = 'test', epoch = 7, expires_at = now() + interval '1 hour'");
-    await registerNode(t.db, 'n1', 8000, 16 * 1024 ** 3, {});
-    await t.db.query('UPDATE nodes SET watch_session = gen_random_uuid()');
-    await applyQueue(t.db, limited(5));
-    await submitJobs(t.db, Array.from({ length: 5 }, (_, i) => ({ ...jobRequest(`j${i}`), queue: 'limited' })));
+describe.each([{ broken: false }, { broken: true }])(
+  'the database checks queue limits when placing (broken: $broken)',
+  ({ broken }) => {
+    it(
+      broken
+        ? 'commits a stale round past a limit lowered meanwhile'
+        : 'refuses a round planned under a limit lowered before it commits',
+      async () => {
+        const t = await freshDatabase(`queue_commit_${broken}`);
+        open.push(t);
+        await t.db.query("UPDATE lease SET holder = 'test', epoch = 7, expires_at = now() + interval '1 hour'");
+        await registerNode(t.db, 'n1', 8000, 16 * 1024 ** 3, {});
+        await t.db.query('UPDATE nodes SET watch_session = gen_random_uuid()');
+        await applyQueue(t.db, limited(5));
+        await submitJobs(
+          t.db,
+          Array.from({ length: 5 }, (_, i) => ({ ...jobRequest(`j${i}`), queue: 'limited' })),
+        );
 
-    const input = await readPlacementInput(t.db, 100, 60_000);
-    const round = bestFit(input.jobs, input.nodes, undefined, {}, { fairShare: true, queues: input.queues, quotas: input.quotas, memory: newShareMemory() });
-    expect(round.placements).toHaveLength(5);
-    await applyQueue(t.db, limited(2)); // between the round's read and its commit
-    if (broken) process.env.FENCER_BREAK_GUARDS = 'queue-limit-commit';
-    const commit = fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, round.placements));
-    if (broken) await commit;
-    else await expect(commit).rejects.toThrow(/queue default\/limited would run 5 jobs/);
-    const active = (await t.db.query("SELECT count(*)::int AS n FROM assignments WHERE queue = 'limited' AND state IN ('Assigned', 'Running')")).rows[0].n;
-    expect(active).toBe(broken ? 5 : 0);
-  });
-});
+        const input = await readPlacementInput(t.db, 100, 60_000);
+        const round = bestFit(
+          input.jobs,
+          input.nodes,
+          undefined,
+          {},
+          { fairShare: true, queues: input.queues, quotas: input.quotas, memory: newShareMemory() },
+        );
+        expect(round.placements).toHaveLength(5);
+        await applyQueue(t.db, limited(2)); // between the round's read and its commit
+        if (broken) process.env.FENCER_BREAK_GUARDS = 'queue-limit-commit';
+        const commit = fenced(t.db, leader, (tx, epoch) => commitPlacements(tx, epoch, round.placements));
+        if (broken) await commit;
+        else await expect(commit).rejects.toThrow(/queue default\/limited would run 5 jobs/);
+        const active = (
+          await t.db.query(
+            "SELECT count(*)::int AS n FROM assignments WHERE queue = 'limited' AND state IN ('Assigned', 'Running')",
+          )
+        ).rows[0].n;
+        expect(active).toBe(broken ? 5 : 0);
+      },
+    );
+  },
+);
 
 // A limit put on a queue that had none, or a namespace quota created, while a placement into it
 // is between the limits check and its commit: the user's write waits for the placement (then
@@ -71,14 +92,27 @@ describe('a limit added while a placement commits', () => {
     {
       what: 'a namespace quota',
       write: (t: TestDatabase) =>
-        applyQuota(t.db, { namespace: 'default', name: 'rq', labels: {}, spec: {}, pendingJobs: null, cpuLimitMillis: 1000, memoryLimitBytes: null, ratePerSecond: null, rateBurst: null }),
+        applyQuota(t.db, {
+          namespace: 'default',
+          name: 'rq',
+          labels: {},
+          spec: {},
+          pendingJobs: null,
+          cpuLimitMillis: 1000,
+          memoryLimitBytes: null,
+          ratePerSecond: null,
+          rateBurst: null,
+        }),
     },
   ])('$what waits for the placement to commit', async ({ write }) => {
     const t = await freshDatabase(`queue_limit_added_${write.length}_${Math.random().toString(36).slice(2, 6)}`);
     open.push(t);
     await registerNode(t.db, 'n1', 8000, 16 * 1024 ** 3, {});
     await applyQueue(t.db, { ...limited(1), name: 'open', spec: {}, concurrencyLimit: null });
-    const submitted = await submitJobs(t.db, [0, 1, 2].map((i) => ({ ...jobRequest(`j${i}`), queue: 'open' })));
+    const submitted = await submitJobs(
+      t.db,
+      [0, 1, 2].map((i) => ({ ...jobRequest(`j${i}`), queue: 'open' })),
+    );
     if (submitted.outcome !== 'accepted') throw new Error('not accepted');
     const uids = submitted.results.map((r) => r.job.uid);
     const placing = await t.db.connect();
@@ -88,7 +122,11 @@ describe('a limit added while a placement commits', () => {
       let acknowledged = false;
       const userWrite = write(t).then(() => (acknowledged = true));
       const waiting = async () =>
-        (await t.db.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()")).rowCount! > 0;
+        (
+          await t.db.query(
+            "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+          )
+        ).rowCount! > 0;
       await eventually(async () => acknowledged || (await waiting()), { what: 'the user write to finish or wait' });
       expect(acknowledged).toBe(false);
       await placing.query('COMMIT');

@@ -50,13 +50,26 @@ afterEach(async () => {
 });
 
 function queue(namespace: string, name: string, extra: Partial<QueueRequest> = {}): QueueRequest {
-  return { namespace, name, labels: {}, spec: {}, weight: 1, concurrencyLimit: null, cpuLimitMillis: null, memoryLimitBytes: null, strictLanes: false, ...extra };
+  return {
+    namespace,
+    name,
+    labels: {},
+    spec: {},
+    weight: 1,
+    concurrencyLimit: null,
+    cpuLimitMillis: null,
+    memoryLimitBytes: null,
+    strictLanes: false,
+    ...extra,
+  };
 }
 
 function flow(c: Cluster, prefix: string, count: number, everyMs: number, opts: JobYamlOptions): Promise<void> {
   return (async () => {
     for (let i = 0; i < count; i++) {
-      await eventually(async () => (await submit(c.replicaUrls, jobYaml(`${prefix}-${i}`, opts))) < 300, { what: `submission of ${prefix}-${i}` });
+      await eventually(async () => (await submit(c.replicaUrls, jobYaml(`${prefix}-${i}`, opts))) < 300, {
+        what: `submission of ${prefix}-${i}`,
+      });
       await new Promise((r) => setTimeout(r, everyMs));
     }
   })();
@@ -64,9 +77,14 @@ function flow(c: Cluster, prefix: string, count: number, everyMs: number, opts: 
 
 /** The most runs of a queue at once, from the nodes' logs (ends before starts at one instant). */
 async function mostAtOnce(db: TestDatabase['db'], c: Cluster, queueKey: string): Promise<number> {
-  const input = await readCheckInput(db, NODES.map((n) => c.nodeLogFile(n)));
+  const input = await readCheckInput(
+    db,
+    NODES.map((n) => c.nodeLogFile(n)),
+  );
   const mine = new Set(input.history.filter((r) => r.entity === 'job' && r.queue === queueKey).map((r) => r.jobUid));
-  const events = input.runs.filter((l) => mine.has(l.jobUid) && (l.event === 'start' || l.event === 'stop')).map((l) => ({ ms: l.wallMs, delta: l.event === 'start' ? 1 : -1 }));
+  const events = input.runs
+    .filter((l) => mine.has(l.jobUid) && (l.event === 'start' || l.event === 'stop'))
+    .map((l) => ({ ms: l.wallMs, delta: l.event === 'start' ? 1 : -1 }));
   events.sort((a, b) => a.ms - b.ms || a.delta - b.delta);
   let now = 0;
   let most = 0;
@@ -74,13 +92,22 @@ async function mostAtOnce(db: TestDatabase['db'], c: Cluster, queueKey: string):
   return most;
 }
 
-
 describe('queue limits and quotas on a real cluster', () => {
   it('hold through a leader kill and a leader freeze, by the nodes’ logs; a namespace keeps its CPU quota and its token bucket', async () => {
     const { t, cluster } = await start('queues');
     await applyQueue(t.db, queue('default', 'limited', { concurrencyLimit: 3 }));
     await applyQueue(t.db, queue('default', 'capped', { cpuLimitMillis: 2000 }));
-    await applyQuota(t.db, { namespace: 'rated', name: 'limits', labels: {}, spec: {}, pendingJobs: null, cpuLimitMillis: 2000, memoryLimitBytes: null, ratePerSecond: 4, rateBurst: 2 });
+    await applyQuota(t.db, {
+      namespace: 'rated',
+      name: 'limits',
+      labels: {},
+      spec: {},
+      pendingJobs: null,
+      cpuLimitMillis: 2000,
+      memoryLimitBytes: null,
+      ratePerSecond: 4,
+      rateBurst: 2,
+    });
 
     const jobs = Promise.all([
       flow(cluster, 'limited', 24, 40, { queue: 'limited' }),
@@ -89,7 +116,11 @@ describe('queue limits and quotas on a real cluster', () => {
       flow(cluster, 'rated', 12, 20, { namespace: 'rated' }),
     ]);
     // The limit binds (jobs wait for it, with the reason), then the leader dies, then another freezes.
-    await eventually(async () => (await t.db.query("SELECT 1 FROM jobs WHERE queue = 'limited' AND reason = 'QueueAtLimit'")).rowCount! > 0, { what: 'a job waiting QueueAtLimit' });
+    await eventually(
+      async () =>
+        (await t.db.query("SELECT 1 FROM jobs WHERE queue = 'limited' AND reason = 'QueueAtLimit'")).rowCount! > 0,
+      { what: 'a job waiting QueueAtLimit' },
+    );
     const first = (await cluster.leader())!;
     await cluster.kill(first.name);
     await leaderAfter(cluster, first.epoch);
@@ -99,9 +130,17 @@ describe('queue limits and quotas on a real cluster', () => {
     await new Promise((r) => setTimeout(r, 1500));
     await cluster.resume(second.name);
     await jobs;
-    await eventually(async () => (await unfinishedCount(t.db)) === 0, { timeoutMs: 90_000, what: 'every job to finish' });
+    await eventually(async () => (await unfinishedCount(t.db)) === 0, {
+      timeoutMs: 90_000,
+      what: 'every job to finish',
+    });
 
-    expect(await runFindings(t.db, NODES.map((n) => cluster.nodeLogFile(n)))).toEqual(CLEAN);
+    expect(
+      await runFindings(
+        t.db,
+        NODES.map((n) => cluster.nodeLogFile(n)),
+      ),
+    ).toEqual(CLEAN);
     // The limit was reached, so a system that let a fourth run would have shown it.
     expect(await mostAtOnce(t.db, cluster, 'default/limited')).toBe(3);
     expect(await mostAtOnce(t.db, cluster, 'default/capped')).toBeLessThanOrEqual(4);
@@ -116,8 +155,14 @@ describe('queue limits and quotas on a real cluster', () => {
     const { t, cluster } = await start('queues-broken', { FENCER_BREAK_GUARDS: 'queue-limit-plan,queue-limit-commit' });
     await applyQueue(t.db, queue('default', 'limited', { concurrencyLimit: 2 }));
     await flow(cluster, 'limited', 12, 0, { queue: 'limited' });
-    await eventually(async () => (await unfinishedCount(t.db)) === 0, { timeoutMs: 60_000, what: 'every job to finish' });
-    const findings = await runFindings(t.db, NODES.map((n) => cluster.nodeLogFile(n)));
+    await eventually(async () => (await unfinishedCount(t.db)) === 0, {
+      timeoutMs: 60_000,
+      what: 'every job to finish',
+    });
+    const findings = await runFindings(
+      t.db,
+      NODES.map((n) => cluster.nodeLogFile(n)),
+    );
     expect(findings.overQueueLimit.length).toBeGreaterThan(0);
   });
 
@@ -129,37 +174,80 @@ describe('queue limits and quotas on a real cluster', () => {
     await eventually(() => readFileSync(cluster.processLogFile(leader.name), 'utf8').includes('over its limits'), {
       what: 'the database to refuse a round past the limit',
     });
-    const active = (await t.db.query("SELECT count(*)::int AS n FROM assignments WHERE queue = 'limited' AND state IN ('Assigned', 'Running')")).rows[0].n;
+    const active = (
+      await t.db.query(
+        "SELECT count(*)::int AS n FROM assignments WHERE queue = 'limited' AND state IN ('Assigned', 'Running')",
+      )
+    ).rows[0].n;
     expect(active).toBeLessThanOrEqual(2);
-    expect(await runFindings(t.db, NODES.map((n) => cluster.nodeLogFile(n)))).toEqual(CLEAN);
+    expect(
+      await runFindings(
+        t.db,
+        NODES.map((n) => cluster.nodeLogFile(n)),
+      ),
+    ).toEqual(CLEAN);
   });
 
   // A cancel ends the assignment at once, but the node hears of it late (its snapshots delayed
   // while its heartbeats pass): the cancelled run keeps its queue's share until its node must
   // have stopped it, so the next job of the queue does not start on another node meanwhile (on
   // the same node, its snapshot would list the stop before the start anyway).
-  it.each([{ broken: false }, { broken: true }])('a cancelled run holds its queue’s share while its node may still run it (cancel-hold broken: $broken)', async ({ broken }) => {
-    const env: Record<string, string> = { FENCER_TEST_FAULTS: '' };
-    const scratch = mkdtempSync(join(tmpdir(), 'fencer-cancel-hold-'));
-    env.FENCER_TEST_FAULTS = join(scratch, 'faults.json');
-    setFaults(env.FENCER_TEST_FAULTS, {});
-    if (broken) env.FENCER_BREAK_GUARDS = 'cancel-hold';
-    const { t, cluster } = await start(`queues_cancel_${broken}`, env);
-    await applyQueue(t.db, queue('default', 'one', { concurrencyLimit: 1 }));
-    expect(await submit(cluster.replicaUrls, jobYaml('first', { queue: 'one', duration: '4s', nodeSelector: { slot: 's0' } }))).toBe(201);
-    const firstNode = await eventually(async () => (await t.db.query("SELECT node FROM jobs WHERE name = 'first' AND phase = 'Running'")).rows[0]?.node as string | undefined, { what: 'first to run' });
-    setFaults(env.FENCER_TEST_FAULTS, { snapshots: { nodes: [firstNode], delayMs: 3000 } });
-    expect(await submit(cluster.replicaUrls, jobYaml('second', { queue: 'one', duration: '1s', nodeSelector: { slot: 's1' } }))).toBe(201);
-    await eventually(async () => (await t.db.query("SELECT 1 FROM jobs WHERE name = 'second' AND reason = 'QueueAtLimit'")).rowCount === 1, { what: 'second held by the limit' });
-    const cancelled = await fetch(`${cluster.replicaUrls[0]}/api/v1/namespaces/default/jobs/first/cancel`, { method: 'POST' });
-    expect(cancelled.status).toBe(200);
-    await eventually(async () => (await t.db.query("SELECT 1 FROM jobs WHERE name = 'second' AND phase = 'Succeeded'")).rowCount === 1, { timeoutMs: 60_000, what: 'second to finish' });
-    // Judge by when the node really stopped the cancelled run (its stop line), not by the cancel.
-    const stopped = () => readFileSync(cluster.nodeLogFile(firstNode), 'utf8').split('\n').some((l) => l.includes('"stop"') && l.includes('default/first'));
-    await eventually(stopped, { timeoutMs: 30_000, what: 'the cancelled run to stop on its node' });
-    const findings = await runFindings(t.db, NODES.map((n) => cluster.nodeLogFile(n)));
-    if (broken) expect(findings.overQueueLimit.length).toBeGreaterThan(0);
-    else expect(findings).toEqual(CLEAN);
-    rmSync(scratch, { recursive: true, force: true });
-  });
+  it.each([{ broken: false }, { broken: true }])(
+    'a cancelled run holds its queue’s share while its node may still run it (cancel-hold broken: $broken)',
+    async ({ broken }) => {
+      const env: Record<string, string> = { FENCER_TEST_FAULTS: '' };
+      const scratch = mkdtempSync(join(tmpdir(), 'fencer-cancel-hold-'));
+      env.FENCER_TEST_FAULTS = join(scratch, 'faults.json');
+      setFaults(env.FENCER_TEST_FAULTS, {});
+      if (broken) env.FENCER_BREAK_GUARDS = 'cancel-hold';
+      const { t, cluster } = await start(`queues_cancel_${broken}`, env);
+      await applyQueue(t.db, queue('default', 'one', { concurrencyLimit: 1 }));
+      expect(
+        await submit(
+          cluster.replicaUrls,
+          jobYaml('first', { queue: 'one', duration: '4s', nodeSelector: { slot: 's0' } }),
+        ),
+      ).toBe(201);
+      const firstNode = await eventually(
+        async () =>
+          (await t.db.query("SELECT node FROM jobs WHERE name = 'first' AND phase = 'Running'")).rows[0]?.node as
+            string | undefined,
+        { what: 'first to run' },
+      );
+      setFaults(env.FENCER_TEST_FAULTS, { snapshots: { nodes: [firstNode], delayMs: 3000 } });
+      expect(
+        await submit(
+          cluster.replicaUrls,
+          jobYaml('second', { queue: 'one', duration: '1s', nodeSelector: { slot: 's1' } }),
+        ),
+      ).toBe(201);
+      await eventually(
+        async () =>
+          (await t.db.query("SELECT 1 FROM jobs WHERE name = 'second' AND reason = 'QueueAtLimit'")).rowCount === 1,
+        { what: 'second held by the limit' },
+      );
+      const cancelled = await fetch(`${cluster.replicaUrls[0]}/api/v1/namespaces/default/jobs/first/cancel`, {
+        method: 'POST',
+      });
+      expect(cancelled.status).toBe(200);
+      await eventually(
+        async () =>
+          (await t.db.query("SELECT 1 FROM jobs WHERE name = 'second' AND phase = 'Succeeded'")).rowCount === 1,
+        { timeoutMs: 60_000, what: 'second to finish' },
+      );
+      // Judge by when the node really stopped the cancelled run (its stop line), not by the cancel.
+      const stopped = () =>
+        readFileSync(cluster.nodeLogFile(firstNode), 'utf8')
+          .split('\n')
+          .some((l) => l.includes('"stop"') && l.includes('default/first'));
+      await eventually(stopped, { timeoutMs: 30_000, what: 'the cancelled run to stop on its node' });
+      const findings = await runFindings(
+        t.db,
+        NODES.map((n) => cluster.nodeLogFile(n)),
+      );
+      if (broken) expect(findings.overQueueLimit.length).toBeGreaterThan(0);
+      else expect(findings).toEqual(CLEAN);
+      rmSync(scratch, { recursive: true, force: true });
+    },
+  );
 });

@@ -50,8 +50,8 @@ async function readOn(from: WatchPosition, broken: boolean): Promise<{ events: W
 /** Steps 1 and 2: A open with its change of x, B's change of y committed. */
 async function interleave(x: string, y: string): Promise<void> {
   await a.query('BEGIN');
-  await a.query("UPDATE jobs SET labels = '{\"step\": \"a\"}' WHERE name = $1", [x]);
-  await t.db.query("UPDATE jobs SET labels = '{\"step\": \"b\"}' WHERE name = $1", [y]);
+  await a.query('UPDATE jobs SET labels = \'{"step": "a"}\' WHERE name = $1', [x]);
+  await t.db.query('UPDATE jobs SET labels = \'{"step": "b"}\' WHERE name = $1', [y]);
 }
 
 describe.each([false, true])('watch order guard (broken: %s)', (broken) => {
@@ -65,18 +65,25 @@ describe.each([false, true])('watch order guard (broken: %s)', (broken) => {
     await a.query('COMMIT');
     if (broken) {
       const after = await readOn(at, broken);
-      const seen = [...before.events, ...after.events].filter((e) => e.type === 'MODIFIED' && (e.name === x || e.name === y)).map((e) => e.name);
+      const seen = [...before.events, ...after.events]
+        .filter((e) => e.type === 'MODIFIED' && (e.name === x || e.name === y))
+        .map((e) => e.name);
       expect(seen).toEqual([y]); // x's change is behind the position: lost
       return;
     }
     expect(before.events.filter((e) => e.type === 'MODIFIED' && (e.name === x || e.name === y))).toEqual([]); // nothing streams while A may still come before B
     const seen: string[] = [];
-    await eventually(async () => {
-      const next = await readOn(at, broken);
-      at = next.at;
-      seen.push(...next.events.filter((e) => e.type === 'MODIFIED' && (e.name === x || e.name === y)).map((e) => e.name));
-      return seen.length >= 2;
-    }, { what: 'both changes streamed' });
+    await eventually(
+      async () => {
+        const next = await readOn(at, broken);
+        at = next.at;
+        seen.push(
+          ...next.events.filter((e) => e.type === 'MODIFIED' && (e.name === x || e.name === y)).map((e) => e.name),
+        );
+        return seen.length >= 2;
+      },
+      { what: 'both changes streamed' },
+    );
     expect(seen).toEqual([x, y]);
   });
 
@@ -86,7 +93,9 @@ describe.each([false, true])('watch order guard (broken: %s)', (broken) => {
     await readOn({ xid: '0', id: 0 }, broken);
     await interleave(x, y);
     const rv = await withGuard(broken, () => listVersion(t.db));
-    const listed = (await t.db.query<{ labels: Record<string, string> }>('SELECT labels FROM jobs WHERE name = $1', [x])).rows[0]!.labels;
+    const listed = (
+      await t.db.query<{ labels: Record<string, string> }>('SELECT labels FROM jobs WHERE name = $1', [x])
+    ).rows[0]!.labels;
     expect(listed).toEqual({}); // A's change is not in the list: a watch from rv must bring it
     await a.query('COMMIT');
     const from = await positionOf(t.db, rv);
@@ -97,11 +106,14 @@ describe.each([false, true])('watch order guard (broken: %s)', (broken) => {
     }
     let at = from;
     const streamed: string[] = [];
-    await eventually(async () => {
-      const next = await readOn(at, broken);
-      at = next.at;
-      streamed.push(...next.events.filter((e) => e.type === 'MODIFIED').map((e) => e.name));
-      return streamed.includes(x);
-    }, { what: `the change of ${x} streamed` });
+    await eventually(
+      async () => {
+        const next = await readOn(at, broken);
+        at = next.at;
+        streamed.push(...next.events.filter((e) => e.type === 'MODIFIED').map((e) => e.name));
+        return streamed.includes(x);
+      },
+      { what: `the change of ${x} streamed` },
+    );
   });
 });

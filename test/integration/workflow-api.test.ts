@@ -27,22 +27,49 @@ afterAll(async () => {
 });
 
 async function call(method: string, path: string, body?: string, headers: Record<string, string> = {}) {
-  const res = await fetch(replica.url + path, { method, body, headers: { ...(body ? { 'content-type': 'application/yaml' } : {}), ...headers } });
+  const res = await fetch(replica.url + path, {
+    method,
+    body,
+    headers: { ...(body ? { 'content-type': 'application/yaml' } : {}), ...headers },
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 
-const stored = async () => (await t.db.query('SELECT (SELECT count(*) FROM workflows)::int AS workflows, (SELECT count(*) FROM jobs)::int AS jobs')).rows[0];
+const stored = async () =>
+  (
+    await t.db.query(
+      'SELECT (SELECT count(*) FROM workflows)::int AS workflows, (SELECT count(*) FROM jobs)::int AS jobs',
+    )
+  ).rows[0];
 
 describe('a bad workflow', () => {
   it.each([
     {
       what: 'a cycle',
-      body: workflowYaml('w', [{ name: 'build', needs: ['test'] }, { name: 'test', needs: ['build'] }]),
+      body: workflowYaml('w', [
+        { name: 'build', needs: ['test'] },
+        { name: 'test', needs: ['build'] },
+      ]),
       says: /spec\.jobs\[\d\]\.needs: cycle: (build → test → build|test → build → test)/,
     },
-    { what: 'a need on a job not in it', body: workflowYaml('w', [{ name: 'a', needs: ['nope'] }]), says: /spec\.jobs\[0\]\.needs\[0\]: "nope" is not a job of this workflow/ },
-    { what: 'a duplicate job name', body: workflowYaml('w', [{ name: 'a' }, { name: 'a' }]), says: /spec\.jobs\[1\]\.name/ },
-    { what: 'too many jobs', body: workflowYaml('w', ['a', 'b', 'c', 'd', 'e'].map((name) => ({ name }))), says: /spec\.jobs: 5 jobs, at most 4/ },
+    {
+      what: 'a need on a job not in it',
+      body: workflowYaml('w', [{ name: 'a', needs: ['nope'] }]),
+      says: /spec\.jobs\[0\]\.needs\[0\]: "nope" is not a job of this workflow/,
+    },
+    {
+      what: 'a duplicate job name',
+      body: workflowYaml('w', [{ name: 'a' }, { name: 'a' }]),
+      says: /spec\.jobs\[1\]\.name/,
+    },
+    {
+      what: 'too many jobs',
+      body: workflowYaml(
+        'w',
+        ['a', 'b', 'c', 'd', 'e'].map((name) => ({ name })),
+      ),
+      says: /spec\.jobs: 5 jobs, at most 4/,
+    },
     {
       what: 'a template overriding the pool',
       body: workflowYaml('w', [{ name: 'a', template: { nodeSelector: { pool: 'other' } } }], { pool: 'ci' }),
@@ -73,8 +100,14 @@ describe('a good workflow', () => {
     expect(await stored()).toEqual({ workflows: 1, jobs: 2 });
 
     // A job name a workflow would take is taken: nothing of the workflow is stored.
-    await call('POST', '/api/v1/jobs', 'apiVersion: fencer.dev/v1\nkind: Job\nmetadata: { name: clash-a }\nspec: { resources: { cpu: 1, memory: 1Gi }, duration: 1s }\n');
-    expect((await call('POST', '/api/v1/workflows', workflowYaml('clash', [{ name: 'a' }, { name: 'b' }]))).status).toBe(409);
+    await call(
+      'POST',
+      '/api/v1/jobs',
+      'apiVersion: fencer.dev/v1\nkind: Job\nmetadata: { name: clash-a }\nspec: { resources: { cpu: 1, memory: 1Gi }, duration: 1s }\n',
+    );
+    expect(
+      (await call('POST', '/api/v1/workflows', workflowYaml('clash', [{ name: 'a' }, { name: 'b' }]))).status,
+    ).toBe(409);
     expect(await stored()).toEqual({ workflows: 1, jobs: 3 });
 
     // Its jobs go with it, not alone (their dependents would wait on nothing).

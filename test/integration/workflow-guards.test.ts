@@ -39,77 +39,106 @@ async function connect(t: TestDatabase): Promise<void> {
 
 const placement = (t: TestDatabase) => new Placement(t.db, leader, 100, 1000, 60_000); // up to 1,000 unclaimed per node
 const workflows = (t: TestDatabase) => new WorkflowController(t.db, leader, 200);
-const nodeOf = async (t: TestDatabase, job: string) => (await t.db.query<{ node: string | null }>('SELECT node FROM jobs WHERE name = $1', [job])).rows[0]!.node;
-const phaseOf = async (t: TestDatabase, job: string) => (await t.db.query<{ phase: string }>('SELECT phase FROM jobs WHERE name = $1', [job])).rows[0]!.phase;
-const assignmentOf = async (t: TestDatabase, job: string) => (await t.db.query<{ assignment_id: string }>('SELECT assignment_id FROM jobs WHERE name = $1', [job])).rows[0]!.assignment_id;
+const nodeOf = async (t: TestDatabase, job: string) =>
+  (await t.db.query<{ node: string | null }>('SELECT node FROM jobs WHERE name = $1', [job])).rows[0]!.node;
+const phaseOf = async (t: TestDatabase, job: string) =>
+  (await t.db.query<{ phase: string }>('SELECT phase FROM jobs WHERE name = $1', [job])).rows[0]!.phase;
+const assignmentOf = async (t: TestDatabase, job: string) =>
+  (await t.db.query<{ assignment_id: string }>('SELECT assignment_id FROM jobs WHERE name = $1', [job])).rows[0]!
+    .assignment_id;
 
 /** Runs a job to its end as its node would report it (start, then finish). */
 async function finish(t: TestDatabase, job: string, outcome: 'Succeeded' | 'Failed'): Promise<void> {
   const id = await assignmentOf(t, job);
   const node = (await nodeOf(t, job))!;
-  expect(await applyReports(t.db, node, [{ kind: 'started', id }, { kind: 'finished', id, outcome, message: outcome === 'Failed' ? 'exit code 2' : null }])).toEqual(['ok', 'ok']);
+  expect(
+    await applyReports(t.db, node, [
+      { kind: 'started', id },
+      { kind: 'finished', id, outcome, message: outcome === 'Failed' ? 'exit code 2' : null },
+    ]),
+  ).toEqual(['ok', 'ok']);
   await fenced(t.db, leader, async (tx) => retryOrphaned(tx, await orphanedJobs(t.db, 100)));
 }
 
 describe.each([{ broken: false }, { broken: true }])('placement honours matching (broken: $broken)', ({ broken }) => {
-  it(broken ? 'puts a pool job outside its pool when the pool is ignored' : "places a workflow's jobs only on nodes of its pool", async () => {
-    const t = await setup(`pool_${broken}`);
-    // The other pool's node is the tighter fit: best fit would choose it if the pool were not asked.
-    await registerNode(t.db, 'big-ci', 8000, 16 * 1024 ** 3, { pool: 'ci' });
-    await registerNode(t.db, 'small-batch', 1000, 1024 ** 3, { pool: 'batch' });
-    await connect(t);
-    await submitWorkflow(t.db, workflowRequest('p', [{ name: 'a' }], { pool: 'ci' }));
-    if (broken) process.env.FENCER_BREAK_GUARDS = 'pool-match';
-    await placement(t).reconcile(log);
-    expect(await nodeOf(t, 'p-a')).toBe(broken ? 'small-batch' : 'big-ci');
-  });
+  it(
+    broken
+      ? 'puts a pool job outside its pool when the pool is ignored'
+      : "places a workflow's jobs only on nodes of its pool",
+    async () => {
+      const t = await setup(`pool_${broken}`);
+      // The other pool's node is the tighter fit: best fit would choose it if the pool were not asked.
+      await registerNode(t.db, 'big-ci', 8000, 16 * 1024 ** 3, { pool: 'ci' });
+      await registerNode(t.db, 'small-batch', 1000, 1024 ** 3, { pool: 'batch' });
+      await connect(t);
+      await submitWorkflow(t.db, workflowRequest('p', [{ name: 'a' }], { pool: 'ci' }));
+      if (broken) process.env.FENCER_BREAK_GUARDS = 'pool-match';
+      await placement(t).reconcile(log);
+      expect(await nodeOf(t, 'p-a')).toBe(broken ? 'small-batch' : 'big-ci');
+    },
+  );
 
-  it(broken ? 'ignores a node selector when labels are ignored' : 'places a job only on nodes its selector matches', async () => {
-    const t = await setup(`labels_${broken}`);
-    await registerNode(t.db, 'big-windows', 8000, 16 * 1024 ** 3, { os: 'windows' });
-    await registerNode(t.db, 'small-linux', 1000, 1024 ** 3, { os: 'linux' });
-    await connect(t);
-    await submitWorkflow(t.db, workflowRequest('l', [{ name: 'a', template: { nodeSelector: { os: 'windows' } } }]));
-    if (broken) process.env.FENCER_BREAK_GUARDS = 'label-match';
-    await placement(t).reconcile(log);
-    expect(await nodeOf(t, 'l-a')).toBe(broken ? 'small-linux' : 'big-windows');
-  });
+  it(
+    broken ? 'ignores a node selector when labels are ignored' : 'places a job only on nodes its selector matches',
+    async () => {
+      const t = await setup(`labels_${broken}`);
+      await registerNode(t.db, 'big-windows', 8000, 16 * 1024 ** 3, { os: 'windows' });
+      await registerNode(t.db, 'small-linux', 1000, 1024 ** 3, { os: 'linux' });
+      await connect(t);
+      await submitWorkflow(t.db, workflowRequest('l', [{ name: 'a', template: { nodeSelector: { os: 'windows' } } }]));
+      if (broken) process.env.FENCER_BREAK_GUARDS = 'label-match';
+      await placement(t).reconcile(log);
+      expect(await nodeOf(t, 'l-a')).toBe(broken ? 'small-linux' : 'big-windows');
+    },
+  );
 });
 
-describe.each([{ broken: false }, { broken: true }])('the workflow pass skips blocked jobs (broken: $broken)', ({ broken }) => {
-  it(broken ? 'leaves a job whose need failed waiting forever, and the workflow open' : 'skips the dependents of a failed job, naming the need, and closes the workflow Failed', async () => {
-    const t = await setup(`skip_${broken}`);
-    await registerNode(t.db, 'n1', 8000, 16 * 1024 ** 3, {});
-    await connect(t);
-    await submitWorkflow(
-      t.db,
-      workflowRequest('s', [
-        { name: 'build', template: { retryPolicy: 'Never' } },
-        { name: 'test', needs: ['build'] },
-        { name: 'release', needs: ['test'] },
-        { name: 'lint' },
-      ]),
+describe.each([{ broken: false }, { broken: true }])(
+  'the workflow pass skips blocked jobs (broken: $broken)',
+  ({ broken }) => {
+    it(
+      broken
+        ? 'leaves a job whose need failed waiting forever, and the workflow open'
+        : 'skips the dependents of a failed job, naming the need, and closes the workflow Failed',
+      async () => {
+        const t = await setup(`skip_${broken}`);
+        await registerNode(t.db, 'n1', 8000, 16 * 1024 ** 3, {});
+        await connect(t);
+        await submitWorkflow(
+          t.db,
+          workflowRequest('s', [
+            { name: 'build', template: { retryPolicy: 'Never' } },
+            { name: 'test', needs: ['build'] },
+            { name: 'release', needs: ['test'] },
+            { name: 'lint' },
+          ]),
+        );
+        if (broken) process.env.FENCER_BREAK_GUARDS = 'skip-blocked';
+        await placement(t).reconcile(log);
+        await finish(t, 's-build', 'Failed');
+        await finish(t, 's-lint', 'Succeeded');
+        while ((await workflows(t).reconcile(log)) === 'requeue');
+        expect(await phaseOf(t, 's-build')).toBe('Failed');
+        const skipped = (
+          await t.db.query(
+            "SELECT name, phase, reason, message FROM jobs WHERE name IN ('s-test', 's-release') ORDER BY name",
+          )
+        ).rows;
+        const workflow = (await t.db.query("SELECT phase FROM workflows WHERE name = 's'")).rows[0].phase;
+        if (broken) {
+          expect(skipped.map((j) => j.phase)).toEqual(['Pending', 'Pending']);
+          expect(workflow).toBe('Running');
+        } else {
+          expect(skipped).toEqual([
+            { name: 's-release', phase: 'Skipped', reason: 'NeedSkipped', message: 'need s-test ended Skipped' },
+            { name: 's-test', phase: 'Skipped', reason: 'NeedFailed', message: 'need s-build ended Failed' },
+          ]);
+          expect(workflow).toBe('Failed');
+        }
+      },
     );
-    if (broken) process.env.FENCER_BREAK_GUARDS = 'skip-blocked';
-    await placement(t).reconcile(log);
-    await finish(t, 's-build', 'Failed');
-    await finish(t, 's-lint', 'Succeeded');
-    while ((await workflows(t).reconcile(log)) === 'requeue');
-    expect(await phaseOf(t, 's-build')).toBe('Failed');
-    const skipped = (await t.db.query("SELECT name, phase, reason, message FROM jobs WHERE name IN ('s-test', 's-release') ORDER BY name")).rows;
-    const workflow = (await t.db.query("SELECT phase FROM workflows WHERE name = 's'")).rows[0].phase;
-    if (broken) {
-      expect(skipped.map((j) => j.phase)).toEqual(['Pending', 'Pending']);
-      expect(workflow).toBe('Running');
-    } else {
-      expect(skipped).toEqual([
-        { name: 's-release', phase: 'Skipped', reason: 'NeedSkipped', message: 'need s-test ended Skipped' },
-        { name: 's-test', phase: 'Skipped', reason: 'NeedFailed', message: 'need s-build ended Failed' },
-      ]);
-      expect(workflow).toBe('Failed');
-    }
-  });
-});
+  },
+);
 
 describe.each([{ broken: false }, { broken: true }])('the workflow pass is fenced (broken: $broken)', ({ broken }) => {
   // Another replica took the lease (epoch 8) while this one still believes it leads at 7.

@@ -9,23 +9,58 @@ import {
 } from '../../src/agent/acceptance.js';
 
 function assignment(id: string, epoch: number): AssignmentMessage {
-  return { id, jobUid: `uid-${id}`, job: `default/${id}`, epoch, attempt: 1, cpuMillis: 500, memoryBytes: 1 << 20, durationMs: 1000, state: 'Assigned' };
+  return {
+    id,
+    jobUid: `uid-${id}`,
+    job: `default/${id}`,
+    epoch,
+    attempt: 1,
+    cpuMillis: 500,
+    memoryBytes: 1 << 20,
+    durationMs: 1000,
+    state: 'Assigned',
+  };
 }
 
 describe('acceptAssignment', () => {
   // The node has already seen assignment "a1" at epoch 5.
-  const cases: Array<{ name: string; offer: [string, number]; options?: AcceptanceOptions; expected: AcceptanceDecision }> = [
+  const cases: Array<{
+    name: string;
+    offer: [string, number];
+    options?: AcceptanceOptions;
+    expected: AcceptanceDecision;
+  }> = [
     { name: 'newer epoch, new id', offer: ['a2', 6], expected: 'run' },
     { name: 'equal epoch, new id', offer: ['a2', 5], expected: 'run' },
     { name: 'older epoch, new id', offer: ['a2', 4], expected: 'reject-stale-epoch' },
     { name: 'duplicate id, same epoch', offer: ['a1', 5], expected: 'ignore-duplicate' },
     { name: 'duplicate id, newer epoch', offer: ['a1', 7], expected: 'ignore-duplicate' },
     { name: 'duplicate id, older epoch: ignored, not rejected', offer: ['a1', 3], expected: 'ignore-duplicate' },
-    { name: 'older epoch with the epoch check broken', offer: ['a2', 4], options: { epochCheckBroken: true }, expected: 'run' },
+    {
+      name: 'older epoch with the epoch check broken',
+      offer: ['a2', 4],
+      options: { epochCheckBroken: true },
+      expected: 'run',
+    },
     { name: 'duplicate id with dedupe broken', offer: ['a1', 5], options: { dedupeBroken: true }, expected: 'run' },
-    { name: 'duplicate of an older epoch with dedupe broken', offer: ['a1', 3], options: { dedupeBroken: true }, expected: 'reject-stale-epoch' },
-    { name: 'dedupe broken leaves the epoch check alone', offer: ['a2', 4], options: { dedupeBroken: true }, expected: 'reject-stale-epoch' },
-    { name: 'epoch check broken leaves dedupe alone', offer: ['a1', 5], options: { epochCheckBroken: true }, expected: 'ignore-duplicate' },
+    {
+      name: 'duplicate of an older epoch with dedupe broken',
+      offer: ['a1', 3],
+      options: { dedupeBroken: true },
+      expected: 'reject-stale-epoch',
+    },
+    {
+      name: 'dedupe broken leaves the epoch check alone',
+      offer: ['a2', 4],
+      options: { dedupeBroken: true },
+      expected: 'reject-stale-epoch',
+    },
+    {
+      name: 'epoch check broken leaves dedupe alone',
+      offer: ['a1', 5],
+      options: { epochCheckBroken: true },
+      expected: 'ignore-duplicate',
+    },
     { name: 'both broken', offer: ['a1', 3], options: { epochCheckBroken: true, dedupeBroken: true }, expected: 'run' },
   ];
 
@@ -81,7 +116,9 @@ describe('planSnapshot', () => {
     planSnapshot(memory, new Set(), [assignment('a', 1)]);
     // "a" was stopped locally (self-fence, completed...) and the control plane lists it again
     expect(planSnapshot(memory, new Set(), [assignment('a', 1)]).start).toEqual([]);
-    expect(planSnapshot(memory, new Set(), [assignment('a', 1)], { dedupeBroken: true }).start.map((a) => a.id)).toEqual(['a']);
+    expect(
+      planSnapshot(memory, new Set(), [assignment('a', 1)], { dedupeBroken: true }).start.map((a) => a.id),
+    ).toEqual(['a']);
   });
 
   it('never starts an id twice in one process, even with dedupe broken', () => {
@@ -89,6 +126,8 @@ describe('planSnapshot', () => {
     const options = { dedupeBroken: true };
     planSnapshot(memory, new Set(), [assignment('a', 1)], options);
     expect(planSnapshot(memory, new Set(['a']), [assignment('a', 1)], options).start).toEqual([]);
-    expect(planSnapshot(memory, new Set(), [assignment('b', 1), assignment('b', 1)], options).start.map((a) => a.id)).toEqual(['b']);
+    expect(
+      planSnapshot(memory, new Set(), [assignment('b', 1), assignment('b', 1)], options).start.map((a) => a.id),
+    ).toEqual(['b']);
   });
 });

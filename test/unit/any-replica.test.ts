@@ -56,7 +56,13 @@ describe('askReplicas', () => {
 describe('describeFetchFailure', () => {
   it('names a timeout, the cause of a network error, or the message', () => {
     expect(describeFetchFailure(Object.assign(new Error('x'), { name: 'TimeoutError' }))).toBe('timed out');
-    expect(describeFetchFailure(new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) }))).toBe('ECONNREFUSED');
+    expect(
+      describeFetchFailure(
+        new TypeError('fetch failed', {
+          cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+        }),
+      ),
+    ).toBe('ECONNREFUSED');
     expect(describeFetchFailure(new Error('boom'))).toBe('boom');
   });
 });

@@ -3,8 +3,21 @@ import { bestFit, matchesSelector, type NodeCapacity, type PendingJob } from '..
 
 const GI = 1024 ** 3;
 
-function node(name: string, cpu: number, memGi: number, used: [number, number] = [0, 0], labels: Record<string, string> = {}): NodeCapacity {
-  return { name, cpuMillis: cpu, memoryBytes: memGi * GI, allocatedCpuMillis: used[0], allocatedMemoryBytes: used[1] * GI, labels };
+function node(
+  name: string,
+  cpu: number,
+  memGi: number,
+  used: [number, number] = [0, 0],
+  labels: Record<string, string> = {},
+): NodeCapacity {
+  return {
+    name,
+    cpuMillis: cpu,
+    memoryBytes: memGi * GI,
+    allocatedCpuMillis: used[0],
+    allocatedMemoryBytes: used[1] * GI,
+    labels,
+  };
 }
 
 function job(uid: string, cpu: number, memGi: number, nodeSelector: Record<string, string> = {}): PendingJob {
@@ -12,7 +25,13 @@ function job(uid: string, cpu: number, memGi: number, nodeSelector: Record<strin
 }
 
 describe('bestFit', () => {
-  const cases: Array<{ name: string; jobs: PendingJob[]; nodes: NodeCapacity[]; placed: Record<string, string>; unschedulable?: string[] }> = [
+  const cases: Array<{
+    name: string;
+    jobs: PendingJob[];
+    nodes: NodeCapacity[];
+    placed: Record<string, string>;
+    unschedulable?: string[];
+  }> = [
     {
       name: 'picks the tightest node, not the first or the emptiest',
       jobs: [job('j', 1000, 1)],
@@ -74,7 +93,9 @@ describe('bestFit', () => {
 
   it('never overcommits a node, whatever the order', () => {
     const nodes = [node('a', 4000, 8), node('b', 3000, 4), node('c', 1000, 16)];
-    const jobs = Array.from({ length: 40 }, (_, i) => job(`j${i}`, 250 + ((i * 373) % 1500), 0.25 + ((i * 7) % 5) * 0.5));
+    const jobs = Array.from({ length: 40 }, (_, i) =>
+      job(`j${i}`, 250 + ((i * 373) % 1500), 0.25 + ((i * 7) % 5) * 0.5),
+    );
     const round = bestFit(jobs, nodes);
     for (const n of nodes) {
       const mine = round.placements.filter((p) => p.node === n.name).map((p) => jobs.find((j) => j.uid === p.jobUid)!);
@@ -86,13 +107,20 @@ describe('bestFit', () => {
   it('gives a node no more jobs than its free slots, whatever room it has, and the rest to others', () => {
     const slots = (n: NodeCapacity, freeSlots: number): NodeCapacity => ({ ...n, freeSlots });
     const jobs = Array.from({ length: 10 }, (_, i) => job(`j${i}`, 10, 0.01));
-    const nodes = [slots(node('tight', 4000, 8, [3000, 0]), 3), slots(node('roomy', 64_000, 64), 4), slots(node('full', 64_000, 64), 0)];
+    const nodes = [
+      slots(node('tight', 4000, 8, [3000, 0]), 3),
+      slots(node('roomy', 64_000, 64), 4),
+      slots(node('full', 64_000, 64), 0),
+    ];
     const round = bestFit(jobs, nodes);
     const count = (name: string) => round.placements.filter((p) => p.node === name).length;
     expect([count('tight'), count('roomy'), count('full')]).toEqual([3, 4, 0]);
     expect(round.unschedulable).toEqual([]); // waiting for a slot, not unschedulable
     // The selector path (a plain scan) keeps to the slots as well.
-    const selective = bestFit(jobs.map((j) => ({ ...j, nodeSelector: { pool: 'p' } })), nodes.map((n) => ({ ...n, labels: { pool: 'p' } })));
+    const selective = bestFit(
+      jobs.map((j) => ({ ...j, nodeSelector: { pool: 'p' } })),
+      nodes.map((n) => ({ ...n, labels: { pool: 'p' } })),
+    );
     expect(selective.placements.filter((p) => p.node === 'tight').length).toBe(3);
     expect(selective.placements.filter((p) => p.node === 'full').length).toBe(0);
     expect(selective.placements.length).toBe(7);
@@ -100,7 +128,9 @@ describe('bestFit', () => {
 
   it('explains why a job is unschedulable', () => {
     const round = bestFit([job('huge', 64_000, 1)], [node('n1', 4000, 8)]);
-    expect(round.unschedulable[0]!.message).toBe('0/1 nodes are available: the job is larger than every node (1 with too little CPU capacity)');
+    expect(round.unschedulable[0]!.message).toBe(
+      '0/1 nodes are available: the job is larger than every node (1 with too little CPU capacity)',
+    );
   });
 });
 

@@ -44,7 +44,13 @@ function run(jobUid: string, start: number, end: number | null): Run {
 
 describe('cron findings', () => {
   it('none for a clean run of records', () => {
-    expect(findCronViolations([record(T), record(T + 1000), record(T + 2000, { outcome: 'Skipped', reason: 'StillRunning', jobUid: null })])).toEqual({
+    expect(
+      findCronViolations([
+        record(T),
+        record(T + 1000),
+        record(T + 2000, { outcome: 'Skipped', reason: 'StillRunning', jobUid: null }),
+      ]),
+    ).toEqual({
       cronHandledTwice: [],
       cronEarly: [],
       cronMissed: [],
@@ -54,36 +60,67 @@ describe('cron findings', () => {
   });
 
   it('an occurrence recorded twice, one recorded before its time, one with no record', () => {
-    const found = findCronViolations([record(T), record(T, { outcome: 'Skipped', reason: 'NameTaken' }), record(T + 1000, { at: T + 900 }), record(T + 3000)]);
-    expect(found.cronHandledTwice).toMatchObject([{ scheduledAt: { ms: T }, records: [{ outcome: 'Fired' }, { outcome: 'Skipped', reason: 'NameTaken' }] }]);
+    const found = findCronViolations([
+      record(T),
+      record(T, { outcome: 'Skipped', reason: 'NameTaken' }),
+      record(T + 1000, { at: T + 900 }),
+      record(T + 3000),
+    ]);
+    expect(found.cronHandledTwice).toMatchObject([
+      { scheduledAt: { ms: T }, records: [{ outcome: 'Fired' }, { outcome: 'Skipped', reason: 'NameTaken' }] },
+    ]);
     expect(found.cronEarly).toMatchObject([{ scheduledAt: { ms: T + 1000 }, at: { ms: T + 900 } }]);
-    expect(found.cronMissed).toMatchObject([{ scheduledAt: { ms: T + 2000 }, after: { ms: T + 1000 }, before: { ms: T + 3000 } }]);
+    expect(found.cronMissed).toMatchObject([
+      { scheduledAt: { ms: T + 2000 }, after: { ms: T + 1000 }, before: { ms: T + 3000 } },
+    ]);
   });
 
   it('an occurrence recorded under the next version (an edit handed it on) is not missed', () => {
     expect(findCronViolations([record(T), record(T + 1000, { version: 2 }), record(T + 2000)]).cronMissed).toEqual([]);
   });
 
-  it.each(['Forbid', 'Replace'])('%s: two of its runs at one instant, by the nodes’ logs; back to back is fine', (policy) => {
-    const records = [record(T, { concurrencyPolicy: policy }), record(T + 1000, { concurrencyPolicy: policy })];
-    const overlapping = findCronViolations(records, [run(`j${T}`, T + 100, T + 1500), run(`j${T + 1000}`, T + 1100, T + 1400)]);
-    expect(overlapping.cronOverlap).toMatchObject([{ cronJob: 'default/tick', policy, runs: [{ job: `j${T}` }, { job: `j${T + 1000}` }] }]);
-    const unended = findCronViolations(records, [run(`j${T}`, T + 100, null), run(`j${T + 1000}`, T + 1100, T + 1400)]);
-    expect(unended.cronOverlap).toHaveLength(1);
-    expect(findCronViolations(records, [run(`j${T}`, T + 100, T + 1100), run(`j${T + 1000}`, T + 1100, T + 1400)]).cronOverlap).toEqual([]);
-  });
+  it.each(['Forbid', 'Replace'])(
+    '%s: two of its runs at one instant, by the nodes’ logs; back to back is fine',
+    (policy) => {
+      const records = [record(T, { concurrencyPolicy: policy }), record(T + 1000, { concurrencyPolicy: policy })];
+      const overlapping = findCronViolations(records, [
+        run(`j${T}`, T + 100, T + 1500),
+        run(`j${T + 1000}`, T + 1100, T + 1400),
+      ]);
+      expect(overlapping.cronOverlap).toMatchObject([
+        { cronJob: 'default/tick', policy, runs: [{ job: `j${T}` }, { job: `j${T + 1000}` }] },
+      ]);
+      const unended = findCronViolations(records, [
+        run(`j${T}`, T + 100, null),
+        run(`j${T + 1000}`, T + 1100, T + 1400),
+      ]);
+      expect(unended.cronOverlap).toHaveLength(1);
+      expect(
+        findCronViolations(records, [run(`j${T}`, T + 100, T + 1100), run(`j${T + 1000}`, T + 1100, T + 1400)])
+          .cronOverlap,
+      ).toEqual([]);
+    },
+  );
 
   it('Allow: overlapping runs are what it allows', () => {
-    expect(findCronViolations([record(T), record(T + 1000)], [run(`j${T}`, T + 100, T + 1500), run(`j${T + 1000}`, T + 1100, T + 1400)]).cronOverlap).toEqual([]);
+    expect(
+      findCronViolations(
+        [record(T), record(T + 1000)],
+        [run(`j${T}`, T + 100, T + 1500), run(`j${T + 1000}`, T + 1100, T + 1400)],
+      ).cronOverlap,
+    ).toEqual([]);
   });
 
   it('a cursor far behind the clock is stuck; one a pass or a takeover late is not', () => {
     const checkedAt = T + 60_000;
-    const found = findCronViolations([], [], [
-      { cronJob: 'default/stuck', nextFireAt: T, checkedAt },
-      { cronJob: 'default/late', nextFireAt: checkedAt - 2_000, checkedAt },
-    ]);
+    const found = findCronViolations(
+      [],
+      [],
+      [
+        { cronJob: 'default/stuck', nextFireAt: T, checkedAt },
+        { cronJob: 'default/late', nextFireAt: checkedAt - 2_000, checkedAt },
+      ],
+    );
     expect(found.cronStuck).toMatchObject([{ cronJob: 'default/stuck', nextFireAt: { ms: T } }]);
   });
 });
-

@@ -152,8 +152,20 @@ describe('resolveServers', () => {
   const noCluster = (): string[] => [];
 
   it.each([
-    ['--server wins', 'http://a:1, http://b:2/', { FENCER_SERVER: 'http://env:3' }, cluster, ['http://a:1', 'http://b:2']],
-    ['then FENCER_SERVER', undefined, { FENCER_SERVER: 'http://env:3,http://env:4' }, cluster, ['http://env:3', 'http://env:4']],
+    [
+      '--server wins',
+      'http://a:1, http://b:2/',
+      { FENCER_SERVER: 'http://env:3' },
+      cluster,
+      ['http://a:1', 'http://b:2'],
+    ],
+    [
+      'then FENCER_SERVER',
+      undefined,
+      { FENCER_SERVER: 'http://env:3,http://env:4' },
+      cluster,
+      ['http://env:3', 'http://env:4'],
+    ],
     ['then the local cluster', undefined, {}, cluster, cluster()],
     ['then the default', undefined, {}, noCluster, [DEFAULT_SERVER]],
     ['an empty option counts as none', ' , ', {}, noCluster, [DEFAULT_SERVER]],

@@ -15,8 +15,14 @@ describe('timingsFromEnv', () => {
     [{ FENCER_HEARTBEAT_MS: 'soon' }, /FENCER_HEARTBEAT_MS: "soon" is not a positive number/],
     [{ FENCER_SELF_FENCE_MS: '3000' }, /FENCER_SELF_FENCE_MS is no longer set on its own/],
     [{ FENCER_DISCONNECTED_QUIET_MS: '1000' }, /FENCER_DISCONNECTED_QUIET_MS \(1000\) minus the fence margin \(350 ms/],
-    [{ FENCER_FENCE_LAG_MS: '500' }, /must be longer than FENCER_HEARTBEAT_MS \(1000\), or a node fences itself between two heartbeats/],
-    [{ FENCER_DEAD_AFTER_DISCONNECT_MS: '300' }, /FENCER_DEAD_AFTER_DISCONNECT_MS \(300\) must be longer than the fence margin/],
+    [
+      { FENCER_FENCE_LAG_MS: '500' },
+      /must be longer than FENCER_HEARTBEAT_MS \(1000\), or a node fences itself between two heartbeats/,
+    ],
+    [
+      { FENCER_DEAD_AFTER_DISCONNECT_MS: '300' },
+      /FENCER_DEAD_AFTER_DISCONNECT_MS \(300\) must be longer than the fence margin/,
+    ],
   ])('refuses %o', (env, message) => {
     expect(() => timingsFromEnv(env)).toThrow(message);
   });
@@ -25,7 +31,11 @@ describe('timingsFromEnv', () => {
 describe('the self-fence rule', () => {
   // Whatever the timings, each threshold of the node's rule is the death rule's minus one check
   // interval and the lag allowed: a node whose check runs that late still stops first.
-  it.each([{}, { FENCER_FENCE_LAG_MS: '50' }, { FENCER_DEAD_AFTER_SILENT_MS: '8000', FENCER_DISCONNECTED_QUIET_MS: '2000' }])('holds the margin for %o', (env) => {
+  it.each([
+    {},
+    { FENCER_FENCE_LAG_MS: '50' },
+    { FENCER_DEAD_AFTER_SILENT_MS: '8000', FENCER_DISCONNECTED_QUIET_MS: '2000' },
+  ])('holds the margin for %o', (env) => {
     const timings = timingsFromEnv(env);
     const rule = selfFenceRule(timings);
     const margin = fenceMarginMs(timings);

@@ -55,7 +55,12 @@ describe('parseSchedule', () => {
     ['   ', 'UTC', 'schedule', '"" has 0 fields'],
     ['61 * * * *', 'UTC', 'schedule', '"61 * * * *" is not a valid schedule: Invalid value for minute: 61'],
     ['0 0 * * 8', 'UTC', 'schedule', '"0 0 * * 8" is not a valid schedule: Invalid value for dayOfWeek: 8'],
-    ['0 0 * FOO *', 'UTC', 'schedule', '"0 0 * FOO *" is not a valid schedule: configuration entry 4 (FOO) contains illegal characters'],
+    [
+      '0 0 * FOO *',
+      'UTC',
+      'schedule',
+      '"0 0 * FOO *" is not a valid schedule: configuration entry 4 (FOO) contains illegal characters',
+    ],
     ['*/0 * * * *', 'UTC', 'schedule', '"*/0 * * * *" is not a valid schedule: Syntax error, illegal stepping: 0'],
     ['0 0 30 2 *', 'UTC', 'schedule', '"0 0 30 2 *" never fires'],
     ['0 0 31 4 *', 'America/New_York', 'schedule', '"0 0 31 4 *" never fires'],
@@ -76,7 +81,12 @@ describe('parseSchedule', () => {
 
   it('runs when either day-of-month or day-of-week matches (Vixie cron, Kubernetes)', () => {
     // 2026-01-02 and -09 are Fridays, the 13th a Tuesday.
-    expect(nexts('0 0 13 * FRI', 'UTC', '2026-01-01T00:00:00Z', 4)).toEqual(['2026-01-02T00:00:00Z', '2026-01-09T00:00:00Z', '2026-01-13T00:00:00Z', '2026-01-16T00:00:00Z']);
+    expect(nexts('0 0 13 * FRI', 'UTC', '2026-01-01T00:00:00Z', 4)).toEqual([
+      '2026-01-02T00:00:00Z',
+      '2026-01-09T00:00:00Z',
+      '2026-01-13T00:00:00Z',
+      '2026-01-16T00:00:00Z',
+    ]);
   });
 });
 
@@ -95,26 +105,128 @@ describe('nextOccurrence on ordinary days', () => {
 describe('nextOccurrence across DST transitions', () => {
   it.each([
     // America/New_York springs forward 2026-03-08 02:00 EST → 03:00 EDT (07:00Z).
-    ['a wall time in the gap runs at its end', '30 2 * * *', 'America/New_York', '2026-03-07T12:00:00Z', ['2026-03-08T07:00:00Z', '2026-03-09T06:30:00Z']],
-    ['two wall times in the gap run once', '0,30 2 * * *', 'America/New_York', '2026-03-07T12:00:00Z', ['2026-03-08T07:00:00Z', '2026-03-09T06:00:00Z', '2026-03-09T06:30:00Z']],
-    ['the gap and its end run once', '0,30 2-3 * * *', 'America/New_York', '2026-03-08T06:00:00Z', ['2026-03-08T07:00:00Z', '2026-03-08T07:30:00Z', '2026-03-09T06:00:00Z']],
-    ['an interval runs on across the gap', '*/30 * * * *', 'America/New_York', '2026-03-08T06:00:00Z', ['2026-03-08T06:30:00Z', '2026-03-08T07:00:00Z', '2026-03-08T07:30:00Z']],
-    ['seconds run on across the gap', '*/20 * * * * *', 'America/New_York', '2026-03-08T06:59:20Z', ['2026-03-08T06:59:40Z', '2026-03-08T07:00:00Z', '2026-03-08T07:00:20Z']],
-    ['a seconds wall time in the gap runs at its end', '15 30 2 * * *', 'America/New_York', '2026-03-07T12:00:00Z', ['2026-03-08T07:00:00Z', '2026-03-09T06:30:15Z']],
+    [
+      'a wall time in the gap runs at its end',
+      '30 2 * * *',
+      'America/New_York',
+      '2026-03-07T12:00:00Z',
+      ['2026-03-08T07:00:00Z', '2026-03-09T06:30:00Z'],
+    ],
+    [
+      'two wall times in the gap run once',
+      '0,30 2 * * *',
+      'America/New_York',
+      '2026-03-07T12:00:00Z',
+      ['2026-03-08T07:00:00Z', '2026-03-09T06:00:00Z', '2026-03-09T06:30:00Z'],
+    ],
+    [
+      'the gap and its end run once',
+      '0,30 2-3 * * *',
+      'America/New_York',
+      '2026-03-08T06:00:00Z',
+      ['2026-03-08T07:00:00Z', '2026-03-08T07:30:00Z', '2026-03-09T06:00:00Z'],
+    ],
+    [
+      'an interval runs on across the gap',
+      '*/30 * * * *',
+      'America/New_York',
+      '2026-03-08T06:00:00Z',
+      ['2026-03-08T06:30:00Z', '2026-03-08T07:00:00Z', '2026-03-08T07:30:00Z'],
+    ],
+    [
+      'seconds run on across the gap',
+      '*/20 * * * * *',
+      'America/New_York',
+      '2026-03-08T06:59:20Z',
+      ['2026-03-08T06:59:40Z', '2026-03-08T07:00:00Z', '2026-03-08T07:00:20Z'],
+    ],
+    [
+      'a seconds wall time in the gap runs at its end',
+      '15 30 2 * * *',
+      'America/New_York',
+      '2026-03-07T12:00:00Z',
+      ['2026-03-08T07:00:00Z', '2026-03-09T06:30:15Z'],
+    ],
     // America/New_York falls back 2026-11-01 02:00 EDT → 01:00 EST (06:00Z): 01:xx happens twice.
-    ['a repeated wall time runs at the first pass', '30 1 * * *', 'America/New_York', '2026-10-31T12:00:00Z', ['2026-11-01T05:30:00Z', '2026-11-02T06:30:00Z']],
-    ['an hourly schedule skips the second pass', '0 * * * *', 'America/New_York', '2026-11-01T03:30:00Z', ['2026-11-01T04:00:00Z', '2026-11-01T05:00:00Z', '2026-11-01T07:00:00Z', '2026-11-01T08:00:00Z']],
-    ['an interval skips the second pass', '*/30 * * * *', 'America/New_York', '2026-11-01T04:45:00Z', ['2026-11-01T05:00:00Z', '2026-11-01T05:30:00Z', '2026-11-01T07:00:00Z']],
-    ['a cursor in the second pass goes to its end', '*/15 * * * *', 'America/New_York', '2026-11-01T06:10:00Z', ['2026-11-01T07:00:00Z', '2026-11-01T07:15:00Z']],
-    ['a seconds cursor at the start of the second pass', '* * * * * *', 'America/New_York', '2026-11-01T06:00:00Z', ['2026-11-01T07:00:00Z', '2026-11-01T07:00:01Z']],
-    ['a seconds cursor at the end of the first pass', '* * * * * *', 'America/New_York', '2026-11-01T05:59:58Z', ['2026-11-01T05:59:59Z', '2026-11-01T07:00:00Z']],
+    [
+      'a repeated wall time runs at the first pass',
+      '30 1 * * *',
+      'America/New_York',
+      '2026-10-31T12:00:00Z',
+      ['2026-11-01T05:30:00Z', '2026-11-02T06:30:00Z'],
+    ],
+    [
+      'an hourly schedule skips the second pass',
+      '0 * * * *',
+      'America/New_York',
+      '2026-11-01T03:30:00Z',
+      ['2026-11-01T04:00:00Z', '2026-11-01T05:00:00Z', '2026-11-01T07:00:00Z', '2026-11-01T08:00:00Z'],
+    ],
+    [
+      'an interval skips the second pass',
+      '*/30 * * * *',
+      'America/New_York',
+      '2026-11-01T04:45:00Z',
+      ['2026-11-01T05:00:00Z', '2026-11-01T05:30:00Z', '2026-11-01T07:00:00Z'],
+    ],
+    [
+      'a cursor in the second pass goes to its end',
+      '*/15 * * * *',
+      'America/New_York',
+      '2026-11-01T06:10:00Z',
+      ['2026-11-01T07:00:00Z', '2026-11-01T07:15:00Z'],
+    ],
+    [
+      'a seconds cursor at the start of the second pass',
+      '* * * * * *',
+      'America/New_York',
+      '2026-11-01T06:00:00Z',
+      ['2026-11-01T07:00:00Z', '2026-11-01T07:00:01Z'],
+    ],
+    [
+      'a seconds cursor at the end of the first pass',
+      '* * * * * *',
+      'America/New_York',
+      '2026-11-01T05:59:58Z',
+      ['2026-11-01T05:59:59Z', '2026-11-01T07:00:00Z'],
+    ],
     // Europe/Berlin: 2026-03-29 02:00 CET → 03:00 CEST; 2026-10-25 03:00 CEST → 02:00 CET.
-    ['Berlin, spring', '30 2 * * *', 'Europe/Berlin', '2026-03-28T12:00:00Z', ['2026-03-29T01:00:00Z', '2026-03-30T00:30:00Z']],
-    ['Berlin, autumn', '30 2 * * *', 'Europe/Berlin', '2026-10-24T12:00:00Z', ['2026-10-25T00:30:00Z', '2026-10-26T01:30:00Z']],
+    [
+      'Berlin, spring',
+      '30 2 * * *',
+      'Europe/Berlin',
+      '2026-03-28T12:00:00Z',
+      ['2026-03-29T01:00:00Z', '2026-03-30T00:30:00Z'],
+    ],
+    [
+      'Berlin, autumn',
+      '30 2 * * *',
+      'Europe/Berlin',
+      '2026-10-24T12:00:00Z',
+      ['2026-10-25T00:30:00Z', '2026-10-26T01:30:00Z'],
+    ],
     // Australia/Lord_Howe moves 30 minutes: 2026-10-04 02:00 → 02:30 (+10:30 → +11), 2026-04-05 02:00 → 01:30.
-    ['Lord Howe, 30-minute gap', '15 2 * * *', 'Australia/Lord_Howe', '2026-10-03T00:00:00Z', ['2026-10-03T15:30:00Z', '2026-10-04T15:15:00Z']],
-    ['Lord Howe, 30-minute repeat', '45 1 * * *', 'Australia/Lord_Howe', '2026-04-04T00:00:00Z', ['2026-04-04T14:45:00Z', '2026-04-05T15:15:00Z']],
-    ['Lord Howe, a cursor in the second pass', '*/15 * * * *', 'Australia/Lord_Howe', '2026-04-04T15:10:00Z', ['2026-04-04T15:30:00Z', '2026-04-04T15:45:00Z']],
+    [
+      'Lord Howe, 30-minute gap',
+      '15 2 * * *',
+      'Australia/Lord_Howe',
+      '2026-10-03T00:00:00Z',
+      ['2026-10-03T15:30:00Z', '2026-10-04T15:15:00Z'],
+    ],
+    [
+      'Lord Howe, 30-minute repeat',
+      '45 1 * * *',
+      'Australia/Lord_Howe',
+      '2026-04-04T00:00:00Z',
+      ['2026-04-04T14:45:00Z', '2026-04-05T15:15:00Z'],
+    ],
+    [
+      'Lord Howe, a cursor in the second pass',
+      '*/15 * * * *',
+      'Australia/Lord_Howe',
+      '2026-04-04T15:10:00Z',
+      ['2026-04-04T15:30:00Z', '2026-04-04T15:45:00Z'],
+    ],
   ])('%s: %j in %s after %s', (_name, pattern, zone, after, expected) => {
     expect(nexts(pattern, zone, after, expected.length)).toEqual(expected);
     const s = parseSchedule(pattern, zone);
@@ -129,8 +241,15 @@ describe('nextOccurrence across DST transitions', () => {
 
   it('occurrencesBetween stops at max and at until (inclusive)', () => {
     const s = parseSchedule('*/10 * * * *', 'UTC');
-    expect(occurrencesBetween(s, at('2026-05-01T10:00:00Z'), at('2026-05-01T10:30:00Z'), 10).map(iso)).toEqual(['2026-05-01T10:10:00Z', '2026-05-01T10:20:00Z', '2026-05-01T10:30:00Z']);
-    expect(occurrencesBetween(s, at('2026-05-01T10:00:00Z'), at('2026-05-01T12:00:00Z'), 2).map(iso)).toEqual(['2026-05-01T10:10:00Z', '2026-05-01T10:20:00Z']);
+    expect(occurrencesBetween(s, at('2026-05-01T10:00:00Z'), at('2026-05-01T10:30:00Z'), 10).map(iso)).toEqual([
+      '2026-05-01T10:10:00Z',
+      '2026-05-01T10:20:00Z',
+      '2026-05-01T10:30:00Z',
+    ]);
+    expect(occurrencesBetween(s, at('2026-05-01T10:00:00Z'), at('2026-05-01T12:00:00Z'), 2).map(iso)).toEqual([
+      '2026-05-01T10:10:00Z',
+      '2026-05-01T10:20:00Z',
+    ]);
   });
 });
 
@@ -149,7 +268,20 @@ describe('decideFire', () => {
     maxOccurrences: 100,
   };
   const hhmm = (d: Date) => d.toISOString().slice(11, 16);
-  const all = ['10:10', '10:20', '10:30', '10:40', '10:50', '11:00', '11:10', '11:20', '11:30', '11:40', '11:50', '12:00'];
+  const all = [
+    '10:10',
+    '10:20',
+    '10:30',
+    '10:40',
+    '10:50',
+    '11:00',
+    '11:10',
+    '11:20',
+    '11:30',
+    '11:40',
+    '11:50',
+    '12:00',
+  ];
 
   /** What fired, and how many of each skip reason. */
   function summary(d: FireDecision) {
@@ -161,20 +293,76 @@ describe('decideFire', () => {
   it.each<[string, Partial<FireInput>, ReturnType<typeof summary>]>([
     ['latest runs the last', {}, { fire: ['12:00'], skips: { MissedSchedule: 11 }, replaceActive: false }],
     ['all runs every one', { catchUp: 'all' }, { fire: all, skips: {}, replaceActive: false }],
-    ['none skips a last one 5 minutes late', { catchUp: 'none' }, { fire: [], skips: { MissedSchedule: 12 }, replaceActive: false }],
-    ['none runs a last one 30 s late', { catchUp: 'none', now: at('2026-05-01T12:00:30Z') }, { fire: ['12:00'], skips: { MissedSchedule: 11 }, replaceActive: false }],
-    ['none runs a last one exactly ON_TIME_SECONDS late', { catchUp: 'none', now: at('2026-05-01T12:01:00Z') }, { fire: ['12:00'], skips: { MissedSchedule: 11 }, replaceActive: false }],
-    ['latest within the deadline', { startingDeadlineSeconds: 600 }, { fire: ['12:00'], skips: { MissedDeadline: 11 }, replaceActive: false }],
-    ['latest past the deadline', { startingDeadlineSeconds: 200 }, { fire: [], skips: { MissedDeadline: 12 }, replaceActive: false }],
-    ['all within a 30-minute deadline', { catchUp: 'all', startingDeadlineSeconds: 1800 }, { fire: ['11:40', '11:50', '12:00'], skips: { MissedDeadline: 9 }, replaceActive: false }],
-    ['none with a deadline it meets', { catchUp: 'none', now: at('2026-05-01T12:00:30Z'), startingDeadlineSeconds: 30 }, { fire: ['12:00'], skips: { MissedDeadline: 11 }, replaceActive: false }],
-    ['none with a deadline it misses', { catchUp: 'none', now: at('2026-05-01T12:00:30Z'), startingDeadlineSeconds: 20 }, { fire: [], skips: { MissedDeadline: 12 }, replaceActive: false }],
-    ['Forbid with all runs the oldest only', { catchUp: 'all', concurrencyPolicy: 'Forbid' }, { fire: ['10:10'], skips: { StillRunning: 11 }, replaceActive: false }],
-    ['Forbid while one is active', { concurrencyPolicy: 'Forbid', active: 1 }, { fire: [], skips: { MissedSchedule: 11, StillRunning: 1 }, replaceActive: false }],
-    ['Forbid, all and a deadline', { catchUp: 'all', concurrencyPolicy: 'Forbid', startingDeadlineSeconds: 1800 }, { fire: ['11:40'], skips: { MissedDeadline: 9, StillRunning: 2 }, replaceActive: false }],
-    ['Replace with all runs the last, replacing the active', { catchUp: 'all', concurrencyPolicy: 'Replace', active: 2 }, { fire: ['12:00'], skips: { Replaced: 11 }, replaceActive: true }],
-    ['Replace with nothing active', { concurrencyPolicy: 'Replace' }, { fire: ['12:00'], skips: { MissedSchedule: 11 }, replaceActive: false }],
-    ['Replace when nothing runs keeps the active', { catchUp: 'none', concurrencyPolicy: 'Replace', active: 1 }, { fire: [], skips: { MissedSchedule: 12 }, replaceActive: false }],
+    [
+      'none skips a last one 5 minutes late',
+      { catchUp: 'none' },
+      { fire: [], skips: { MissedSchedule: 12 }, replaceActive: false },
+    ],
+    [
+      'none runs a last one 30 s late',
+      { catchUp: 'none', now: at('2026-05-01T12:00:30Z') },
+      { fire: ['12:00'], skips: { MissedSchedule: 11 }, replaceActive: false },
+    ],
+    [
+      'none runs a last one exactly ON_TIME_SECONDS late',
+      { catchUp: 'none', now: at('2026-05-01T12:01:00Z') },
+      { fire: ['12:00'], skips: { MissedSchedule: 11 }, replaceActive: false },
+    ],
+    [
+      'latest within the deadline',
+      { startingDeadlineSeconds: 600 },
+      { fire: ['12:00'], skips: { MissedDeadline: 11 }, replaceActive: false },
+    ],
+    [
+      'latest past the deadline',
+      { startingDeadlineSeconds: 200 },
+      { fire: [], skips: { MissedDeadline: 12 }, replaceActive: false },
+    ],
+    [
+      'all within a 30-minute deadline',
+      { catchUp: 'all', startingDeadlineSeconds: 1800 },
+      { fire: ['11:40', '11:50', '12:00'], skips: { MissedDeadline: 9 }, replaceActive: false },
+    ],
+    [
+      'none with a deadline it meets',
+      { catchUp: 'none', now: at('2026-05-01T12:00:30Z'), startingDeadlineSeconds: 30 },
+      { fire: ['12:00'], skips: { MissedDeadline: 11 }, replaceActive: false },
+    ],
+    [
+      'none with a deadline it misses',
+      { catchUp: 'none', now: at('2026-05-01T12:00:30Z'), startingDeadlineSeconds: 20 },
+      { fire: [], skips: { MissedDeadline: 12 }, replaceActive: false },
+    ],
+    [
+      'Forbid with all runs the oldest only',
+      { catchUp: 'all', concurrencyPolicy: 'Forbid' },
+      { fire: ['10:10'], skips: { StillRunning: 11 }, replaceActive: false },
+    ],
+    [
+      'Forbid while one is active',
+      { concurrencyPolicy: 'Forbid', active: 1 },
+      { fire: [], skips: { MissedSchedule: 11, StillRunning: 1 }, replaceActive: false },
+    ],
+    [
+      'Forbid, all and a deadline',
+      { catchUp: 'all', concurrencyPolicy: 'Forbid', startingDeadlineSeconds: 1800 },
+      { fire: ['11:40'], skips: { MissedDeadline: 9, StillRunning: 2 }, replaceActive: false },
+    ],
+    [
+      'Replace with all runs the last, replacing the active',
+      { catchUp: 'all', concurrencyPolicy: 'Replace', active: 2 },
+      { fire: ['12:00'], skips: { Replaced: 11 }, replaceActive: true },
+    ],
+    [
+      'Replace with nothing active',
+      { concurrencyPolicy: 'Replace' },
+      { fire: ['12:00'], skips: { MissedSchedule: 11 }, replaceActive: false },
+    ],
+    [
+      'Replace when nothing runs keeps the active',
+      { catchUp: 'none', concurrencyPolicy: 'Replace', active: 1 },
+      { fire: [], skips: { MissedSchedule: 12 }, replaceActive: false },
+    ],
     ['suspended', { suspend: true, catchUp: 'all' }, { fire: [], skips: { Suspended: 12 }, replaceActive: false }],
   ])('%s', (_name, change, expected) => {
     const d = decideFire({ ...outage, ...change });
@@ -188,11 +376,22 @@ describe('decideFire', () => {
 
   it('does nothing while the cursor is in the future', () => {
     const cursor = at('2026-05-01T12:10:00Z');
-    expect(decideFire({ ...outage, cursor })).toEqual({ fire: [], skip: [], replaceActive: false, nextCursor: cursor, more: false });
+    expect(decideFire({ ...outage, cursor })).toEqual({
+      fire: [],
+      skip: [],
+      replaceActive: false,
+      nextCursor: cursor,
+      more: false,
+    });
   });
 
   it('runs an occurrence due exactly now', () => {
-    const d = decideFire({ ...outage, catchUp: 'none', cursor: at('2026-05-01T12:00:00Z'), now: at('2026-05-01T12:00:00Z') });
+    const d = decideFire({
+      ...outage,
+      catchUp: 'none',
+      cursor: at('2026-05-01T12:00:00Z'),
+      now: at('2026-05-01T12:00:00Z'),
+    });
     expect(summary(d).fire).toEqual(['12:00']);
     expect(iso(d.nextCursor!)).toBe('2026-05-01T12:10:00Z');
   });
@@ -237,7 +436,11 @@ describe('decideFire', () => {
       }
       input = { ...input, cursor: d.nextCursor!, active: input.active + d.fire.length };
     }
-    expect({ fire, skip, replaceActive }).toEqual({ fire: whole.fire, skip: whole.skip, replaceActive: whole.replaceActive });
+    expect({ fire, skip, replaceActive }).toEqual({
+      fire: whole.fire,
+      skip: whole.skip,
+      replaceActive: whole.replaceActive,
+    });
   });
 });
 

@@ -3,7 +3,14 @@
 // math that will fire them); the CRD declares the defaults the code fills in and carries the Job
 // CRD's spec schema as its jobTemplate.spec; an occurrence's Job is named and due from its time.
 import { describe, expect, it } from 'vitest';
-import { CRONJOB_LABEL, CRONJOB_SPEC_DEFAULTS, occurrenceJob, occurrenceWorkflow, readCronJobSubmission, scheduleOf } from '../../src/api/validation/cronjob.js';
+import {
+  CRONJOB_LABEL,
+  CRONJOB_SPEC_DEFAULTS,
+  occurrenceJob,
+  occurrenceWorkflow,
+  readCronJobSubmission,
+  scheduleOf,
+} from '../../src/api/validation/cronjob.js';
 import { readCrdSchema } from '../../src/api/validation/schema.js';
 import { detailsOf } from '../helpers/validation.js';
 
@@ -25,13 +32,23 @@ const TEMPLATE = `  jobTemplate:
       duration: 30s
 `;
 
-
 describe('a CronJob manifest', () => {
   it('becomes a request with the CRD defaults in its spec', () => {
-    const request = readCronJobSubmission(cronJob(`  schedule: "0 9 * * MON-FRI"\n  timeZone: America/New_York\n${TEMPLATE}`), undefined);
+    const request = readCronJobSubmission(
+      cronJob(`  schedule: "0 9 * * MON-FRI"\n  timeZone: America/New_York\n${TEMPLATE}`),
+      undefined,
+    );
     expect(request).toMatchObject({ namespace: 'team-a', name: 'nightly', labels: {} });
-    expect(request.spec).toMatchObject({ ...CRONJOB_SPEC_DEFAULTS, schedule: '0 9 * * MON-FRI', timeZone: 'America/New_York' });
-    expect(scheduleOf(request.spec)).toEqual({ pattern: '0 9 * * MON-FRI', timeZone: 'America/New_York', seconds: false });
+    expect(request.spec).toMatchObject({
+      ...CRONJOB_SPEC_DEFAULTS,
+      schedule: '0 9 * * MON-FRI',
+      timeZone: 'America/New_York',
+    });
+    expect(scheduleOf(request.spec)).toEqual({
+      pattern: '0 9 * * MON-FRI',
+      timeZone: 'America/New_York',
+      seconds: false,
+    });
   });
 
   it.each([
@@ -48,8 +65,14 @@ describe('a CronJob manifest', () => {
   });
 
   it('checks its jobTemplate.spec as a Job spec, every problem at once', () => {
-    const bad = cronJob('  schedule: "@daily"\n  jobTemplate:\n    spec:\n      resources: { cpu: lots, memory: 256Mi }\n      duration: soon\n      startAt: "2026-01-01T00:00:00Z"\n');
-    expect(detailsOf(() => readCronJobSubmission(bad, undefined)).map((d) => d.path).sort()).toEqual([
+    const bad = cronJob(
+      '  schedule: "@daily"\n  jobTemplate:\n    spec:\n      resources: { cpu: lots, memory: 256Mi }\n      duration: soon\n      startAt: "2026-01-01T00:00:00Z"\n',
+    );
+    expect(
+      detailsOf(() => readCronJobSubmission(bad, undefined))
+        .map((d) => d.path)
+        .sort(),
+    ).toEqual([
       'spec.jobTemplate.spec.duration',
       'spec.jobTemplate.spec.resources.cpu',
       'spec.jobTemplate.spec.startAt',
@@ -57,9 +80,9 @@ describe('a CronJob manifest', () => {
   });
 
   it('needs a name short enough for its Jobs, and refuses generateName', () => {
-    expect(detailsOf(() => readCronJobSubmission(cronJob(`  schedule: "@daily"\n${TEMPLATE}`, 'n'.repeat(53)), undefined))).toEqual([
-      expect.objectContaining({ path: 'metadata.name', message: expect.stringMatching(/52/) }),
-    ]);
+    expect(
+      detailsOf(() => readCronJobSubmission(cronJob(`  schedule: "@daily"\n${TEMPLATE}`, 'n'.repeat(53)), undefined)),
+    ).toEqual([expect.objectContaining({ path: 'metadata.name', message: expect.stringMatching(/52/) })]);
   });
 });
 
@@ -78,7 +101,11 @@ describe('a workflowTemplate', () => {
     const request = readCronJobSubmission(cronJob(`  schedule: "*/5 * * * * *"\n${WORKFLOW}`), undefined);
     const at = new Date('2026-03-08T07:00:05Z');
     const workflow = occurrenceWorkflow(request, at);
-    expect(workflow).toMatchObject({ namespace: 'team-a', name: `nightly-${at.getTime() / 1000}`, labels: { [CRONJOB_LABEL]: 'nightly' } });
+    expect(workflow).toMatchObject({
+      namespace: 'team-a',
+      name: `nightly-${at.getTime() / 1000}`,
+      labels: { [CRONJOB_LABEL]: 'nightly' },
+    });
     expect(workflow.jobs.map((j) => [j.name, j.startAt, j.needs])).toEqual([
       [`nightly-${at.getTime() / 1000}-extract`, at.toISOString(), []],
       [`nightly-${at.getTime() / 1000}-load`, at.toISOString(), [`nightly-${at.getTime() / 1000}-extract`]],
@@ -86,23 +113,38 @@ describe('a workflowTemplate', () => {
   });
 
   it('is exactly one of the two templates', () => {
-    expect(detailsOf(() => readCronJobSubmission(cronJob(`  schedule: "@daily"\n${TEMPLATE}${WORKFLOW}`), undefined))).toEqual([
-      expect.objectContaining({ path: 'spec.workflowTemplate', message: 'exactly one of jobTemplate and workflowTemplate' }),
+    expect(
+      detailsOf(() => readCronJobSubmission(cronJob(`  schedule: "@daily"\n${TEMPLATE}${WORKFLOW}`), undefined)),
+    ).toEqual([
+      expect.objectContaining({
+        path: 'spec.workflowTemplate',
+        message: 'exactly one of jobTemplate and workflowTemplate',
+      }),
     ]);
     expect(detailsOf(() => readCronJobSubmission(cronJob('  schedule: "@daily"\n'), undefined))).toEqual([
-      expect.objectContaining({ path: 'spec.jobTemplate', message: expect.stringMatching(/jobTemplate or workflowTemplate/) }),
+      expect.objectContaining({
+        path: 'spec.jobTemplate',
+        message: expect.stringMatching(/jobTemplate or workflowTemplate/),
+      }),
     ]);
   });
 
   it('is checked as a Workflow, its problems where the CronJob has them, lines included', () => {
-    const bad = WORKFLOW.replace('cpu: 500m, memory: 256Mi }, duration: 30s }\n        - name: load', 'cpu: lots, memory: 256Mi }, duration: 30s }\n        - name: load');
+    const bad = WORKFLOW.replace(
+      'cpu: 500m, memory: 256Mi }, duration: 30s }\n        - name: load',
+      'cpu: lots, memory: 256Mi }, duration: 30s }\n        - name: load',
+    );
     expect(detailsOf(() => readCronJobSubmission(cronJob(`  schedule: "@daily"\n${bad}`), undefined))).toEqual([
       expect.objectContaining({ path: 'spec.workflowTemplate.spec.jobs[0].template.resources.cpu', line: 12 }),
     ]);
     // <cronjob>-<10 digits>-<job> must fit in 63: a long CronJob name leaves its jobs no room.
-    const long = detailsOf(() => readCronJobSubmission(cronJob(`  schedule: "@daily"\n${WORKFLOW}`, 'n'.repeat(48)), undefined));
+    const long = detailsOf(() =>
+      readCronJobSubmission(cronJob(`  schedule: "@daily"\n${WORKFLOW}`, 'n'.repeat(48)), undefined),
+    );
     expect(long.length).toBeGreaterThan(0);
-    expect(long.every((d) => d.path === 'metadata.name' || d.path.startsWith('spec.workflowTemplate.spec.jobs'))).toBe(true);
+    expect(long.every((d) => d.path === 'metadata.name' || d.path.startsWith('spec.workflowTemplate.spec.jobs'))).toBe(
+      true,
+    );
   });
 });
 
@@ -141,6 +183,7 @@ describe('the CronJob CRD', () => {
   });
 
   it('declares the defaults the code fills in', () => {
-    for (const [field, value] of Object.entries(CRONJOB_SPEC_DEFAULTS)) expect(spec[field].default, field).toEqual(value);
+    for (const [field, value] of Object.entries(CRONJOB_SPEC_DEFAULTS))
+      expect(spec[field].default, field).toEqual(value);
   });
 });

@@ -12,13 +12,23 @@ describe('layoutDag', () => {
         { name: 'enrich', stage: 1, phase: 'Running' },
         { name: 'clean', stage: 1, phase: 'Running' },
       ],
-      new Map([['clean', ['extract']], ['enrich', ['extract']], ['load', ['clean', 'enrich']], ['extract', []]]),
+      new Map([
+        ['clean', ['extract']],
+        ['enrich', ['extract']],
+        ['load', ['clean', 'enrich']],
+        ['extract', []],
+      ]),
     );
     const at = Object.fromEntries(boxes.map((b) => [b.name, [b.x, b.y]]));
     const column = BOX.width + BOX.gapX;
     const row = BOX.height + BOX.gapY;
     expect(at).toEqual({ extract: [0, 0], clean: [column, 0], enrich: [column, row], load: [2 * column, 0] });
-    expect(edges.map((e) => `${e.from.name}>${e.to.name}`).sort()).toEqual(['clean>load', 'enrich>load', 'extract>clean', 'extract>enrich']);
+    expect(edges.map((e) => `${e.from.name}>${e.to.name}`).sort()).toEqual([
+      'clean>load',
+      'enrich>load',
+      'extract>clean',
+      'extract>enrich',
+    ]);
     expect([width, height]).toEqual([2 * column + BOX.width, row + BOX.height]);
   });
 
@@ -40,7 +50,16 @@ describe('the files /ui serves', () => {
     ['js/net/any-replica.js', 'net/any-replica.js'],
   ])('%j is %s', (url, file) => expect(assetPath(url)).toBe(file));
 
-  it.each(['js/../../package.json', 'js/ui/../../store/db.js', 'js/store/db.js', 'js/ui/app.js.map', '../dist/cli/main.js', 'js/domain/names.js', 'js/net/lines.js', '%2e%2e/package.json'])('%j is not served', (url) => {
+  it.each([
+    'js/../../package.json',
+    'js/ui/../../store/db.js',
+    'js/store/db.js',
+    'js/ui/app.js.map',
+    '../dist/cli/main.js',
+    'js/domain/names.js',
+    'js/net/lines.js',
+    '%2e%2e/package.json',
+  ])('%j is not served', (url) => {
     expect(assetPath(url)).toBeNull();
   });
 });

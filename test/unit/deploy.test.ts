@@ -36,7 +36,10 @@ if (!kubectl) console.warn('deploy.test: kubectl is not on PATH: the rendered ma
 const RENDERS: Record<string, { overlay: string; components: string[] }> = {
   'with-postgres': { overlay: 'overlays/with-postgres', components: [] },
   'external-postgres': { overlay: 'overlays/external-postgres', components: [] },
-  'with-postgres+prometheus-operator': { overlay: 'overlays/with-postgres', components: ['components/prometheus-operator'] },
+  'with-postgres+prometheus-operator': {
+    overlay: 'overlays/with-postgres',
+    components: ['components/prometheus-operator'],
+  },
 };
 
 const scratch: string[] = [];
@@ -54,11 +57,21 @@ function render(name: string): any[] {
     const rel = (path: string) => relative(dir, join(DEPLOY, path));
     writeFileSync(
       join(dir, 'kustomization.yaml'),
-      ['apiVersion: kustomize.config.k8s.io/v1beta1', 'kind: Kustomization', 'resources:', `  - ${rel(overlay)}`, 'components:', ...components.map((c) => `  - ${rel(c)}`), ''].join('\n'),
+      [
+        'apiVersion: kustomize.config.k8s.io/v1beta1',
+        'kind: Kustomization',
+        'resources:',
+        `  - ${rel(overlay)}`,
+        'components:',
+        ...components.map((c) => `  - ${rel(c)}`),
+        '',
+      ].join('\n'),
     );
   }
   const text = execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8' });
-  const objects = parseAllDocuments(text).map((doc) => doc.toJS()).filter((o) => o);
+  const objects = parseAllDocuments(text)
+    .map((doc) => doc.toJS())
+    .filter((o) => o);
   rendered.set(name, objects);
   return objects;
 }
@@ -71,10 +84,14 @@ function find(objects: any[], kind: string, name: string): any {
 
 const WORKLOADS = new Set(['Deployment', 'StatefulSet', 'DaemonSet']);
 const workloads = (objects: any[]): any[] => objects.filter((o) => WORKLOADS.has(o.kind));
-const allContainers = (w: any): any[] => [...(w.spec.template.spec.initContainers ?? []), ...w.spec.template.spec.containers];
+const allContainers = (w: any): any[] => [
+  ...(w.spec.template.spec.initContainers ?? []),
+  ...w.spec.template.spec.containers,
+];
 const selects = (selector: Record<string, string>, labels: Record<string, string> = {}) =>
   Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels[k] === v);
-const podsSelectedBy = (objects: any[], selector: Record<string, string>) => workloads(objects).filter((w) => selects(selector, w.spec.template.metadata.labels));
+const podsSelectedBy = (objects: any[], selector: Record<string, string>) =>
+  workloads(objects).filter((w) => selects(selector, w.spec.template.metadata.labels));
 
 /** The container's environment as the kubelet builds it: env, and the data of envFrom ConfigMaps. */
 function environment(objects: any[], container: any, fieldValues: Record<string, string>): Record<string, string> {
@@ -85,7 +102,8 @@ function environment(objects: any[], container: any, fieldValues: Record<string,
   }
   for (const e of container.env ?? []) {
     if (e.value !== undefined) env[e.name] = e.value;
-    else if (e.valueFrom?.fieldRef) env[e.name] = fieldValues[e.valueFrom.fieldRef.fieldPath] ?? `<${e.valueFrom.fieldRef.fieldPath}>`;
+    else if (e.valueFrom?.fieldRef)
+      env[e.name] = fieldValues[e.valueFrom.fieldRef.fieldPath] ?? `<${e.valueFrom.fieldRef.fieldPath}>`;
     else env[e.name] = `<secret ${e.valueFrom?.secretKeyRef?.name}/${e.valueFrom?.secretKeyRef?.key}>`;
   }
   return env;
@@ -100,7 +118,10 @@ function expand(value: string, env: Record<string, string>): string {
 }
 
 /** Parses fencer's argv with its real command definition, the action replaced by a capture. */
-async function parseFencer(register: (program: Command) => void, argv: string[]): Promise<{ opts: any; command: Command }> {
+async function parseFencer(
+  register: (program: Command) => void,
+  argv: string[],
+): Promise<{ opts: any; command: Command }> {
   const program = new Command().exitOverride();
   register(program);
   const command = program.commands[0]!.exitOverride();
@@ -122,11 +143,18 @@ function envFile(path: string): Record<string, string> {
 
 describe('deploy/ files', () => {
   it('holds byte-for-byte copies of crds/*.yaml, each listed in its kustomization', () => {
-    const crds = readdirSync(join(ROOT, 'crds')).filter((f) => f.endsWith('.yaml')).sort();
-    const copies = readdirSync(join(DEPLOY, 'crds')).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml').sort();
+    const crds = readdirSync(join(ROOT, 'crds'))
+      .filter((f) => f.endsWith('.yaml'))
+      .sort();
+    const copies = readdirSync(join(DEPLOY, 'crds'))
+      .filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml')
+      .sort();
     expect(copies).toEqual(crds);
     for (const file of crds) {
-      expect(readFileSync(join(DEPLOY, 'crds', file), 'utf8'), `deploy/crds/${file} (bash scripts/validate-deploy.sh --sync-crds)`).toBe(readFileSync(join(ROOT, 'crds', file), 'utf8'));
+      expect(
+        readFileSync(join(DEPLOY, 'crds', file), 'utf8'),
+        `deploy/crds/${file} (bash scripts/validate-deploy.sh --sync-crds)`,
+      ).toBe(readFileSync(join(ROOT, 'crds', file), 'utf8'));
     }
     expect(parse(readFileSync(join(DEPLOY, 'crds', 'kustomization.yaml'), 'utf8')).resources).toEqual(crds);
   });
@@ -169,20 +197,30 @@ describe.skipIf(!kubectl).each(Object.keys(RENDERS))('the render of %s', (name) 
   it('gives every container an image, resources, a locked-down security context, and volumes that exist', () => {
     for (const w of workloads(render(name))) {
       const pod = w.spec.template.spec;
-      expect(selects(w.spec.selector.matchLabels, w.spec.template.metadata.labels), `${w.metadata.name}: selector matches its pods`).toBe(true);
+      expect(
+        selects(w.spec.selector.matchLabels, w.spec.template.metadata.labels),
+        `${w.metadata.name}: selector matches its pods`,
+      ).toBe(true);
       expect(pod.securityContext.runAsNonRoot, w.metadata.name).toBe(true);
       expect(pod.securityContext.runAsUser, w.metadata.name).toBeGreaterThan(0);
-      const volumes = new Set([...(pod.volumes ?? []), ...(w.spec.volumeClaimTemplates ?? []).map((t: any) => t.metadata)].map((v: any) => v.name));
+      const volumes = new Set(
+        [...(pod.volumes ?? []), ...(w.spec.volumeClaimTemplates ?? []).map((t: any) => t.metadata)].map(
+          (v: any) => v.name,
+        ),
+      );
       for (const c of allContainers(w)) {
         const where = `${w.metadata.name}/${c.name}`;
         expect(c.image, where).toMatch(/^(fencer|postgres):/);
         expect(c.resources.requests.cpu, where).toBeDefined();
         expect(parseMemory(c.resources.requests.memory), where).toBeGreaterThan(0);
-        expect(parseMemory(c.resources.limits.memory), where).toBeGreaterThanOrEqual(parseMemory(c.resources.requests.memory)!);
+        expect(parseMemory(c.resources.limits.memory), where).toBeGreaterThanOrEqual(
+          parseMemory(c.resources.requests.memory)!,
+        );
         expect(c.securityContext.allowPrivilegeEscalation, where).toBe(false);
         expect(c.securityContext.readOnlyRootFilesystem, where).toBe(true);
         expect(c.securityContext.capabilities.drop, where).toEqual(['ALL']);
-        for (const mount of c.volumeMounts ?? []) expect(volumes.has(mount.name), `${where}: volume ${mount.name}`).toBe(true);
+        for (const mount of c.volumeMounts ?? [])
+          expect(volumes.has(mount.name), `${where}: volume ${mount.name}`).toBe(true);
         // A container that serves gets probes, on ports it declares.
         if (c.ports) {
           const ports = new Set(c.ports.flatMap((p: any) => [p.name, p.containerPort]));
@@ -203,7 +241,10 @@ describe.skipIf(!kubectl).each(Object.keys(RENDERS))('the render of %s', (name) 
     const [container] = sts.spec.template.spec.containers;
     expect(container.command).toEqual(FENCER_ENTRY);
     const env = environment(objects, container, { 'metadata.name': 'fencer-control-plane-0' });
-    const { opts, command } = await parseFencer(registerReplicaCommand, container.args.map((a: string) => expand(a, env)));
+    const { opts, command } = await parseFencer(
+      registerReplicaCommand,
+      container.args.map((a: string) => expand(a, env)),
+    );
     expect(container.args[0]).toBe('replica');
     expect(opts.name).toBe('fencer-control-plane-0'); // the pod's name: unique, and stable in a StatefulSet
     expect(['0.0.0.0', '::']).toContain(opts.host);
@@ -211,15 +252,21 @@ describe.skipIf(!kubectl).each(Object.keys(RENDERS))('the render of %s', (name) 
     const http = container.ports.find((p: any) => p.name === 'http');
     expect(Number(opts.port)).toBe(http.containerPort);
     expect(opts.databaseUrl).toBeUndefined(); // DATABASE_URL, from the Secret: not on the command line
-    expect(container.env.find((e: any) => e.name === 'DATABASE_URL').valueFrom.secretKeyRef).toEqual({ name: 'fencer-database', key: 'url' });
-    for (const option of command.options.filter((o) => o.mandatory)) expect(container.args, `${option.long} is given`).toContain(option.long);
+    expect(container.env.find((e: any) => e.name === 'DATABASE_URL').valueFrom.secretKeyRef).toEqual({
+      name: 'fencer-database',
+      key: 'url',
+    });
+    for (const option of command.options.filter((o) => o.mandatory))
+      expect(container.args, `${option.long} is given`).toContain(option.long);
     expect(container.livenessProbe.httpGet.path).toBe('/healthz'); // the process answers: no database involved
     expect(container.readinessProbe.httpGet.path).toBe('/readyz'); // SELECT 1
     expect(container.startupProbe.httpGet.path).toBe('/healthz');
     expect(timingsFromEnv(env)).toEqual(DEFAULT_TIMINGS);
     // SIGTERM hands the lease over; the grace period covers the preStop pause, a lease and more.
     const preStop = container.lifecycle.preStop.sleep.seconds;
-    expect(sts.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(preStop + DEFAULT_TIMINGS.leaseMs / 1000 + 5);
+    expect(sts.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(
+      preStop + DEFAULT_TIMINGS.leaseMs / 1000 + 5,
+    );
   });
 
   it('spreads the replicas over nodes and keeps two of three through voluntary disruptions', () => {
@@ -229,10 +276,16 @@ describe.skipIf(!kubectl).each(Object.keys(RENDERS))('the render of %s', (name) 
     expect(anti.topologyKey).toBe('kubernetes.io/hostname');
     expect(anti.labelSelector.matchLabels).toEqual(CP);
     const spread = pod.topologySpreadConstraints.find((t: any) => t.topologyKey === 'kubernetes.io/hostname');
-    expect(spread).toMatchObject({ maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: CP } });
+    expect(spread).toMatchObject({
+      maxSkew: 1,
+      whenUnsatisfiable: 'DoNotSchedule',
+      labelSelector: { matchLabels: CP },
+    });
     const pdb = find(objects, 'PodDisruptionBudget', 'fencer-control-plane');
     expect(pdb.spec.minAvailable).toBe(2);
-    expect(podsSelectedBy(objects, pdb.spec.selector.matchLabels).map((w) => w.metadata.name)).toEqual(['fencer-control-plane']);
+    expect(podsSelectedBy(objects, pdb.spec.selector.matchLabels).map((w) => w.metadata.name)).toEqual([
+      'fencer-control-plane',
+    ]);
   });
 
   it('has Services that select their pods, on ports the pods declare', () => {
@@ -241,9 +294,17 @@ describe.skipIf(!kubectl).each(Object.keys(RENDERS))('the render of %s', (name) 
       const targets = podsSelectedBy(objects, svc.spec.selector);
       expect(targets, `Service ${svc.metadata.name} selects one workload`).toHaveLength(1);
       const ports = targets[0].spec.template.spec.containers.flatMap((c: any) => c.ports ?? []);
-      for (const port of svc.spec.ports) expect(ports.some((p: any) => p.name === port.targetPort || p.containerPort === port.targetPort), `${svc.metadata.name}:${port.name}`).toBe(true);
+      for (const port of svc.spec.ports)
+        expect(
+          ports.some((p: any) => p.name === port.targetPort || p.containerPort === port.targetPort),
+          `${svc.metadata.name}:${port.name}`,
+        ).toBe(true);
     }
-    expect(find(objects, 'Service', 'fencer').spec).toMatchObject({ type: 'ClusterIP', selector: CP, ports: [{ name: 'http', port: 8080 }] });
+    expect(find(objects, 'Service', 'fencer').spec).toMatchObject({
+      type: 'ClusterIP',
+      selector: CP,
+      ports: [{ name: 'http', port: 8080 }],
+    });
     const headless = find(objects, 'Service', 'fencer-replicas');
     expect(headless.spec).toMatchObject({ clusterIP: 'None', publishNotReadyAddresses: true, selector: CP });
     expect(find(objects, 'StatefulSet', 'fencer-control-plane').spec.serviceName).toBe('fencer-replicas');
@@ -257,11 +318,15 @@ describe.skipIf(!kubectl).each(Object.keys(RENDERS))('the render of %s', (name) 
     const container = pod.containers[0];
     expect(container.command).toEqual(FENCER_ENTRY);
     const env = environment(objects, container, { 'spec.nodeName': 'worker-1' });
-    const { opts, command } = await parseFencer(registerAgentCommand, container.args.map((a: string) => expand(a, env)));
+    const { opts, command } = await parseFencer(
+      registerAgentCommand,
+      container.args.map((a: string) => expand(a, env)),
+    );
     expect(container.args[0]).toBe('agent');
     expect(container.env.find((e: any) => e.name === 'NODE_NAME').valueFrom.fieldRef.fieldPath).toBe('spec.nodeName');
     expect(opts.name).toEqual(['worker-1']);
-    for (const option of command.options.filter((o) => o.mandatory)) expect(container.args, `${option.long} is given`).toContain(option.long);
+    for (const option of command.options.filter((o) => o.mandatory))
+      expect(container.args, `${option.long} is given`).toContain(option.long);
     expect(parseCpu(opts.cpu)).toBeGreaterThan(0);
     expect(parseMemory(opts.memory)).toBeGreaterThan(0);
     expect(opts.labels).toMatchObject({ pool: 'default' });
@@ -273,10 +338,14 @@ describe.skipIf(!kubectl).each(Object.keys(RENDERS))('the render of %s', (name) 
     const sts = find(objects, 'StatefulSet', 'fencer-control-plane');
     const headless = find(objects, 'Service', sts.spec.serviceName);
     const port = headless.spec.ports.find((p: any) => p.name === 'http').port;
-    const expected = Array.from({ length: sts.spec.replicas }, (_, i) => `http://${sts.metadata.name}-${i}.${headless.metadata.name}:${port}`);
+    const expected = Array.from(
+      { length: sts.spec.replicas },
+      (_, i) => `http://${sts.metadata.name}-${i}.${headless.metadata.name}:${port}`,
+    );
     expect(opts.replicas).toEqual(expected);
     // The same timings ConfigMap as the replicas: the self-fence is the death rule minus a margin.
-    const timingsOf = (c: any) => c.envFrom.map((f: any) => f.configMapRef.name).filter((n: string) => n.startsWith('fencer-timings'));
+    const timingsOf = (c: any) =>
+      c.envFrom.map((f: any) => f.configMapRef.name).filter((n: string) => n.startsWith('fencer-timings'));
     expect(timingsOf(container)).toEqual(timingsOf(sts.spec.template.spec.containers[0]));
     expect(timingsOf(container)).toHaveLength(1);
     expect(timingsFromEnv(env)).toEqual(DEFAULT_TIMINGS);
@@ -285,7 +354,9 @@ describe.skipIf(!kubectl).each(Object.keys(RENDERS))('the render of %s', (name) 
     expect(pod.volumes.find((v: any) => v.name === mount.name).hostPath.type).toBe('DirectoryOrCreate');
     const init = pod.initContainers[0];
     expect(init.volumeMounts).toContainEqual(mount);
-    expect(init.command.join(' ')).toContain(`chownSync('${mount.mountPath}', ${pod.securityContext.runAsUser}, ${pod.securityContext.runAsGroup})`);
+    expect(init.command.join(' ')).toContain(
+      `chownSync('${mount.mountPath}', ${pod.securityContext.runAsUser}, ${pod.securityContext.runAsGroup})`,
+    );
     expect(init.securityContext.capabilities.add).toEqual(['CHOWN']);
   });
 
@@ -296,12 +367,18 @@ describe.skipIf(!kubectl).each(Object.keys(RENDERS))('the render of %s', (name) 
     const monitor = objects.find((o) => o.kind === 'ServiceMonitor');
     if (!monitor) {
       const http = sts.spec.template.spec.containers[0].ports.find((p: any) => p.name === 'http');
-      expect(annotations).toEqual({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(http.containerPort), 'prometheus.io/path': '/metrics' });
+      expect(annotations).toEqual({
+        'prometheus.io/scrape': 'true',
+        'prometheus.io/port': String(http.containerPort),
+        'prometheus.io/path': '/metrics',
+      });
       return;
     }
     expect(Object.keys(annotations).filter((k) => k.startsWith('prometheus.io/'))).toEqual([]); // not scraped twice
     expect(monitor.metadata.namespace).toBe('fencer');
-    const services = objects.filter((o) => o.kind === 'Service' && selects(monitor.spec.selector.matchLabels, o.metadata.labels));
+    const services = objects.filter(
+      (o) => o.kind === 'Service' && selects(monitor.spec.selector.matchLabels, o.metadata.labels),
+    );
     expect(services.map((s) => s.metadata.name)).toEqual(['fencer-replicas']); // every replica, ready or not
     for (const endpoint of monitor.spec.endpoints) {
       expect(endpoint.path).toBe('/metrics');
@@ -316,12 +393,18 @@ describe.skipIf(!kubectl).each(Object.keys(RENDERS))('the render of %s', (name) 
     const port = ds.spec.template.spec.containers[0].ports.find((p: any) => p.name === 'metrics');
     const monitor = objects.find((o) => o.kind === 'PodMonitor');
     if (!monitor) {
-      expect(annotations).toEqual({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(port.containerPort), 'prometheus.io/path': '/metrics' });
+      expect(annotations).toEqual({
+        'prometheus.io/scrape': 'true',
+        'prometheus.io/port': String(port.containerPort),
+        'prometheus.io/path': '/metrics',
+      });
       return;
     }
     expect(Object.keys(annotations).filter((k) => k.startsWith('prometheus.io/'))).toEqual([]); // not scraped twice
     expect(monitor.metadata.namespace).toBe('fencer');
-    expect(podsSelectedBy(objects, monitor.spec.selector.matchLabels).map((w) => w.metadata.name)).toEqual(['fencer-agent']);
+    expect(podsSelectedBy(objects, monitor.spec.selector.matchLabels).map((w) => w.metadata.name)).toEqual([
+      'fencer-agent',
+    ]);
     expect(monitor.spec.podMetricsEndpoints).toEqual([expect.objectContaining({ port: 'metrics', path: '/metrics' })]);
   });
 
@@ -348,6 +431,8 @@ describe.skipIf(!kubectl).each(Object.keys(RENDERS))('the render of %s', (name) 
     expect(svc.spec.ports.map((p: any) => p.port)).toContain(Number(url.port));
     // Connections: about 20 a replica, with one more replica during a rolling update.
     const maxConnections = Number(container.args[container.args.indexOf('-c') + 1].replace('max_connections=', ''));
-    expect(maxConnections).toBeGreaterThanOrEqual(20 * (find(objects, 'StatefulSet', 'fencer-control-plane').spec.replicas + 1));
+    expect(maxConnections).toBeGreaterThanOrEqual(
+      20 * (find(objects, 'StatefulSet', 'fencer-control-plane').spec.replicas + 1),
+    );
   });
 });

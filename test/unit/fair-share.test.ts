@@ -2,7 +2,13 @@
 // of jobs ending, no clock.
 import { describe, expect, it } from 'vitest';
 import { bestFit, type NodeCapacity, type PendingJob } from '../../src/scheduling/best-fit.js';
-import { laneWeights, newShareMemory, type NamespaceQuotaState, type QueueState, type Shares } from '../../src/scheduling/fair-share.js';
+import {
+  laneWeights,
+  newShareMemory,
+  type NamespaceQuotaState,
+  type QueueState,
+  type Shares,
+} from '../../src/scheduling/fair-share.js';
 import type { Lane } from '../../src/domain/resources.js';
 import { ReasonMarks } from '../../src/controllers/placement/reason-marks.js';
 
@@ -13,11 +19,26 @@ function node(name: string, cpu = 4000, memGi = 8): NodeCapacity {
 }
 
 function queue(key: string, extra: Partial<QueueState> = {}): QueueState {
-  return { key, weight: 1, strictLanes: false, concurrencyLimit: null, cpuLimitMillis: null, memoryLimitBytes: null, running: 0, cpuMillis: 0, memoryBytes: 0, ...extra };
+  return {
+    key,
+    weight: 1,
+    strictLanes: false,
+    concurrencyLimit: null,
+    cpuLimitMillis: null,
+    memoryLimitBytes: null,
+    running: 0,
+    cpuMillis: 0,
+    memoryBytes: 0,
+    ...extra,
+  };
 }
 
 let serial = 0;
-function jobs(queueKey: string, n: number, opts: { cpu?: number; memGi?: number; lane?: Lane; durationMs?: number } = {}): PendingJob[] {
+function jobs(
+  queueKey: string,
+  n: number,
+  opts: { cpu?: number; memGi?: number; lane?: Lane; durationMs?: number } = {},
+): PendingJob[] {
   return Array.from({ length: n }, () => ({
     uid: `${queueKey}#${serial++}`,
     cpuMillis: opts.cpu ?? 1000,
@@ -34,7 +55,14 @@ function jobs(queueKey: string, n: number, opts: { cpu?: number; memGi?: number;
  * A saturated cluster over many rounds: each round, `frees` of the running jobs end (oldest
  * first) and a round places what fits. Returns the jobs placed, in order.
  */
-function simulate(backlog: PendingJob[], nodes: NodeCapacity[], queues: QueueState[], rounds: number, frees: number, shares: Partial<Shares> = {}): PendingJob[] {
+function simulate(
+  backlog: PendingJob[],
+  nodes: NodeCapacity[],
+  queues: QueueState[],
+  rounds: number,
+  frees: number,
+  shares: Partial<Shares> = {},
+): PendingJob[] {
   const memory = newShareMemory();
   const pending = new Map(backlog.map((j) => [j.uid, j]));
   const running: Array<{ job: PendingJob; node: string }> = [];
@@ -54,7 +82,13 @@ function simulate(backlog: PendingJob[], nodes: NodeCapacity[], queues: QueueSta
         }
       }
     }
-    const result = bestFit([...pending.values()], nodes, undefined, {}, { fairShare: true, queues: [...states.values()], quotas: [], memory, ...shares });
+    const result = bestFit(
+      [...pending.values()],
+      nodes,
+      undefined,
+      {},
+      { fairShare: true, queues: [...states.values()], quotas: [], memory, ...shares },
+    );
     for (const p of result.placements) {
       const job = pending.get(p.jobUid)!;
       pending.delete(p.jobUid);
@@ -100,16 +134,34 @@ describe('fair share across queues (DRR)', () => {
     const nodes = () => [node('a', 4000, 8), node('b', 8000, 16), node('c', 2000, 4)];
     const mixed: PendingJob[] = [];
     for (let i = 0; i < 60; i++) {
-      mixed.push({ ...jobs('ns/default', 1, { cpu: 250 * (1 + (i % 7)), memGi: 1 + (i % 3), durationMs: 1000 * (1 + (i % 5)) })[0]! });
+      mixed.push({
+        ...jobs('ns/default', 1, {
+          cpu: 250 * (1 + (i % 7)),
+          memGi: 1 + (i % 3),
+          durationMs: 1000 * (1 + (i % 5)),
+        })[0]!,
+      });
     }
     const plain = bestFit(mixed, nodes());
-    const shared = bestFit(mixed, nodes(), undefined, {}, { fairShare: true, queues: [queue('ns/default')], quotas: [], memory: newShareMemory() });
+    const shared = bestFit(
+      mixed,
+      nodes(),
+      undefined,
+      {},
+      { fairShare: true, queues: [queue('ns/default')], quotas: [], memory: newShareMemory() },
+    );
     expect(shared.placements).toEqual(plain.placements);
   });
 
   it('weights 3:1 under saturation give 3:1 of the placements', () => {
     const nodes = [node('n1'), node('n2'), node('n3'), node('n4')];
-    const placed = simulate([...jobs('t/a', 3000), ...jobs('t/b', 3000)], nodes, [queue('t/a', { weight: 3 }), queue('t/b', { weight: 1 })], 400, 3);
+    const placed = simulate(
+      [...jobs('t/a', 3000), ...jobs('t/b', 3000)],
+      nodes,
+      [queue('t/a', { weight: 3 }), queue('t/b', { weight: 1 })],
+      400,
+      3,
+    );
     const counts = countBy(placed.slice(16), (j) => j.queue!); // after the first, empty-cluster round
     expect(counts['t/a']! / counts['t/b']!).toBeGreaterThan(3 * 0.95);
     expect(counts['t/a']! / counts['t/b']!).toBeLessThan(3 * 1.05);
@@ -117,8 +169,18 @@ describe('fair share across queues (DRR)', () => {
 
   it('shares by dominant resource: a queue of jobs twice as large gets half as many', () => {
     const nodes = [node('n1', 8000, 16), node('n2', 8000, 16)];
-    const placed = simulate([...jobs('t/small', 3000, { cpu: 1000 }), ...jobs('t/large', 3000, { cpu: 2000 })], nodes, [queue('t/small'), queue('t/large')], 600, 2);
-    const cpu = (key: string) => placed.slice(12).filter((j) => j.queue === key).reduce((s, j) => s + j.cpuMillis, 0);
+    const placed = simulate(
+      [...jobs('t/small', 3000, { cpu: 1000 }), ...jobs('t/large', 3000, { cpu: 2000 })],
+      nodes,
+      [queue('t/small'), queue('t/large')],
+      600,
+      2,
+    );
+    const cpu = (key: string) =>
+      placed
+        .slice(12)
+        .filter((j) => j.queue === key)
+        .reduce((s, j) => s + j.cpuMillis, 0);
     expect(cpu('t/small') / cpu('t/large')).toBeGreaterThan(0.9);
     expect(cpu('t/small') / cpu('t/large')).toBeLessThan(1.1);
   });
@@ -135,7 +197,13 @@ describe('fair share across queues (DRR)', () => {
     const placedFor: string[] = [];
     for (let freed = 0; freed < 2; freed++) {
       full[0]!.allocatedCpuMillis -= 1000;
-      const round = bestFit([...flood, ...trickle], full, undefined, {}, { fairShare: true, queues, quotas: [], memory });
+      const round = bestFit(
+        [...flood, ...trickle],
+        full,
+        undefined,
+        {},
+        { fairShare: true, queues, quotas: [], memory },
+      );
       expect(round.placements).toHaveLength(1);
       placedFor.push(round.placements[0]!.jobUid.split('#')[0]!);
       full[0]!.allocatedCpuMillis += 1000;
@@ -153,10 +221,14 @@ describe('fair share across queues (DRR)', () => {
 
 describe('lanes within a queue', () => {
   const nodes = () => [node('n1'), node('n2'), node('n3'), node('n4'), node('n5')];
-  const saturated = (backlog: PendingJob[], q: QueueState) => countBy(simulate(backlog, nodes(), [q], 500, 2).slice(20), (j) => String(j.lane));
+  const saturated = (backlog: PendingJob[], q: QueueState) =>
+    countBy(simulate(backlog, nodes(), [q], 500, 2).slice(20), (j) => String(j.lane));
 
   it('high 70 %, normal 20 %, low 10 % of what the queue is given', () => {
-    const counts = saturated([...jobs('t/q', 1000, { lane: 0 }), ...jobs('t/q', 1000, { lane: 1 }), ...jobs('t/q', 1000, { lane: 2 })], queue('t/q'));
+    const counts = saturated(
+      [...jobs('t/q', 1000, { lane: 0 }), ...jobs('t/q', 1000, { lane: 1 }), ...jobs('t/q', 1000, { lane: 2 })],
+      queue('t/q'),
+    );
     const total = counts['0']! + counts['1']! + counts['2']!;
     expect(counts['0']! / total).toBeCloseTo(0.7, 1);
     expect(counts['1']! / total).toBeCloseTo(0.2, 1);
@@ -180,8 +252,19 @@ describe('lanes within a queue', () => {
 });
 
 describe('limits hold whatever the share', () => {
-  const round = (backlog: PendingJob[], queues: QueueState[], quotas: NamespaceQuotaState[] = [], ignoreLimits = false) =>
-    bestFit(backlog, [node('n1', 16000, 64), node('n2', 16000, 64)], undefined, {}, { fairShare: true, queues, quotas, memory: newShareMemory(), ignoreLimits });
+  const round = (
+    backlog: PendingJob[],
+    queues: QueueState[],
+    quotas: NamespaceQuotaState[] = [],
+    ignoreLimits = false,
+  ) =>
+    bestFit(
+      backlog,
+      [node('n1', 16000, 64), node('n2', 16000, 64)],
+      undefined,
+      {},
+      { fairShare: true, queues, quotas, memory: newShareMemory(), ignoreLimits },
+    );
   const quota = (extra: Partial<NamespaceQuotaState>): NamespaceQuotaState => ({
     namespace: 't',
     name: 'limits',
@@ -217,7 +300,9 @@ describe('limits hold whatever the share', () => {
     expect(cpu.waiting.every((w) => w.reason === 'QuotaExceeded')).toBe(true);
     const rate = round(jobs('t/q', 10), [queue('t/q')], [quota({ tokens: 4.7, perSecond: 5, burst: 10 })]);
     expect(rate.placements).toHaveLength(4);
-    expect(rate.waiting.every((w) => w.reason === 'QuotaExceeded' && w.message.includes('placements a second'))).toBe(true);
+    expect(rate.waiting.every((w) => w.reason === 'QuotaExceeded' && w.message.includes('placements a second'))).toBe(
+      true,
+    );
   });
 
   it('broken variant (guard queue-limit-plan): the round places past the limit', () => {
@@ -227,18 +312,49 @@ describe('limits hold whatever the share', () => {
 
   it('other queues are served while one is at its limit', () => {
     const r = round([...jobs('t/a', 10), ...jobs('t/b', 10)], [queue('t/a', { concurrencyLimit: 2 }), queue('t/b')]);
-    expect(countBy(r.placements.map((p) => ({ queue: p.jobUid.split('#')[0] }) as PendingJob), (j) => j.queue!)).toEqual({ 't/a': 2, 't/b': 10 });
+    expect(
+      countBy(
+        r.placements.map((p) => ({ queue: p.jobUid.split('#')[0] }) as PendingJob),
+        (j) => j.queue!,
+      ),
+    ).toEqual({ 't/a': 2, 't/b': 10 });
   });
 });
 
 describe('why each job left waits', () => {
   const full = () => [node('n1', 2000, 64)];
-  const shares = (queues: QueueState[], extra: Partial<Shares> = {}): Shares => ({ fairShare: true, queues, quotas: [], memory: newShareMemory(), ...extra });
+  const shares = (queues: QueueState[], extra: Partial<Shares> = {}): Shares => ({
+    fairShare: true,
+    queues,
+    quotas: [],
+    memory: newShareMemory(),
+    ...extra,
+  });
 
   it('names each job’s own queue and namespace: queues at their limit, one waiting for its share, one out of its namespace’s placement tokens', () => {
-    const quota: NamespaceQuotaState = { namespace: 'u', name: 'rate', cpuLimitMillis: null, memoryLimitBytes: null, cpuMillis: 0, memoryBytes: 0, tokens: 0, perSecond: 1, burst: 1 };
-    const queues = [queue('t/a', { concurrencyLimit: 1, running: 1 }), queue('t/b'), queue('t/d', { concurrencyLimit: 1, running: 1 }), queue('u/c')];
-    const expected: Record<string, string> = { 't/a': 'QueueAtLimit', 't/b': 'WaitingForShare', 't/d': 'QueueAtLimit', 'u/c': 'QuotaExceeded' };
+    const quota: NamespaceQuotaState = {
+      namespace: 'u',
+      name: 'rate',
+      cpuLimitMillis: null,
+      memoryLimitBytes: null,
+      cpuMillis: 0,
+      memoryBytes: 0,
+      tokens: 0,
+      perSecond: 1,
+      burst: 1,
+    };
+    const queues = [
+      queue('t/a', { concurrencyLimit: 1, running: 1 }),
+      queue('t/b'),
+      queue('t/d', { concurrencyLimit: 1, running: 1 }),
+      queue('u/c'),
+    ];
+    const expected: Record<string, string> = {
+      't/a': 'QueueAtLimit',
+      't/b': 'WaitingForShare',
+      't/d': 'QueueAtLimit',
+      'u/c': 'QuotaExceeded',
+    };
     // Interleaved, so that no job's reason can be its neighbour's. The cluster is full: the
     // round stops at t/b's first job, and the queues after it give their standing reasons.
     const byQueue = Object.keys(expected).map((key) => jobs(key, 3));
@@ -246,7 +362,9 @@ describe('why each job left waits', () => {
     const busy = full().map((n) => ({ ...n, allocatedCpuMillis: n.cpuMillis }));
     const r = bestFit(backlog, busy, undefined, {}, { ...shares(queues), quotas: [quota] });
     expect(r.placements).toEqual([]);
-    expect(r.waiting.map((w) => `${w.jobUid} ${w.reason}`)).toEqual(backlog.map((j) => `${j.uid} ${expected[j.queue!]}`));
+    expect(r.waiting.map((w) => `${w.jobUid} ${w.reason}`)).toEqual(
+      backlog.map((j) => `${j.uid} ${expected[j.queue!]}`),
+    );
     expect(r.waiting.find((w) => w.jobUid.startsWith('t/b'))!.message).toContain('queue t/b, weight 1');
     expect(r.waiting.find((w) => w.jobUid.startsWith('t/d'))!.message).toContain('queue t/d has 1 jobs placed');
   });
@@ -258,10 +376,16 @@ describe('why each job left waits', () => {
     expect(first.waiting.map((w) => w.jobUid)).toEqual(backlog.slice(2, 5).map((j) => j.uid));
     const written = new ReasonMarks();
     written.mark(first.waiting);
-    const next = bestFit(backlog.slice(2), [node('n1', 2000, 64)].map((n) => ({ ...n, allocatedCpuMillis: 2000 })), undefined, {}, shares([queue('t/q', { running: 2 })], {
-      maxReasons: 3,
-      reasonKnown: (uid, reason, message) => written.has(uid, reason, message),
-    }));
+    const next = bestFit(
+      backlog.slice(2),
+      [node('n1', 2000, 64)].map((n) => ({ ...n, allocatedCpuMillis: 2000 })),
+      undefined,
+      {},
+      shares([queue('t/q', { running: 2 })], {
+        maxReasons: 3,
+        reasonKnown: (uid, reason, message) => written.has(uid, reason, message),
+      }),
+    );
     expect(next.waiting.map((w) => w.jobUid)).toEqual(backlog.slice(5, 8).map((j) => j.uid));
   });
 });

@@ -1,9 +1,22 @@
 // The fairness benchmark's figures from fixed job timings: waits, the flood's lower bounds, CPU
 // use while jobs wait, and the weighted queues' ratio per window.
 import { describe, expect, it } from 'vitest';
-import { floodFinish, shareWindows, useWhileWaiting, waitStats, type JobTiming, type UseSample } from '../../src/bench/fairness-measure.js';
+import {
+  floodFinish,
+  shareWindows,
+  useWhileWaiting,
+  waitStats,
+  type JobTiming,
+  type UseSample,
+} from '../../src/bench/fairness-measure.js';
 
-const job = (group: string, createdMs: number, runningMs: number | null, durationMs = 1000, cpuMillis = 1000): JobTiming => ({
+const job = (
+  group: string,
+  createdMs: number,
+  runningMs: number | null,
+  durationMs = 1000,
+  cpuMillis = 1000,
+): JobTiming => ({
   group,
   createdMs,
   placedMs: runningMs === null ? null : runningMs - 10,
@@ -15,7 +28,11 @@ const job = (group: string, createdMs: number, runningMs: number | null, duratio
 
 describe('waitStats', () => {
   it('takes submit → running over the jobs that ran, nearest-rank percentiles', () => {
-    const jobs = [...Array.from({ length: 99 }, (_, i) => job('b', i * 200, i * 200 + 50)), job('b', 20_000, 21_000), job('b', 20_100, null)];
+    const jobs = [
+      ...Array.from({ length: 99 }, (_, i) => job('b', i * 200, i * 200 + 50)),
+      job('b', 20_000, 21_000),
+      job('b', 20_100, null),
+    ];
     expect(waitStats(jobs)).toEqual({
       jobs: 101,
       p50Ms: 50,
@@ -34,7 +51,12 @@ describe('waitStats', () => {
 
   it("times the client's part when it knows it", () => {
     const timed = { ...job('b', 1000, 1100), sentMs: 990, answeredMs: 1020 };
-    expect(waitStats([timed])).toMatchObject({ p99Ms: 100, sentToRunningP99Ms: 110, answeredToPlacedP50Ms: 70, answeredToPlacedP99Ms: 70 });
+    expect(waitStats([timed])).toMatchObject({
+      p99Ms: 100,
+      sentToRunningP99Ms: 110,
+      answeredToPlacedP50Ms: 70,
+      answeredToPlacedP99Ms: 70,
+    });
   });
 
   it('has no figures for no run', () => {

@@ -1,16 +1,55 @@
 // The registry of kinds is read from crds/: every CRD there is a kind with the names, scope and
 // printer columns it declares, and the few things a CRD cannot say (verbs) come from one table.
 import { describe, expect, it } from 'vitest';
-import { ALL_VERBS, CORE_KINDS, fencerKinds, kindOfResource, kindsFromCrd, readKinds } from '../../src/api/kube/kinds.js';
+import {
+  ALL_VERBS,
+  CORE_KINDS,
+  fencerKinds,
+  kindOfResource,
+  kindsFromCrd,
+  readKinds,
+} from '../../src/api/kube/kinds.js';
 
 describe('fencerKinds', () => {
   const kinds = fencerKinds();
 
   it.each([
-    { kind: 'CronJob', plural: 'cronjobs', singular: 'cronjob', listKind: 'CronJobList', namespaced: true, shortNames: ['fcj'], crdFile: 'crds/cronjob.yaml' },
-    { kind: 'Job', plural: 'jobs', singular: 'job', listKind: 'JobList', namespaced: true, shortNames: ['fj'], crdFile: 'crds/job.yaml' },
-    { kind: 'Node', plural: 'nodes', singular: 'node', listKind: 'NodeList', namespaced: false, shortNames: ['fno'], crdFile: 'crds/node.yaml' },
-    { kind: 'Queue', plural: 'queues', singular: 'queue', listKind: 'QueueList', namespaced: true, shortNames: ['fq'], crdFile: 'crds/queue.yaml' },
+    {
+      kind: 'CronJob',
+      plural: 'cronjobs',
+      singular: 'cronjob',
+      listKind: 'CronJobList',
+      namespaced: true,
+      shortNames: ['fcj'],
+      crdFile: 'crds/cronjob.yaml',
+    },
+    {
+      kind: 'Job',
+      plural: 'jobs',
+      singular: 'job',
+      listKind: 'JobList',
+      namespaced: true,
+      shortNames: ['fj'],
+      crdFile: 'crds/job.yaml',
+    },
+    {
+      kind: 'Node',
+      plural: 'nodes',
+      singular: 'node',
+      listKind: 'NodeList',
+      namespaced: false,
+      shortNames: ['fno'],
+      crdFile: 'crds/node.yaml',
+    },
+    {
+      kind: 'Queue',
+      plural: 'queues',
+      singular: 'queue',
+      listKind: 'QueueList',
+      namespaced: true,
+      shortNames: ['fq'],
+      crdFile: 'crds/queue.yaml',
+    },
     {
       kind: 'ResourceQuota',
       plural: 'resourcequotas',
@@ -20,7 +59,15 @@ describe('fencerKinds', () => {
       shortNames: ['frq'],
       crdFile: 'crds/resourcequota.yaml',
     },
-    { kind: 'Workflow', plural: 'workflows', singular: 'workflow', listKind: 'WorkflowList', namespaced: true, shortNames: ['fwf'], crdFile: 'crds/workflow.yaml' },
+    {
+      kind: 'Workflow',
+      plural: 'workflows',
+      singular: 'workflow',
+      listKind: 'WorkflowList',
+      namespaced: true,
+      shortNames: ['fwf'],
+      crdFile: 'crds/workflow.yaml',
+    },
   ])('$kind is $plural of fencer.dev/v1 from $crdFile', (expected) => {
     const kind = kindOfResource(kinds, 'fencer.dev', 'v1', expected.plural);
     expect(kind).toMatchObject({ ...expected, group: 'fencer.dev', version: 'v1', categories: ['fencer'] });
@@ -50,8 +97,23 @@ describe('fencerKinds', () => {
 
   it('serves namespaces (cluster-scoped, get and list) and events (namespaced, read-only) in the core group', () => {
     expect(CORE_KINDS).toEqual([
-      expect.objectContaining({ group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false, verbs: ['get', 'list'] }),
-      expect.objectContaining({ group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, verbs: ['get', 'list', 'watch'], shortNames: ['ev'] }),
+      expect.objectContaining({
+        group: '',
+        version: 'v1',
+        plural: 'namespaces',
+        kind: 'Namespace',
+        namespaced: false,
+        verbs: ['get', 'list'],
+      }),
+      expect.objectContaining({
+        group: '',
+        version: 'v1',
+        plural: 'events',
+        kind: 'Event',
+        namespaced: true,
+        verbs: ['get', 'list', 'watch'],
+        shortNames: ['ev'],
+      }),
     ]);
   });
 });
@@ -60,7 +122,10 @@ describe('kindsFromCrd', () => {
   const crd = (spec: object) => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', spec });
 
   it('fills in what a CRD may leave out: listKind, singular, scope Namespaced, an Age column', () => {
-    const [kind] = kindsFromCrd(crd({ group: 'fencer.dev', names: { kind: 'Pool', plural: 'pools' }, versions: [{ name: 'v1', served: true }] }), 'crds/pool.yaml');
+    const [kind] = kindsFromCrd(
+      crd({ group: 'fencer.dev', names: { kind: 'Pool', plural: 'pools' }, versions: [{ name: 'v1', served: true }] }),
+      'crds/pool.yaml',
+    );
     expect(kind).toMatchObject({
       kind: 'Pool',
       listKind: 'PoolList',
@@ -79,7 +144,11 @@ describe('kindsFromCrd', () => {
       { name: 'v1', served: true },
       { name: 'v1beta1', served: false },
     ];
-    expect(kindsFromCrd(crd({ group: 'fencer.dev', names: { kind: 'Pool', plural: 'pools' }, versions }), 'f').map((k) => k.version)).toEqual(['v1']);
+    expect(
+      kindsFromCrd(crd({ group: 'fencer.dev', names: { kind: 'Pool', plural: 'pools' }, versions }), 'f').map(
+        (k) => k.version,
+      ),
+    ).toEqual(['v1']);
   });
 
   it.each([

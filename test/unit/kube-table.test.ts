@@ -3,7 +3,14 @@
 // kubectl 1.32 prints as a blank cell), and the object or its metadata in each row.
 import { describe, expect, it } from 'vitest';
 import { fencerKinds } from '../../src/api/kube/kinds.js';
-import { columnDefinitions, evaluateJsonPath, parseIncludeObject, parseJsonPath, toTable, type KubeObject } from '../../src/api/kube/table.js';
+import {
+  columnDefinitions,
+  evaluateJsonPath,
+  parseIncludeObject,
+  parseJsonPath,
+  toTable,
+  type KubeObject,
+} from '../../src/api/kube/table.js';
 
 const kinds = fencerKinds();
 const kind = (name: string) => kinds.find((k) => k.kind === name) as (typeof kinds)[number];
@@ -12,7 +19,14 @@ const NOW = new Date('2026-03-01T12:00:00Z');
 const job: KubeObject = {
   apiVersion: 'fencer.dev/v1',
   kind: 'Job',
-  metadata: { name: 'train', namespace: 'team-a', labels: { app: 'ml' }, uid: 'u-1', resourceVersion: '42', creationTimestamp: '2026-03-01T11:55:00Z' },
+  metadata: {
+    name: 'train',
+    namespace: 'team-a',
+    labels: { app: 'ml' },
+    uid: 'u-1',
+    resourceVersion: '42',
+    creationTimestamp: '2026-03-01T11:55:00Z',
+  },
   spec: { resources: { cpu: '500m', memory: '1Gi' }, duration: '5m' },
   status: { phase: 'Running', node: 'node-1', attempt: 1, conditions: [] },
 };
@@ -33,8 +47,23 @@ const cronJob: KubeObject = {
 
 describe('columnDefinitions', () => {
   it.each([
-    { kind: 'Job', columns: [['Name', 'string', 'name'], ['Phase', 'string', ''], ['Node', 'string', ''], ['Age', 'date', '']] },
-    { kind: 'Workflow', columns: [['Name', 'string', 'name'], ['Phase', 'string', ''], ['Age', 'date', '']] },
+    {
+      kind: 'Job',
+      columns: [
+        ['Name', 'string', 'name'],
+        ['Phase', 'string', ''],
+        ['Node', 'string', ''],
+        ['Age', 'date', ''],
+      ],
+    },
+    {
+      kind: 'Workflow',
+      columns: [
+        ['Name', 'string', 'name'],
+        ['Phase', 'string', ''],
+        ['Age', 'date', ''],
+      ],
+    },
     {
       kind: 'CronJob',
       columns: [
@@ -48,14 +77,23 @@ describe('columnDefinitions', () => {
         ['Age', 'date', ''],
       ],
     },
-  ])('$kind: Name first, then the CRD\'s columns', ({ kind: name, columns }) => {
+  ])("$kind: Name first, then the CRD's columns", ({ kind: name, columns }) => {
     expect(columnDefinitions(kind(name)).map((c) => [c.name, c.type, c.format])).toEqual(columns);
   });
 
   it('describes a column by its JSONPath when the CRD does not, and keeps priorities', () => {
     const [, phase] = columnDefinitions(kind('Job'));
-    expect(phase).toEqual({ name: 'Phase', type: 'string', format: '', description: 'Custom resource definition column (in JSONPath format): .status.phase', priority: 0 });
-    expect(columnDefinitions(kind('Node')).find((c) => c.name === 'Connected')).toMatchObject({ priority: 1, description: 'Whether its agent holds a watch stream open now.' });
+    expect(phase).toEqual({
+      name: 'Phase',
+      type: 'string',
+      format: '',
+      description: 'Custom resource definition column (in JSONPath format): .status.phase',
+      priority: 0,
+    });
+    expect(columnDefinitions(kind('Node')).find((c) => c.name === 'Connected')).toMatchObject({
+      priority: 1,
+      description: 'Whether its agent holds a watch stream open now.',
+    });
   });
 });
 
@@ -74,10 +112,16 @@ describe('toTable', () => {
     expect(table.rows[0]?.cells).toEqual(['nightly', '0 3 * * *', 'Europe/Paris', false, 1, '10h', '<invalid>', '59d']);
   });
 
-  it('puts each object\'s metadata in its row by default, the object with Object, nothing with None', () => {
-    expect(toTable(kind('Job'), [job], { now: NOW }).rows[0]?.object).toEqual({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: job.metadata });
+  it("puts each object's metadata in its row by default, the object with Object, nothing with None", () => {
+    expect(toTable(kind('Job'), [job], { now: NOW }).rows[0]?.object).toEqual({
+      kind: 'PartialObjectMetadata',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata: job.metadata,
+    });
     expect(toTable(kind('Job'), [job], { now: NOW, includeObject: 'Object' }).rows[0]?.object).toBe(job);
-    expect(toTable(kind('Job'), [job], { now: NOW, includeObject: 'None' }).rows[0]).toEqual({ cells: ['train', 'Running', 'node-1', '5m'] });
+    expect(toTable(kind('Job'), [job], { now: NOW, includeObject: 'None' }).rows[0]).toEqual({
+      cells: ['train', 'Running', 'node-1', '5m'],
+    });
   });
 
   it('answers in the Table version asked for', () => {
@@ -96,7 +140,7 @@ describe('toTable', () => {
     { what: 'a number', type: 'number', value: 0.5, cell: 0.5 },
     { what: 'a string in a boolean column', type: 'boolean', value: 'true', cell: null },
     { what: 'a date that is not one', type: 'date', value: 'yesterday', cell: '<invalid>' },
-    { what: 'Go\'s zero time', type: 'date', value: '0001-01-01T00:00:00Z', cell: '<unknown>' },
+    { what: "Go's zero time", type: 'date', value: '0001-01-01T00:00:00Z', cell: '<unknown>' },
     { what: 'a date with an offset, 90 s ago', type: 'date', value: '2026-03-01T12:58:30+01:00', cell: '90s' },
     { what: 'a date one second ahead (clock skew)', type: 'date', value: '2026-03-01T12:00:01Z', cell: '0s' },
   ] as const)('renders $what in a $type column as $cell', ({ type, value, cell }) => {
@@ -107,7 +151,11 @@ describe('toTable', () => {
 });
 
 describe('evaluateJsonPath', () => {
-  const object = { metadata: { labels: { 'fencer.dev/workflow': 'etl' } }, status: { conditions: [{ type: 'Ready' }, { type: 'Complete' }] }, spec: { n: 0 } };
+  const object = {
+    metadata: { labels: { 'fencer.dev/workflow': 'etl' } },
+    status: { conditions: [{ type: 'Ready' }, { type: 'Complete' }] },
+    spec: { n: 0 },
+  };
 
   it.each([
     { path: '.spec.n', value: 0 },

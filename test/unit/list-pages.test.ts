@@ -17,9 +17,17 @@ describe('limit', () => {
     ['99999999999999999999999', MOST_PER_PAGE],
   ])('of GET /api/v1/jobs: %j is %i', (limit, served) => expect(pageLimitOf(limit)).toBe(served));
 
-  it.each([[''], ['0'], ['-1'], ['1.5'], ['1e3'], [' 5'], ['0x10'], ['ten'], [['1', '2']]])('of GET /api/v1/jobs: %j is refused', (limit: string | string[]) => {
-    expect(() => pageLimitOf(limit)).toThrow(new HttpError(400, `limit: ${JSON.stringify(String(limit))} is not a positive whole number (a page holds at most ${MOST_PER_PAGE})`));
-  });
+  it.each([[''], ['0'], ['-1'], ['1.5'], ['1e3'], [' 5'], ['0x10'], ['ten'], [['1', '2']]])(
+    'of GET /api/v1/jobs: %j is refused',
+    (limit: string | string[]) => {
+      expect(() => pageLimitOf(limit)).toThrow(
+        new HttpError(
+          400,
+          `limit: ${JSON.stringify(String(limit))} is not a positive whole number (a page holds at most ${MOST_PER_PAGE})`,
+        ),
+      );
+    },
+  );
 
   it.each([
     [undefined, 0],
@@ -29,7 +37,9 @@ describe('limit', () => {
     ['5000', MOST_PER_PAGE],
   ])('of a Kubernetes list: %j is %i (0: every object)', (limit, served) => expect(kubeLimitOf(limit)).toBe(served));
 
-  it.each(['-1', 'all', '2.5'])('of a Kubernetes list: %j is refused', (limit) => expect(() => kubeLimitOf(limit)).toThrow(/^limit: .* is not a whole number/));
+  it.each(['-1', 'all', '2.5'])('of a Kubernetes list: %j is refused', (limit) =>
+    expect(() => kubeLimitOf(limit)).toThrow(/^limit: .* is not a whole number/),
+  );
 });
 
 describe('continue', () => {
@@ -62,8 +72,13 @@ describe('continue', () => {
       refusal = error;
     }
     expect(refusal).toBeInstanceOf(HttpError);
-    expect(refusal).toMatchObject({ statusCode: 400, message: expect.stringMatching(/^continue: ".*" is not a continue token of this list/) });
-    expect((refusal as HttpError).message).toContain(`(${why}); send the metadata.continue of the previous page as it came`);
+    expect(refusal).toMatchObject({
+      statusCode: 400,
+      message: expect.stringMatching(/^continue: ".*" is not a continue token of this list/),
+    });
+    expect((refusal as HttpError).message).toContain(
+      `(${why}); send the metadata.continue of the previous page as it came`,
+    );
   });
 });
 
@@ -84,6 +99,8 @@ describe('readAllPages', () => {
   });
 
   it('reads a list that has no metadata (one page) once', async () => {
-    expect(await readAllPages('/api/v1/jobs', async (path) => ({ items: [path] }))).toEqual(['/api/v1/jobs?limit=1000']);
+    expect(await readAllPages('/api/v1/jobs', async (path) => ({ items: [path] }))).toEqual([
+      '/api/v1/jobs?limit=1000',
+    ]);
   });
 });

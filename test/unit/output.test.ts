@@ -67,9 +67,15 @@ const node: NodeResource = {
 
 describe('renderTable', () => {
   it('pads every column but the last to its widest cell plus 3 spaces', () => {
-    expect(renderTable(['NAME', 'PHASE'], [['a', 'Running'], ['longer-name', 'Pending']])).toBe(
-      'NAME          PHASE\n' + 'a             Running\n' + 'longer-name   Pending\n',
-    );
+    expect(
+      renderTable(
+        ['NAME', 'PHASE'],
+        [
+          ['a', 'Running'],
+          ['longer-name', 'Pending'],
+        ],
+      ),
+    ).toBe('NAME          PHASE\n' + 'a             Running\n' + 'longer-name   Pending\n');
   });
 });
 
@@ -111,14 +117,46 @@ describe('renderJobs', () => {
     const out = renderJobs([running, unschedulable], { format: 'wide', now, allNamespaces: true });
     const [header, first, second] = out.split('\n');
     expect(header?.split(/\s+/)).toEqual([
-      'NAMESPACE', 'NAME', 'PHASE', 'NODE', 'ATTEMPT', 'AGE',
-      'CPU', 'MEMORY', 'DURATION', 'EPOCH', 'ASSIGNMENT', 'REASON',
+      'NAMESPACE',
+      'NAME',
+      'PHASE',
+      'NODE',
+      'ATTEMPT',
+      'AGE',
+      'CPU',
+      'MEMORY',
+      'DURATION',
+      'EPOCH',
+      'ASSIGNMENT',
+      'REASON',
     ]);
     expect(first?.split(/\s+/)).toEqual([
-      'data', 'etl-nightly', 'Running', 'node-2', '1', '5s', '500m', '256Mi', '30s', '4', 'a-7f3c', '<none>',
+      'data',
+      'etl-nightly',
+      'Running',
+      'node-2',
+      '1',
+      '5s',
+      '500m',
+      '256Mi',
+      '30s',
+      '4',
+      'a-7f3c',
+      '<none>',
     ]);
     expect(second?.split(/\s+/)).toEqual([
-      'default', 'big', 'Pending', '<none>', '0', '3h', '64', '1Ti', '5m', '<none>', '<none>', 'Unschedulable',
+      'default',
+      'big',
+      'Pending',
+      '<none>',
+      '0',
+      '3h',
+      '64',
+      '1Ti',
+      '5m',
+      '<none>',
+      '<none>',
+      'Unschedulable',
     ]);
     // Columns line up: each header starts where its cells start.
     expect(first?.indexOf('Running')).toBe(header?.indexOf('PHASE'));
@@ -127,7 +165,9 @@ describe('renderJobs', () => {
 
   it('prints a JobList in json, with the documented key order', () => {
     const out = renderJobs([running], { format: 'json', now });
-    expect(out).toBe(JSON.stringify({ apiVersion: 'fencer.dev/v1', kind: 'JobList', items: [running] }, null, 2) + '\n');
+    expect(out).toBe(
+      JSON.stringify({ apiVersion: 'fencer.dev/v1', kind: 'JobList', items: [running] }, null, 2) + '\n',
+    );
     expect(out.startsWith('{\n  "apiVersion": "fencer.dev/v1",\n  "kind": "JobList",\n  "items": [')).toBe(true);
   });
 
@@ -229,8 +269,22 @@ describe('describeJob', () => {
   });
 
   it('ends with the events from the history, oldest first, warnings marked, as kubectl describe does', () => {
-    const event = (secondsAgo: number, type: JobEvent['type'], reason: string, replica: string | null, message: string): JobEvent => ({
-      time: ago(secondsAgo), type, reason, object: 'job', message, epoch: null, node: null, replica, actor: null,
+    const event = (
+      secondsAgo: number,
+      type: JobEvent['type'],
+      reason: string,
+      replica: string | null,
+      message: string,
+    ): JobEvent => ({
+      time: ago(secondsAgo),
+      type,
+      reason,
+      object: 'job',
+      message,
+      epoch: null,
+      node: null,
+      replica,
+      actor: null,
     });
     const out = describeJob(running, now, [
       event(5, 'Normal', 'Pending', 'replica-1', 'job Pending'),
@@ -255,7 +309,11 @@ describe('describeJob', () => {
 
 describe('renderTopNodes', () => {
   it('shows what each node holds against its capacity, with percentages', () => {
-    const idle = { ...node, metadata: { name: 'node-2' }, status: { ...node.status, phase: 'Dead' as const, allocated: { cpu: '0', memory: '0', jobs: 0, unclaimed: 0 } } };
+    const idle = {
+      ...node,
+      metadata: { name: 'node-2' },
+      status: { ...node.status, phase: 'Dead' as const, allocated: { cpu: '0', memory: '0', jobs: 0, unclaimed: 0 } },
+    };
     expect(renderTopNodes([node, idle])).toBe(
       [
         'NAME     CPU(cores)   CPU%   MEMORY(bytes)   MEMORY%   STATUS',

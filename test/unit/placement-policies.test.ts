@@ -1,20 +1,36 @@
 import { describe, expect, it } from 'vitest';
 import { bestFit, matchesSelector, type NodeCapacity, type PendingJob } from '../../src/scheduling/best-fit.js';
-import { FIT_RULES, fitScore, jobSequence, orderJobs, parsePolicy, type FitRule } from '../../src/scheduling/policies.js';
+import {
+  FIT_RULES,
+  fitScore,
+  jobSequence,
+  orderJobs,
+  parsePolicy,
+  type FitRule,
+} from '../../src/scheduling/policies.js';
 import { seededRandom } from '../../src/seeded-random.js';
 
 const GI = 1024 ** 3;
 
 /** The specification the index must agree with: every job, in order, looks at every node. */
 function naiveRound(jobs: readonly PendingJob[], nodes: readonly NodeCapacity[], fit: FitRule): string[] {
-  const free = nodes.map((n) => ({ n, cpu: n.cpuMillis - n.allocatedCpuMillis, memory: n.memoryBytes - n.allocatedMemoryBytes }));
+  const free = nodes.map((n) => ({
+    n,
+    cpu: n.cpuMillis - n.allocatedCpuMillis,
+    memory: n.memoryBytes - n.allocatedMemoryBytes,
+  }));
   const placed: string[] = [];
   for (const job of jobs) {
     let best: (typeof free)[number] | undefined;
     let bestScore = Infinity;
     for (const f of free) {
-      if (!matchesSelector(f.n.labels, job.nodeSelector) || f.cpu < job.cpuMillis || f.memory < job.memoryBytes) continue;
-      const score = fitScore(fit, (f.cpu - job.cpuMillis) / f.n.cpuMillis, (f.memory - job.memoryBytes) / f.n.memoryBytes);
+      if (!matchesSelector(f.n.labels, job.nodeSelector) || f.cpu < job.cpuMillis || f.memory < job.memoryBytes)
+        continue;
+      const score = fitScore(
+        fit,
+        (f.cpu - job.cpuMillis) / f.n.cpuMillis,
+        (f.memory - job.memoryBytes) / f.n.memoryBytes,
+      );
       if (score < bestScore) [best, bestScore] = [f, score];
     }
     if (!best) continue;
@@ -27,7 +43,11 @@ function naiveRound(jobs: readonly PendingJob[], nodes: readonly NodeCapacity[],
 
 function randomCluster(seed: number) {
   const random = seededRandom(seed);
-  const shapes: Array<[number, number]> = [[4000, 16 * GI], [8000, 32 * GI], [16000, 32 * GI]];
+  const shapes: Array<[number, number]> = [
+    [4000, 16 * GI],
+    [8000, 32 * GI],
+    [16000, 32 * GI],
+  ];
   const nodes: NodeCapacity[] = Array.from({ length: 5 + Math.floor(random() * 40) }, (_, i) => {
     const [cpu, memory] = shapes[Math.floor(random() * shapes.length)]!;
     const used = random() < 0.5 ? 0 : random() * 0.8;
@@ -58,7 +78,12 @@ describe('the free-capacity index', () => {
       const round = bestFit(jobs, nodes, { ordering: 'arrival', fit });
       // Compare what each placed job left free on its node: interchangeable nodes (same shape,
       // same free capacity) may be picked in another order, which changes nothing.
-      const byName = new Map(nodes.map((n) => [n.name, { cpu: n.cpuMillis - n.allocatedCpuMillis, memory: n.memoryBytes - n.allocatedMemoryBytes }]));
+      const byName = new Map(
+        nodes.map((n) => [
+          n.name,
+          { cpu: n.cpuMillis - n.allocatedCpuMillis, memory: n.memoryBytes - n.allocatedMemoryBytes },
+        ]),
+      );
       const jobsByUid = new Map(jobs.map((j) => [j.uid, j]));
       const indexed = round.placements.map((p) => {
         const free = byName.get(p.node)!;
@@ -74,7 +99,9 @@ describe('the free-capacity index', () => {
 });
 
 describe('orderings', () => {
-  const nodes: NodeCapacity[] = [{ name: 'n', cpuMillis: 10_000, memoryBytes: 10 * GI, allocatedCpuMillis: 0, allocatedMemoryBytes: 0, labels: {} }];
+  const nodes: NodeCapacity[] = [
+    { name: 'n', cpuMillis: 10_000, memoryBytes: 10 * GI, allocatedCpuMillis: 0, allocatedMemoryBytes: 0, labels: {} },
+  ];
   const job = (uid: string, cpu: number, memGi: number, seconds: number): PendingJob => ({
     uid,
     cpuMillis: cpu,
@@ -82,18 +109,38 @@ describe('orderings', () => {
     durationMs: seconds * 1000,
     nodeSelector: {},
   });
-  const jobs = [job('small-long', 1000, 1, 100), job('cpu-big', 5000, 1, 1), job('memory-big', 1000, 6, 1), job('small-short', 1000, 1, 1)];
+  const jobs = [
+    job('small-long', 1000, 1, 100),
+    job('cpu-big', 5000, 1, 1),
+    job('memory-big', 1000, 6, 1),
+    job('small-short', 1000, 1, 1),
+  ];
 
   it('arrival keeps the order given', () => {
-    expect(orderJobs(jobs, 'arrival', nodes).map((j) => j.uid)).toEqual(['small-long', 'cpu-big', 'memory-big', 'small-short']);
+    expect(orderJobs(jobs, 'arrival', nodes).map((j) => j.uid)).toEqual([
+      'small-long',
+      'cpu-big',
+      'memory-big',
+      'small-short',
+    ]);
   });
 
   it('largest-first sorts by the larger share of CPU or memory, ties in arrival order', () => {
-    expect(orderJobs(jobs, 'largest-first', nodes).map((j) => j.uid)).toEqual(['memory-big', 'cpu-big', 'small-long', 'small-short']);
+    expect(orderJobs(jobs, 'largest-first', nodes).map((j) => j.uid)).toEqual([
+      'memory-big',
+      'cpu-big',
+      'small-long',
+      'small-short',
+    ]);
   });
 
   it('most-work-first weighs the share by how long the job runs', () => {
-    expect(orderJobs(jobs, 'most-work-first', nodes).map((j) => j.uid)).toEqual(['small-long', 'memory-big', 'cpu-big', 'small-short']);
+    expect(orderJobs(jobs, 'most-work-first', nodes).map((j) => j.uid)).toEqual([
+      'small-long',
+      'memory-big',
+      'cpu-big',
+      'small-short',
+    ]);
   });
 
   it('most-work-balanced draws from CPU-heavy or memory-heavy jobs by what the cluster has more of free', () => {
@@ -109,13 +156,21 @@ describe('orderings', () => {
 
   it('decides who gets the last room', () => {
     const tight: NodeCapacity[] = [{ ...nodes[0]!, cpuMillis: 5000 }];
-    expect(bestFit(jobs, tight, { ordering: 'arrival', fit: 'best-fit' }).placements.map((p) => p.jobUid)).toEqual(['small-long', 'memory-big', 'small-short']);
-    expect(bestFit(jobs, tight, { ordering: 'largest-first', fit: 'best-fit' }).placements.map((p) => p.jobUid)).toEqual(['cpu-big']);
+    expect(bestFit(jobs, tight, { ordering: 'arrival', fit: 'best-fit' }).placements.map((p) => p.jobUid)).toEqual([
+      'small-long',
+      'memory-big',
+      'small-short',
+    ]);
+    expect(
+      bestFit(jobs, tight, { ordering: 'largest-first', fit: 'best-fit' }).placements.map((p) => p.jobUid),
+    ).toEqual(['cpu-big']);
   });
 
   it('parses a policy and says what is wrong with a bad one', () => {
     expect(parsePolicy('largest-first+balanced-fit')).toEqual({ ordering: 'largest-first', fit: 'balanced-fit' });
-    expect(() => parsePolicy('random')).toThrow('placement policy: "random" is not an ordering (one of arrival, largest-first, most-work-first, most-work-balanced)');
+    expect(() => parsePolicy('random')).toThrow(
+      'placement policy: "random" is not an ordering (one of arrival, largest-first, most-work-first, most-work-balanced)',
+    );
     expect(() => parsePolicy('arrival+worst-fit')).toThrow('"worst-fit" is not a fit rule');
   });
 });

@@ -4,7 +4,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Queue, ResourceQuota } from '../../src/domain/resources.js';
 import type { NamespaceResource } from '../../src/domain/namespace.js';
-import { describeNamespace, describeQueue, describeResourceQuota, renderQueues, renderResourceQuotas } from '../../src/cli/queue-output.js';
+import {
+  describeNamespace,
+  describeQueue,
+  describeResourceQuota,
+  renderQueues,
+  renderResourceQuotas,
+} from '../../src/cli/queue-output.js';
 import { presentJob, presentNamespace, presentQueue, presentResourceQuota } from '../../src/api/present.js';
 import type { QueueRow, QuotaRow } from '../../src/store/queues.js';
 import type { JobRow } from '../../src/store/rows.js';
@@ -71,14 +77,29 @@ describe('presentQueue', () => {
     expect(presentQueue(queueRow({}), now)).toEqual({
       apiVersion: 'fencer.dev/v1',
       kind: 'Queue',
-      metadata: { name: 'batch', namespace: 'team-a', labels: {}, uid: 'u-1', creationTimestamp: ago(3600).toISOString(), resourceVersion: '2' },
+      metadata: {
+        name: 'batch',
+        namespace: 'team-a',
+        labels: {},
+        uid: 'u-1',
+        creationTimestamp: ago(3600).toISOString(),
+        resourceVersion: '2',
+      },
       spec: { weight: 3, concurrencyLimit: 2, resourceLimit: { cpu: '4' }, lanes: 'weighted' },
       status: {
         running: 1,
         allocated: { cpu: '1500m', memory: '2Gi' },
         pending: 4,
         oldestPendingTime: ago(200).toISOString(),
-        conditions: [{ type: 'AtLimit', status: 'False', reason: 'WithinLimits', message: 'the queue may place more jobs', lastTransitionTime: now.toISOString() }],
+        conditions: [
+          {
+            type: 'AtLimit',
+            status: 'False',
+            reason: 'WithinLimits',
+            message: 'the queue may place more jobs',
+            lastTransitionTime: now.toISOString(),
+          },
+        ],
       },
     });
   });
@@ -86,14 +107,28 @@ describe('presentQueue', () => {
   it.each([
     [{ running: 2 }, 'True', 'ConcurrencyLimit', '2 jobs placed, spec.concurrencyLimit 2'],
     [{ allocated_cpu_millis: 4000 }, 'True', 'ResourceLimit', 'its placed jobs hold 4 of 4 CPU (spec.resourceLimit)'],
-    [{ memory_limit_bytes: 2 * GI }, 'True', 'ResourceLimit', 'its placed jobs hold 2Gi of 2Gi memory (spec.resourceLimit)'],
-    [{ concurrency_limit: null, cpu_limit_millis: null }, 'False', 'NoLimits', 'the queue has no concurrency or resource limit'],
+    [
+      { memory_limit_bytes: 2 * GI },
+      'True',
+      'ResourceLimit',
+      'its placed jobs hold 2Gi of 2Gi memory (spec.resourceLimit)',
+    ],
+    [
+      { concurrency_limit: null, cpu_limit_millis: null },
+      'False',
+      'NoLimits',
+      'the queue has no concurrency or resource limit',
+    ],
   ] as const)('%j: AtLimit %s %s', (over, status, reason, message) => {
-    expect(presentQueue(queueRow(over), now).status?.conditions).toEqual([{ type: 'AtLimit', status, reason, message, lastTransitionTime: now.toISOString() }]);
+    expect(presentQueue(queueRow(over), now).status?.conditions).toEqual([
+      { type: 'AtLimit', status, reason, message, lastTransitionTime: now.toISOString() },
+    ]);
   });
 
   it('leaves oldestPendingTime out when nothing waits', () => {
-    expect(presentQueue(queueRow({ pending: 0, oldest_pending_name: null, oldest_pending_at: null }), now).status).not.toHaveProperty('oldestPendingTime');
+    expect(
+      presentQueue(queueRow({ pending: 0, oldest_pending_name: null, oldest_pending_at: null }), now).status,
+    ).not.toHaveProperty('oldestPendingTime');
   });
 });
 
@@ -101,10 +136,23 @@ describe('presentResourceQuota', () => {
   it('shows the use against the hard limits; AtLimit True on the pending cap (submits refused)', () => {
     expect(presentResourceQuota(quotaRow(), now).status).toEqual({
       used: { pendingJobs: 5, cpu: '2', memory: '4Gi' },
-      conditions: [{ type: 'AtLimit', status: 'False', reason: 'WithinLimits', message: 'the namespace may take and place more jobs', lastTransitionTime: now.toISOString() }],
+      conditions: [
+        {
+          type: 'AtLimit',
+          status: 'False',
+          reason: 'WithinLimits',
+          message: 'the namespace may take and place more jobs',
+          lastTransitionTime: now.toISOString(),
+        },
+      ],
     });
-    expect(presentResourceQuota(quotaRow({ pending: 10 }), now).status?.conditions[0]).toMatchObject({ status: 'True', reason: 'PendingJobs' });
-    expect(presentResourceQuota(quotaRow({ allocated_memory_bytes: 16 * GI }), now).status?.conditions[0]).toMatchObject({ status: 'True', reason: 'ResourceLimit' });
+    expect(presentResourceQuota(quotaRow({ pending: 10 }), now).status?.conditions[0]).toMatchObject({
+      status: 'True',
+      reason: 'PendingJobs',
+    });
+    expect(
+      presentResourceQuota(quotaRow({ allocated_memory_bytes: 16 * GI }), now).status?.conditions[0],
+    ).toMatchObject({ status: 'True', reason: 'ResourceLimit' });
   });
 });
 
@@ -148,32 +196,70 @@ describe('presentJob', () => {
     backoff_cap_ms: 300_000,
   };
 
-  it.each(['Unschedulable', 'QueueAtLimit', 'QuotaExceeded', 'WaitingForShare'])('shows a pending job waiting for %s as Scheduled False, with the message', (reason) => {
-    const job = presentJob({ ...pending, reason, message: 'why it waits' });
-    expect(job.status?.conditions).toEqual([
-      { type: 'Scheduled', status: 'False', reason, message: 'why it waits', lastTransitionTime: ago(10).toISOString() },
-    ]);
-  });
+  it.each(['Unschedulable', 'QueueAtLimit', 'QuotaExceeded', 'WaitingForShare'])(
+    'shows a pending job waiting for %s as Scheduled False, with the message',
+    (reason) => {
+      const job = presentJob({ ...pending, reason, message: 'why it waits' });
+      expect(job.status?.conditions).toEqual([
+        {
+          type: 'Scheduled',
+          status: 'False',
+          reason,
+          message: 'why it waits',
+          lastTransitionTime: ago(10).toISOString(),
+        },
+      ]);
+    },
+  );
 });
 
 describe('get queues', () => {
-  const queues = [presentQueue(queueRow({}), now), presentQueue(queueRow({ name: 'default', spec: { weight: 1, lanes: 'strict' }, weight: 1, concurrency_limit: null, cpu_limit_millis: null, running: 0, allocated_cpu_millis: 0, allocated_memory_bytes: 0, pending: 0, oldest_pending_at: null, oldest_pending_name: null }), now)];
+  const queues = [
+    presentQueue(queueRow({}), now),
+    presentQueue(
+      queueRow({
+        name: 'default',
+        spec: { weight: 1, lanes: 'strict' },
+        weight: 1,
+        concurrency_limit: null,
+        cpu_limit_millis: null,
+        running: 0,
+        allocated_cpu_millis: 0,
+        allocated_memory_bytes: 0,
+        pending: 0,
+        oldest_pending_at: null,
+        oldest_pending_name: null,
+      }),
+      now,
+    ),
+  ];
 
   it('prints the CRD printer columns', () => {
     expect(renderQueues(queues, { format: 'table', now })).toBe(
-      ['NAME      WEIGHT   LIMIT    RUNNING   PENDING   AGE', 'batch     3        2        1         4         60m', 'default   1        <none>   0         0         60m', ''].join('\n'),
+      [
+        'NAME      WEIGHT   LIMIT    RUNNING   PENDING   AGE',
+        'batch     3        2        1         4         60m',
+        'default   1        <none>   0         0         60m',
+        '',
+      ].join('\n'),
     );
   });
 
   it('wide: what is held against the resource limit, lanes, the oldest wait and the limit reached; -A: namespaces', () => {
     const wide = renderQueues(queues, { format: 'wide', now, allNamespaces: true }).split('\n');
-    expect(wide[0]).toMatch(/^NAMESPACE\s+NAME\s+WEIGHT\s+LIMIT\s+RUNNING\s+PENDING\s+AGE\s+CPU\s+MEMORY\s+LANES\s+OLDEST-PENDING\s+AT-LIMIT$/);
+    expect(wide[0]).toMatch(
+      /^NAMESPACE\s+NAME\s+WEIGHT\s+LIMIT\s+RUNNING\s+PENDING\s+AGE\s+CPU\s+MEMORY\s+LANES\s+OLDEST-PENDING\s+AT-LIMIT$/,
+    );
     expect(wide[1]).toMatch(/^team-a\s+batch\s+3\s+2\s+1\s+4\s+60m\s+1500m\/4\s+2Gi\s+weighted\s+3m20s\s+no$/);
     expect(wide[2]).toMatch(/^team-a\s+default\s+1\s+<none>\s+0\s+0\s+60m\s+0\s+0\s+strict\s+<none>\s+no$/);
   });
 
   it('json and yaml: the QueueList', () => {
-    expect(JSON.parse(renderQueues(queues, { format: 'json', now }))).toEqual({ apiVersion: 'fencer.dev/v1', kind: 'QueueList', items: queues });
+    expect(JSON.parse(renderQueues(queues, { format: 'json', now }))).toEqual({
+      apiVersion: 'fencer.dev/v1',
+      kind: 'QueueList',
+      items: queues,
+    });
     expect(renderQueues([queues[0]!], { format: 'name', now })).toBe('queue.fencer.dev/batch\n');
   });
 });
@@ -182,7 +268,11 @@ describe('get resourcequotas', () => {
   it('prints each limit as used/hard and the placement rate', () => {
     const quotas: ResourceQuota[] = [presentResourceQuota(quotaRow(), now)];
     expect(renderResourceQuotas(quotas, { format: 'table', now })).toBe(
-      ['NAME           PENDING   CPU   MEMORY     RATE            AGE', 'team-a-quota   5/10      2/8   4Gi/16Gi   5/s, burst 10   120m', ''].join('\n'),
+      [
+        'NAME           PENDING   CPU   MEMORY     RATE            AGE',
+        'team-a-quota   5/10      2/8   4Gi/16Gi   5/s, burst 10   120m',
+        '',
+      ].join('\n'),
     );
   });
 });
@@ -223,9 +313,29 @@ describe('describe', () => {
   it('a namespace: use against its quota, the job that waited longest and how long, each queue', () => {
     const namespace: NamespaceResource = presentNamespace(
       'team-a',
-      { pending: 5, running: 3, allocated_cpu_millis: 2000, allocated_memory_bytes: 4 * GI, oldest_pending_name: 'render-7', oldest_pending_at: ago(200) },
+      {
+        pending: 5,
+        running: 3,
+        allocated_cpu_millis: 2000,
+        allocated_memory_bytes: 4 * GI,
+        oldest_pending_name: 'render-7',
+        oldest_pending_at: ago(200),
+      },
       quotaRow(),
-      [queueRow({}), queueRow({ name: 'default', weight: 1, concurrency_limit: null, cpu_limit_millis: null, running: 2, allocated_cpu_millis: 500, allocated_memory_bytes: 2 * GI, pending: 1, oldest_pending_at: ago(30) })],
+      [
+        queueRow({}),
+        queueRow({
+          name: 'default',
+          weight: 1,
+          concurrency_limit: null,
+          cpu_limit_millis: null,
+          running: 2,
+          allocated_cpu_millis: 500,
+          allocated_memory_bytes: 2 * GI,
+          pending: 1,
+          oldest_pending_at: ago(30),
+        }),
+      ],
     );
     expect(describeNamespace(namespace, now)).toBe(
       [
@@ -248,7 +358,19 @@ describe('describe', () => {
 
   it('a namespace without a quota or anything waiting', () => {
     const out = describeNamespace(
-      presentNamespace('empty', { pending: 0, running: 0, allocated_cpu_millis: 0, allocated_memory_bytes: 0, oldest_pending_name: null, oldest_pending_at: null }, undefined, []),
+      presentNamespace(
+        'empty',
+        {
+          pending: 0,
+          running: 0,
+          allocated_cpu_millis: 0,
+          allocated_memory_bytes: 0,
+          oldest_pending_name: null,
+          oldest_pending_at: null,
+        },
+        undefined,
+        [],
+      ),
       now,
     );
     expect(out).toBe(

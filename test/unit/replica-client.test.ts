@@ -110,10 +110,11 @@ describe('ReplicaClient over HTTP', () => {
         res.on('close', () => {
           if (!res.writableFinished) seen.dropped++;
         });
-        if (Number.isFinite(afterMs)) setTimeout(() => {
-          res.statusCode = status;
-          res.end('{"ok":true}');
-        }, afterMs);
+        if (Number.isFinite(afterMs))
+          setTimeout(() => {
+            res.statusCode = status;
+            res.end('{"ok":true}');
+          }, afterMs);
       });
       return { url, seen };
     }
@@ -155,7 +156,9 @@ describe('ReplicaClient over HTTP', () => {
       const client = new ReplicaClient({ replicas: [tooLate.url, 'http://127.0.0.1:1'], timeoutMs: 50 });
       const error = await client.hedged('POST', '/heartbeat', {}, 200).catch((err: unknown) => err);
       expect(error).toBeInstanceOf(ReplicaUnreachableError);
-      expect((error as Error).message).toMatch(/no answer within 200 ms.*ECONNREFUSED|ECONNREFUSED.*no answer within 200 ms/);
+      expect((error as Error).message).toMatch(
+        /no answer within 200 ms.*ECONNREFUSED|ECONNREFUSED.*no answer within 200 ms/,
+      );
     });
 
     it('stops when its signal aborts', async () => {

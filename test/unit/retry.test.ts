@@ -4,7 +4,16 @@
 import { describe, expect, it } from 'vitest';
 import { backoffWindowMs, decideRetry, type RetryInput } from '../../src/scheduling/retry.js';
 
-const base: RetryInput = { cause: 'job', attempt: 1, maxAttempts: 3, disruptions: 0, maxDisruptions: 10, retryPolicy: 'OnFailure', backoffBaseMs: 1000, backoffCapMs: 300_000 };
+const base: RetryInput = {
+  cause: 'job',
+  attempt: 1,
+  maxAttempts: 3,
+  disruptions: 0,
+  maxDisruptions: 10,
+  retryPolicy: 'OnFailure',
+  backoffBaseMs: 1000,
+  backoffCapMs: 300_000,
+};
 
 describe('decideRetry', () => {
   it.each([
@@ -12,19 +21,35 @@ describe('decideRetry', () => {
     { what: 'a job failure of a job that asked not to be retried', input: { retryPolicy: 'Never' }, kind: 'failed' },
     { what: 'a job failure on the last attempt', input: { attempt: 3 }, kind: 'dead' },
     { what: 'a disruption', input: { cause: 'disruption' }, kind: 'retry' },
-    { what: 'a disruption of a Never job (always retried)', input: { cause: 'disruption', retryPolicy: 'Never' }, kind: 'retry' },
-    { what: 'a disruption on the last attempt (it uses none)', input: { cause: 'disruption', attempt: 3 }, kind: 'retry' },
+    {
+      what: 'a disruption of a Never job (always retried)',
+      input: { cause: 'disruption', retryPolicy: 'Never' },
+      kind: 'retry',
+    },
+    {
+      what: 'a disruption on the last attempt (it uses none)',
+      input: { cause: 'disruption', attempt: 3 },
+      kind: 'retry',
+    },
     { what: 'a disruption below the cap', input: { cause: 'disruption', disruptions: 8 }, kind: 'retry' },
-    { what: 'the disruption that reaches maxDisruptions', input: { cause: 'disruption', disruptions: 9 }, kind: 'dead' },
+    {
+      what: 'the disruption that reaches maxDisruptions',
+      input: { cause: 'disruption', disruptions: 9 },
+      kind: 'dead',
+    },
     { what: 'a job failure with disruptions at the cap (they count apart)', input: { disruptions: 9 }, kind: 'retry' },
     { what: 'a run that never started, on the last attempt', input: { cause: 'never-ran', attempt: 3 }, kind: 'retry' },
   ] as const)('$what: $kind', ({ input, kind }) => {
     expect(decideRetry({ ...base, ...input }).kind).toBe(kind);
   });
 
-  it('uses an attempt only for the job\'s own failure; one that never ran waits for nothing', () => {
+  it("uses an attempt only for the job's own failure; one that never ran waits for nothing", () => {
     expect(decideRetry({ ...base, cause: 'never-ran' })).toEqual({ kind: 'retry', delayMs: 0, usesAttempt: false });
-    expect(decideRetry({ ...base, cause: 'disruption' }, () => 0)).toEqual({ kind: 'retry', delayMs: 0, usesAttempt: false });
+    expect(decideRetry({ ...base, cause: 'disruption' }, () => 0)).toEqual({
+      kind: 'retry',
+      delayMs: 0,
+      usesAttempt: false,
+    });
     expect(decideRetry({ ...base, cause: 'job' }, () => 0)).toEqual({ kind: 'retry', delayMs: 0, usesAttempt: true });
   });
 

@@ -27,14 +27,24 @@ describe('RunLog', () => {
 
     const raw = readFileSync(path, 'utf8');
     expect(raw.endsWith('\n')).toBe(true);
-    const lines = raw.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = raw
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.map((l) => [l.event, l.assignment, l.reason])).toEqual([
       ['start', 'asg-1', undefined],
       ['stop', 'asg-1', 'completed'],
       ['reject', 'asg-0', 'stale-epoch'],
     ]);
     const [start, stop] = lines as [Record<string, unknown>, Record<string, unknown>];
-    expect(start).toMatchObject({ node: 'node-1', job: 'team-a/train', jobUid: 'uid-1', epoch: 3, attempt: 2, pid: process.pid });
+    expect(start).toMatchObject({
+      node: 'node-1',
+      job: 'team-a/train',
+      jobUid: 'uid-1',
+      epoch: 3,
+      attempt: 2,
+      pid: process.pid,
+    });
     expect('reason' in start).toBe(false);
     expect(new Date(start.wallTime as string).getTime()).toBe(start.wallMs);
     expect(typeof start.monoNs).toBe('string');

@@ -2,14 +2,32 @@
 // curve's bend, and its three loads against an in-memory job system.
 import { describe, expect, it } from 'vitest';
 import { parseProcStat, statusBytes } from '../../src/bench/process-usage.js';
-import { bend, chunks, completionCurve, keptUp, lastEnd, parseRates, ratio, rotate, startLatency, summarize, type JobTiming, type StepFacts } from '../../src/bench/throughput-stats.js';
+import {
+  bend,
+  chunks,
+  completionCurve,
+  keptUp,
+  lastEnd,
+  parseRates,
+  ratio,
+  rotate,
+  startLatency,
+  summarize,
+  type JobTiming,
+  type StepFacts,
+} from '../../src/bench/throughput-stats.js';
 import { burst, singles, steady, warmUp, type JobSystem } from '../../src/bench/throughput-modes.js';
 
 describe('parseProcStat', () => {
   it('counts fields from the last parenthesis, whatever the command name holds', () => {
     // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime ...
     const line = '4242 (node (replica) 1) S 4200 4242 4242 0 -1 4194560 1000 0 0 0 250 50 700 100 20 0 11 0 12345 0 0';
-    expect(parseProcStat(line)).toEqual({ comm: 'node (replica) 1', ppid: 4200, ownSeconds: 3, reapedChildrenSeconds: 8 });
+    expect(parseProcStat(line)).toEqual({
+      comm: 'node (replica) 1',
+      ppid: 4200,
+      ownSeconds: 3,
+      reapedChildrenSeconds: 8,
+    });
   });
 
   it('refuses what is not a stat line', () => {
@@ -28,11 +46,20 @@ describe('statusBytes', () => {
   });
 });
 
-const job = (name: string, createdMs: number, startedMs: number | null, endedMs: number | null = startedMs === null ? null : startedMs + 1): JobTiming => ({ name, createdMs, startedMs, endedMs });
+const job = (
+  name: string,
+  createdMs: number,
+  startedMs: number | null,
+  endedMs: number | null = startedMs === null ? null : startedMs + 1,
+): JobTiming => ({ name, createdMs, startedMs, endedMs });
 
 describe('figures from timings', () => {
   it('takes creation → start over the jobs that started, nearest-rank percentiles', () => {
-    const jobs = [...Array.from({ length: 99 }, (_, i) => job(`a-${i}`, 1000, 1010)), job('a-99', 1000, 1500), job('a-100', 1000, null)];
+    const jobs = [
+      ...Array.from({ length: 99 }, (_, i) => job(`a-${i}`, 1000, 1010)),
+      job('a-99', 1000, 1500),
+      job('a-100', 1000, null),
+    ];
     expect(startLatency(jobs)).toEqual({ count: 100, p50Ms: 10, p99Ms: 10, maxMs: 500 });
     expect(summarize([])).toEqual({ count: 0, p50Ms: null, p99Ms: null, maxMs: null });
   });
@@ -79,11 +106,31 @@ describe('the steady curve', () => {
 
   const table: Array<{ name: string; steps: StepFacts[]; bendsAt: number | null; why?: RegExp }> = [
     { name: 'flat', steps: [step(50, 40), step(100, 45), step(200, 70)], bendsAt: null },
-    { name: 'p99 more than doubles', steps: [step(50, 40), step(100, 60), step(200, 141)], bendsAt: 200, why: /p99 141 ms, more than 2 × the 50\/s step's 40 ms/ },
+    {
+      name: 'p99 more than doubles',
+      steps: [step(50, 40), step(100, 60), step(200, 141)],
+      bendsAt: 200,
+      why: /p99 141 ms, more than 2 × the 50\/s step's 40 ms/,
+    },
     { name: 'doubling by a few ms is noise', steps: [step(50, 10), step(100, 28)], bendsAt: null },
-    { name: 'against the lowest p99 below, not a noisy first step', steps: [step(25, 1100), step(50, 280), step(100, 650)], bendsAt: 100, why: /p99 650 ms, more than 2 × the 50\/s step's 280 ms/ },
-    { name: 'a backlog', steps: [step(50, 40), step(100, 41, { notStartedAtEnd: 500 })], bendsAt: 100, why: /500 jobs had not started/ },
-    { name: 'submissions fell behind', steps: [step(50, 40), step(100, 41, { submitSeconds: 80 })], bendsAt: 100, why: /accepted at 75\/s/ },
+    {
+      name: 'against the lowest p99 below, not a noisy first step',
+      steps: [step(25, 1100), step(50, 280), step(100, 650)],
+      bendsAt: 100,
+      why: /p99 650 ms, more than 2 × the 50\/s step's 280 ms/,
+    },
+    {
+      name: 'a backlog',
+      steps: [step(50, 40), step(100, 41, { notStartedAtEnd: 500 })],
+      bendsAt: 100,
+      why: /500 jobs had not started/,
+    },
+    {
+      name: 'submissions fell behind',
+      steps: [step(50, 40), step(100, 41, { submitSeconds: 80 })],
+      bendsAt: 100,
+      why: /accepted at 75\/s/,
+    },
   ];
   it.each(table)('bends where it should: $name', ({ steps, bendsAt, why }) => {
     const found = bend(steps);
@@ -144,14 +191,25 @@ describe('the loads', () => {
       [5, 2],
     ]);
     expect(run).toMatchObject({ jobs: 25, requests: 3, resends: 0, left: 0 });
-    expect(run.timings.map((t) => t.name).sort()).toEqual(Array.from({ length: 25 }, (_, i) => `burst-${i + 1}`).sort());
+    expect(run.timings.map((t) => t.name).sort()).toEqual(
+      Array.from({ length: 25 }, (_, i) => `burst-${i + 1}`).sort(),
+    );
   });
 
   it('sends singles one at a time and warms up apart from them', async () => {
     const system = new FakeSystem();
     await warmUp(system, quiet);
     const run = await singles(system, { ...quiet, count: 3, gapMs: 1 });
-    expect(system.requests.map((r) => r.names)).toEqual([['warmup-1'], ['warmup-2'], ['warmup-3'], ['warmup-4'], ['warmup-5'], ['single-1'], ['single-2'], ['single-3']]);
+    expect(system.requests.map((r) => r.names)).toEqual([
+      ['warmup-1'],
+      ['warmup-2'],
+      ['warmup-3'],
+      ['warmup-4'],
+      ['warmup-5'],
+      ['single-1'],
+      ['single-2'],
+      ['single-3'],
+    ]);
     expect(run.timings.map((t) => t.name)).toEqual(['single-1', 'single-2', 'single-3']);
     expect(run.answers.count).toBe(3);
   });
@@ -162,6 +220,8 @@ describe('the loads', () => {
     expect(steps).toHaveLength(1);
     // Whether it kept up depends on this machine's timers: keptUp has its own table above.
     expect(steps[0]).toMatchObject({ rate: 20, accepted: 20, left: 0 });
-    expect(system.requests.flatMap((r) => r.names)).toEqual(Array.from({ length: 20 }, (_, i) => `steady-r20-${i + 1}`));
+    expect(system.requests.flatMap((r) => r.names)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `steady-r20-${i + 1}`),
+    );
   });
 });

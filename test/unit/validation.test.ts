@@ -108,17 +108,27 @@ describe('validateJob accepts', () => {
   });
 
   it('startAfter, zero included; a backoff cap alone', () => {
-    const job = (extra: string) => validateText(withSpec(`  resources: {cpu: 1, memory: 1Gi}\n  duration: 2m\n${extra}`))[0];
+    const job = (extra: string) =>
+      validateText(withSpec(`  resources: {cpu: 1, memory: 1Gi}\n  duration: 2m\n${extra}`))[0];
     expect(job('  startAfter: 1h30m\n')).toMatchObject({ startAt: null, startAfterMs: 5_400_000 });
     expect(job('  startAfter: 0s\n')).toMatchObject({ startAfterMs: 0 });
-    expect(job('  backoff: {cap: 10s}\n')).toMatchObject({ backoffBaseMs: 1000, backoffCapMs: 10_000, spec: { backoff: { base: '1s', cap: '10s' } } });
-    expect(job('  simulate: {exitCode: 255, failAfter: 0s}\n')?.spec.simulate).toEqual({ exitCode: 255, failAfter: '0s' });
+    expect(job('  backoff: {cap: 10s}\n')).toMatchObject({
+      backoffBaseMs: 1000,
+      backoffCapMs: 10_000,
+      spec: { backoff: { base: '1s', cap: '10s' } },
+    });
+    expect(job('  simulate: {exitCode: 255, failAfter: 0s}\n')?.spec.simulate).toEqual({
+      exitCode: 255,
+      failAfter: '0s',
+    });
   });
 
   it('a generateName instead of a name: the name is left to the server', () => {
     const text = GOOD.replace('name: render-frames', 'generateName: render-');
     expect(validateText(text)[0]).toMatchObject({ name: '', generateName: 'render-' });
-    expect(validateText(text.replace('generateName: render-', `generateName: ${'a'.repeat(58)}`))[0]?.generateName).toBe('a'.repeat(58));
+    expect(
+      validateText(text.replace('generateName: render-', `generateName: ${'a'.repeat(58)}`))[0]?.generateName,
+    ).toBe('a'.repeat(58));
   });
 
   it('a name beside a generateName: the name wins, as in Kubernetes', () => {
@@ -127,7 +137,9 @@ describe('validateJob accepts', () => {
   });
 
   it('defaults: namespace "default", no labels, no selector; numbers as quantities', () => {
-    const [job] = validateText(withSpec('  resources: {cpu: 2, memory: 1073741824}\n  duration: 5m\n  maxAttempts: 1\n'));
+    const [job] = validateText(
+      withSpec('  resources: {cpu: 2, memory: 1073741824}\n  duration: 5m\n  maxAttempts: 1\n'),
+    );
     expect(job).toMatchObject({
       namespace: 'default',
       labels: {},
@@ -136,7 +148,13 @@ describe('validateJob accepts', () => {
       memoryBytes: 1_073_741_824,
       durationMs: 300_000,
       maxAttempts: 1,
-      spec: { resources: { cpu: 2, memory: 1_073_741_824 }, duration: '5m', maxAttempts: 1, maxDisruptions: 10, retryPolicy: 'OnFailure' },
+      spec: {
+        resources: { cpu: 2, memory: 1_073_741_824 },
+        duration: '5m',
+        maxAttempts: 1,
+        maxDisruptions: 10,
+        retryPolicy: 'OnFailure',
+      },
     });
   });
 
@@ -212,7 +230,9 @@ describe('validateJob refuses', () => {
     },
     {
       name: 'a duration that is not one, and a zero duration',
-      text: withSpec('  resources: {cpu: 1, memory: 1Gi}\n  duration: forever\n---\n') + withSpec('  resources: {cpu: 1, memory: 1Gi}\n  duration: 0s\n'),
+      text:
+        withSpec('  resources: {cpu: 1, memory: 1Gi}\n  duration: forever\n---\n') +
+        withSpec('  resources: {cpu: 1, memory: 1Gi}\n  duration: 0s\n'),
       details: [{ path: 'spec.duration', message: '"forever" is not a duration (use 30s, 5m, 1h)', line: 7 }],
     },
     {
@@ -238,12 +258,24 @@ describe('validateJob refuses', () => {
     },
     {
       name: 'a generateName too long for the five characters after it',
-      text: withSpec('  resources: {cpu: 1, memory: 1Gi}\n  duration: 1s\n').replace('  name: job-1', `  generateName: ${'a'.repeat(59)}`),
-      details: [{ path: 'metadata.generateName', message: 'must be no more than 58 characters (the server appends 5)', line: 4 }],
+      text: withSpec('  resources: {cpu: 1, memory: 1Gi}\n  duration: 1s\n').replace(
+        '  name: job-1',
+        `  generateName: ${'a'.repeat(59)}`,
+      ),
+      details: [
+        {
+          path: 'metadata.generateName',
+          message: 'must be no more than 58 characters (the server appends 5)',
+          line: 4,
+        },
+      ],
     },
     {
       name: 'a generateName that is not a label prefix',
-      text: withSpec('  resources: {cpu: 1, memory: 1Gi}\n  duration: 1s\n').replace('  name: job-1', '  generateName: -Build_'),
+      text: withSpec('  resources: {cpu: 1, memory: 1Gi}\n  duration: 1s\n').replace(
+        '  name: job-1',
+        '  generateName: -Build_',
+      ),
       details: [
         {
           path: 'metadata.generateName',
@@ -268,18 +300,32 @@ describe('validateJob refuses', () => {
     },
     {
       name: 'startAt and startAfter together',
-      text: withSpec('  resources: {cpu: 1, memory: 1Gi}\n  duration: 1s\n  startAt: 2026-01-02T15:04:05Z\n  startAfter: 5m\n'),
+      text: withSpec(
+        '  resources: {cpu: 1, memory: 1Gi}\n  duration: 1s\n  startAt: 2026-01-02T15:04:05Z\n  startAfter: 5m\n',
+      ),
       details: [{ path: 'spec.startAfter', message: 'at most one of startAt and startAfter', line: 9 }],
     },
     {
       name: 'a startAt on a day that does not exist',
       text: withSpec('  resources: {cpu: 1, memory: 1Gi}\n  duration: 1s\n  startAt: "2026-02-30T10:00:00Z"\n'),
-      details: [{ path: 'spec.startAt', message: '"2026-02-30T10:00:00Z" is not an RFC 3339 date-time (e.g. 2026-01-02T15:04:05Z)', line: 8 }],
+      details: [
+        {
+          path: 'spec.startAt',
+          message: '"2026-02-30T10:00:00Z" is not an RFC 3339 date-time (e.g. 2026-01-02T15:04:05Z)',
+          line: 8,
+        },
+      ],
     },
     {
       name: 'a startAt that is a date only',
       text: withSpec('  resources: {cpu: 1, memory: 1Gi}\n  duration: 1s\n  startAt: "2026-01-02"\n'),
-      details: [{ path: 'spec.startAt', message: '"2026-01-02" is not an RFC 3339 date-time (e.g. 2026-01-02T15:04:05Z)', line: 8 }],
+      details: [
+        {
+          path: 'spec.startAt',
+          message: '"2026-01-02" is not an RFC 3339 date-time (e.g. 2026-01-02T15:04:05Z)',
+          line: 8,
+        },
+      ],
     },
     {
       name: 'a negative startAfter',
@@ -288,7 +334,9 @@ describe('validateJob refuses', () => {
     },
     {
       name: 'simulate: negative failAttempts, an exit code out of range, an unknown field',
-      text: withSpec('  resources: {cpu: 1, memory: 1Gi}\n  duration: 1s\n  simulate:\n    failAttempts: -1\n    exitCode: 256\n    crash: true\n'),
+      text: withSpec(
+        '  resources: {cpu: 1, memory: 1Gi}\n  duration: 1s\n  simulate:\n    failAttempts: -1\n    exitCode: 256\n    crash: true\n',
+      ),
       details: [
         { path: 'spec.simulate.crash', message: 'unknown field', line: 11 },
         { path: 'spec.simulate.failAttempts', message: 'must be at least 0', line: 9 },
@@ -297,7 +345,9 @@ describe('validateJob refuses', () => {
     },
     {
       name: 'simulate: exit code zero, a fraction of a run',
-      text: withSpec('  resources: {cpu: 1, memory: 1Gi}\n  duration: 1s\n  simulate: {failAttempts: 1.5, exitCode: 0}\n'),
+      text: withSpec(
+        '  resources: {cpu: 1, memory: 1Gi}\n  duration: 1s\n  simulate: {failAttempts: 1.5, exitCode: 0}\n',
+      ),
       details: [
         { path: 'spec.simulate.failAttempts', message: 'must be an integer, not a number', line: 8 },
         { path: 'spec.simulate.exitCode', message: 'must be at least 1', line: 8 },
@@ -310,7 +360,9 @@ describe('validateJob refuses', () => {
     },
     {
       name: 'maxAttempts below one, a non-string selector and label',
-      text: `${GOOD}  maxAttempts: 0\n`.replace('pool: gpu', 'pool: 7').replace('name: render\n', 'name: render\n    tier: true\n'),
+      text: `${GOOD}  maxAttempts: 0\n`
+        .replace('pool: gpu', 'pool: 7')
+        .replace('name: render\n', 'name: render\n    tier: true\n'),
       details: [
         { path: 'metadata.labels.tier', message: 'must be a string, not a boolean', line: 8 },
         { path: 'spec.nodeSelector.pool', message: 'must be a string, not an integer', line: 15 },
@@ -319,7 +371,10 @@ describe('validateJob refuses', () => {
     },
     {
       name: 'a bad name and namespace',
-      text: GOOD.replace('name: render-frames', 'name: Render_Frames').replace('namespace: films', `namespace: ${'a'.repeat(64)}`),
+      text: GOOD.replace('name: render-frames', 'name: Render_Frames').replace(
+        'namespace: films',
+        `namespace: ${'a'.repeat(64)}`,
+      ),
       details: [
         {
           path: 'metadata.name',
@@ -329,7 +384,11 @@ describe('validateJob refuses', () => {
             "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
           line: 4,
         },
-        { path: 'metadata.namespace', message: `"${'a'.repeat(64)}" is not a valid namespace: must be no more than 63 characters`, line: 5 },
+        {
+          path: 'metadata.namespace',
+          message: `"${'a'.repeat(64)}" is not a valid namespace: must be no more than 63 characters`,
+          line: 5,
+        },
       ],
     },
     {
@@ -371,19 +430,66 @@ describe('validateJob refuses', () => {
 });
 
 describe('parseManifests refuses', () => {
-  const cases: Array<{ name: string; text: string; contentType?: string; line: number | undefined; message: RegExp }> = [
-    { name: 'YAML with a bad indent', text: 'apiVersion: fencer.dev/v1\nkind: Job\nspec:\n  duration: 1s\n resources: {}\n', line: 5, message: /^invalid YAML: / },
-    { name: 'YAML with an unclosed flow sequence', text: 'kind: Job\nspec:\n  nodeSelector: [a, b\nmetadata: {}\n', line: 4, message: /^invalid YAML: / },
-    { name: 'YAML with a key written twice', text: 'kind: Job\nspec: {}\nkind: Job\n', line: 3, message: /^invalid YAML: Map keys must be unique/ },
-    { name: 'a bad second document', text: `${GOOD}---\nkind: Job\nspec: [a\n`, line: 18, message: /^invalid YAML: / },
-    { name: 'JSON with a stray comma', text: '{\n  "kind": "Job",\n  "spec": [1,,2]\n}', line: 3, message: /^invalid JSON: Unexpected token ','$/ },
-    { name: 'JSON with a trailing comma', text: '{\n  "kind": "Job",\n}', line: 3, message: /^invalid JSON: / },
-    { name: 'JSON cut short', text: '{\n  "kind": "Job",\n  "spec": [1,', line: 3, message: /^invalid JSON: Unexpected end of JSON input$/ },
-    { name: 'JSON by content type that is YAML', text: 'kind: Job\n', contentType: 'application/json', line: 1, message: /^invalid JSON: / },
-    { name: 'JSON with a key written twice', text: '{\n"kind": "Job",\n"kind": "Job"\n}', line: 3, message: /^invalid JSON: Map keys must be unique/ },
-    { name: 'empty input', text: '', line: undefined, message: /^no manifest in the input/ },
-    { name: 'only comments and separators', text: '# nothing\n---\n---\n', line: undefined, message: /^no manifest in the input/ },
-  ];
+  const cases: Array<{ name: string; text: string; contentType?: string; line: number | undefined; message: RegExp }> =
+    [
+      {
+        name: 'YAML with a bad indent',
+        text: 'apiVersion: fencer.dev/v1\nkind: Job\nspec:\n  duration: 1s\n resources: {}\n',
+        line: 5,
+        message: /^invalid YAML: /,
+      },
+      {
+        name: 'YAML with an unclosed flow sequence',
+        text: 'kind: Job\nspec:\n  nodeSelector: [a, b\nmetadata: {}\n',
+        line: 4,
+        message: /^invalid YAML: /,
+      },
+      {
+        name: 'YAML with a key written twice',
+        text: 'kind: Job\nspec: {}\nkind: Job\n',
+        line: 3,
+        message: /^invalid YAML: Map keys must be unique/,
+      },
+      {
+        name: 'a bad second document',
+        text: `${GOOD}---\nkind: Job\nspec: [a\n`,
+        line: 18,
+        message: /^invalid YAML: /,
+      },
+      {
+        name: 'JSON with a stray comma',
+        text: '{\n  "kind": "Job",\n  "spec": [1,,2]\n}',
+        line: 3,
+        message: /^invalid JSON: Unexpected token ','$/,
+      },
+      { name: 'JSON with a trailing comma', text: '{\n  "kind": "Job",\n}', line: 3, message: /^invalid JSON: / },
+      {
+        name: 'JSON cut short',
+        text: '{\n  "kind": "Job",\n  "spec": [1,',
+        line: 3,
+        message: /^invalid JSON: Unexpected end of JSON input$/,
+      },
+      {
+        name: 'JSON by content type that is YAML',
+        text: 'kind: Job\n',
+        contentType: 'application/json',
+        line: 1,
+        message: /^invalid JSON: /,
+      },
+      {
+        name: 'JSON with a key written twice',
+        text: '{\n"kind": "Job",\n"kind": "Job"\n}',
+        line: 3,
+        message: /^invalid JSON: Map keys must be unique/,
+      },
+      { name: 'empty input', text: '', line: undefined, message: /^no manifest in the input/ },
+      {
+        name: 'only comments and separators',
+        text: '# nothing\n---\n---\n',
+        line: undefined,
+        message: /^no manifest in the input/,
+      },
+    ];
   it.each(cases)('$name', ({ text, contentType, line, message }) => {
     const [detail, ...more] = detailsOf(() => parseManifests(text, contentType));
     expect(more).toEqual([]);
@@ -402,7 +508,11 @@ describe('the Job CRD', () => {
       group: string;
       scope: string;
       names: { kind: string; plural: string; categories?: string[] };
-      versions: Array<{ name: string; subresources?: { status?: object }; additionalPrinterColumns?: Array<{ name: string; jsonPath: string }> }>;
+      versions: Array<{
+        name: string;
+        subresources?: { status?: object };
+        additionalPrinterColumns?: Array<{ name: string; jsonPath: string }>;
+      }>;
     };
   };
   const schema = readCrdSchema('crds/job.yaml');
@@ -412,19 +522,32 @@ describe('the Job CRD', () => {
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',
       metadata: { name: 'jobs.fencer.dev' },
-      spec: { group: 'fencer.dev', scope: 'Namespaced', names: { kind: 'Job', plural: 'jobs', categories: ['fencer'] } },
+      spec: {
+        group: 'fencer.dev',
+        scope: 'Namespaced',
+        names: { kind: 'Job', plural: 'jobs', categories: ['fencer'] },
+      },
     });
     const [v1] = crd.spec.versions;
     expect(v1?.name).toBe('v1');
     expect(v1?.subresources?.status).toEqual({});
-    expect(v1?.additionalPrinterColumns?.map((c) => c.jsonPath)).toEqual(['.status.phase', '.status.node', '.metadata.creationTimestamp']);
+    expect(v1?.additionalPrinterColumns?.map((c) => c.jsonPath)).toEqual([
+      '.status.phase',
+      '.status.node',
+      '.metadata.creationTimestamp',
+    ]);
   });
 
   it('is structural: every field has a type, no properties next to additionalProperties', () => {
     const problems: string[] = [];
     visit(schema, '', (node, where) => {
-      if (node.properties !== undefined && node.additionalProperties !== undefined) problems.push(`${where}: properties and additionalProperties`);
-      if (node.type === undefined && node['x-kubernetes-int-or-string'] !== true && node['x-kubernetes-preserve-unknown-fields'] !== true) {
+      if (node.properties !== undefined && node.additionalProperties !== undefined)
+        problems.push(`${where}: properties and additionalProperties`);
+      if (
+        node.type === undefined &&
+        node['x-kubernetes-int-or-string'] !== true &&
+        node['x-kubernetes-preserve-unknown-fields'] !== true
+      ) {
         problems.push(`${where}: no type`);
       }
     });
@@ -456,7 +579,10 @@ describe('the Job CRD', () => {
     const spec = (api.properties as Record<string, Schema>).spec;
     expect(api.additionalProperties).toBe(false);
     expect(spec?.additionalProperties).toBe(false);
-    expect((spec?.properties?.resources?.properties?.cpu as Schema).anyOf).toEqual([{ type: 'number' }, { type: 'string' }]);
+    expect((spec?.properties?.resources?.properties?.cpu as Schema).anyOf).toEqual([
+      { type: 'number' },
+      { type: 'string' },
+    ]);
     expect(spec?.properties?.nodeSelector?.additionalProperties).toEqual({ type: 'string' });
   });
 });

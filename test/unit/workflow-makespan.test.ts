@@ -13,10 +13,14 @@ import {
 } from '../../src/bench/workflow-makespan.js';
 
 // Small enough to read a failure, large enough that jobs queue: 6 workflows on 2 nodes.
-const cases = [1, 2, 3].flatMap((seed) => STRATEGIES.map((strategy) => ({ seed, strategy, name: `seed ${seed}, ${strategy.name}` })));
+const cases = [1, 2, 3].flatMap((seed) =>
+  STRATEGIES.map((strategy) => ({ seed, strategy, name: `seed ${seed}, ${strategy.name}` })),
+);
 
 function jobsOf(workflows: readonly Workflow[]) {
-  return new Map<string, WorkflowJob & { workflow: string }>(workflows.flatMap((w) => w.jobs.map((j) => [`${w.name}/${j.name}`, { ...j, workflow: w.name }])));
+  return new Map<string, WorkflowJob & { workflow: string }>(
+    workflows.flatMap((w) => w.jobs.map((j) => [`${w.name}/${j.name}`, { ...j, workflow: w.name }])),
+  );
 }
 
 /** The largest CPU and memory in use on any node at any instant (a job holds [start, end)). */
@@ -28,8 +32,14 @@ function peakUse(result: MakespanResult, workflows: readonly Workflow[]): { cpu:
   for (const runs of byNode.values()) {
     for (const at of runs.map((r) => r.startMs)) {
       const live = runs.filter((r) => r.startMs <= at && at < r.endMs).map((r) => jobs.get(r.uid)!);
-      peak.cpu = Math.max(peak.cpu, live.reduce((s, j) => s + j.cpuMillis, 0));
-      peak.memory = Math.max(peak.memory, live.reduce((s, j) => s + j.memoryBytes, 0));
+      peak.cpu = Math.max(
+        peak.cpu,
+        live.reduce((s, j) => s + j.cpuMillis, 0),
+      );
+      peak.memory = Math.max(
+        peak.memory,
+        live.reduce((s, j) => s + j.memoryBytes, 0),
+      );
     }
   }
   return peak;
@@ -56,30 +66,34 @@ describe('the workflow generator', () => {
 });
 
 describe('the workflow simulation', () => {
-  it.each(cases)('$name: runs every job once, within capacity, after its needs, no sooner than the lower bound', ({ seed, strategy }) => {
-    const workflows = generateWorkflows({ workflows: 6, seed });
-    const result = simulateWorkflows(workflows, 2, strategy);
-    const jobs = jobsOf(workflows);
-    const runs = new Map(result.runs.map((r) => [r.uid, r]));
-    expect(result.runs).toHaveLength(jobs.size);
-    expect(runs.size).toBe(jobs.size);
+  it.each(cases)(
+    '$name: runs every job once, within capacity, after its needs, no sooner than the lower bound',
+    ({ seed, strategy }) => {
+      const workflows = generateWorkflows({ workflows: 6, seed });
+      const result = simulateWorkflows(workflows, 2, strategy);
+      const jobs = jobsOf(workflows);
+      const runs = new Map(result.runs.map((r) => [r.uid, r]));
+      expect(result.runs).toHaveLength(jobs.size);
+      expect(runs.size).toBe(jobs.size);
 
-    const peak = peakUse(result, workflows);
-    expect(peak.cpu).toBeLessThanOrEqual(NODE_CPU_MILLIS);
-    expect(peak.memory).toBeLessThanOrEqual(NODE_MEMORY_BYTES);
+      const peak = peakUse(result, workflows);
+      expect(peak.cpu).toBeLessThanOrEqual(NODE_CPU_MILLIS);
+      expect(peak.memory).toBeLessThanOrEqual(NODE_MEMORY_BYTES);
 
-    for (const [uid, job] of jobs) {
-      const run = runs.get(uid)!;
-      expect(run.endMs - run.startMs).toBe(job.durationMs);
-      for (const need of job.needs) expect(run.startMs).toBeGreaterThanOrEqual(runs.get(`${job.workflow}/${need}`)!.endMs);
-    }
+      for (const [uid, job] of jobs) {
+        const run = runs.get(uid)!;
+        expect(run.endMs - run.startMs).toBe(job.durationMs);
+        for (const need of job.needs)
+          expect(run.startMs).toBeGreaterThanOrEqual(runs.get(`${job.workflow}/${need}`)!.endMs);
+      }
 
-    const bound = lowerBound(workflows, 2);
-    expect(result.makespanMs).toBe(Math.max(...result.runs.map((r) => r.endMs)));
-    expect(result.makespanMs).toBeGreaterThanOrEqual(bound.ms);
-    expect(bound.ms).toBe(Math.max(bound.criticalPathMs, bound.workMs));
-    expect(result.meanCompletionMs).toBeLessThanOrEqual(result.makespanMs);
-  });
+      const bound = lowerBound(workflows, 2);
+      expect(result.makespanMs).toBe(Math.max(...result.runs.map((r) => r.endMs)));
+      expect(result.makespanMs).toBeGreaterThanOrEqual(bound.ms);
+      expect(bound.ms).toBe(Math.max(bound.criticalPathMs, bound.workMs));
+      expect(result.meanCompletionMs).toBeLessThanOrEqual(result.makespanMs);
+    },
+  );
 
   it('starts a job the moment its last need ends when the cluster has room for everything', () => {
     // On 200 nodes nothing waits for room: every workflow ends at its own critical path.

@@ -50,11 +50,15 @@ function validate(text: string, maxJobs = MAX_JOBS): WorkflowRequest {
   return validateWorkflow(manifests[0]!, { maxJobs });
 }
 
-
 describe('validateWorkflow accepts', () => {
   it('a CI pipeline: one Job per job, named <workflow>-<job>, in the pool, with full needs and the remaining path', () => {
     const request = validate(CI);
-    expect(request).toMatchObject({ namespace: 'builds', name: 'ci', generateName: null, labels: { team: 'platform' } });
+    expect(request).toMatchObject({
+      namespace: 'builds',
+      name: 'ci',
+      generateName: null,
+      labels: { team: 'platform' },
+    });
     expect(request.spec.pool).toBe('ci');
     expect(request.jobs.map((j) => [j.name, j.needs, j.pathMs / 1000])).toEqual([
       ['ci-build-linux', [], 120 + 300 + 60],
@@ -70,7 +74,14 @@ describe('validateWorkflow accepts', () => {
       name: 'ci-test-linux',
       generateName: null,
       labels: { team: 'platform', 'fencer.dev/workflow': 'ci', 'fencer.dev/workflow-job': 'test-linux' },
-      spec: { resources: { cpu: 1, memory: '2Gi' }, duration: '5m', nodeSelector: { os: 'linux' }, retryPolicy: 'Never', maxAttempts: 3, maxDisruptions: 10 },
+      spec: {
+        resources: { cpu: 1, memory: '2Gi' },
+        duration: '5m',
+        nodeSelector: { os: 'linux' },
+        retryPolicy: 'Never',
+        maxAttempts: 3,
+        maxDisruptions: 10,
+      },
       cpuMillis: 1000,
       memoryBytes: 2 * 1024 ** 3,
       durationMs: 300_000,
@@ -89,7 +100,15 @@ describe('validateWorkflow accepts', () => {
       queue: 'default',
       priority: 0,
     });
-    expect(request.jobs.map((j) => j.image)).toEqual(['ghcr.io/acme/builder:1.4', null, 'ghcr.io/acme/builder:1.4', null, 'ghcr.io/acme/builder:1.4', null, null]);
+    expect(request.jobs.map((j) => j.image)).toEqual([
+      'ghcr.io/acme/builder:1.4',
+      null,
+      'ghcr.io/acme/builder:1.4',
+      null,
+      'ghcr.io/acme/builder:1.4',
+      null,
+      null,
+    ]);
     expect(request.jobs[6]).toMatchObject({ startAfterMs: 0, nodeSelector: { os: 'linux' }, cpuMillis: 500 });
   });
 
@@ -100,20 +119,32 @@ describe('validateWorkflow accepts', () => {
   });
 
   it('no pool, and a template that selects one itself; the default namespace', () => {
-    const text = workflow(`    - name: render\n      template: {resources: {cpu: 1, memory: 1Gi}, duration: 1m, nodeSelector: {pool: gpu}}\n`, {
-      metadata: '  name: films\n',
-    }).replace('  pool: ci\n', '');
+    const text = workflow(
+      `    - name: render\n      template: {resources: {cpu: 1, memory: 1Gi}, duration: 1m, nodeSelector: {pool: gpu}}\n`,
+      {
+        metadata: '  name: films\n',
+      },
+    ).replace('  pool: ci\n', '');
     const request = validate(text);
     expect(request).toMatchObject({ namespace: 'default', name: 'films', labels: {} });
-    expect(request.jobs[0]).toMatchObject({ name: 'films-render', pool: null, nodeSelector: { pool: 'gpu' }, namespace: 'default' });
+    expect(request.jobs[0]).toMatchObject({
+      name: 'films-render',
+      pool: null,
+      nodeSelector: { pool: 'gpu' },
+      namespace: 'default',
+    });
   });
 
-  it('a template whose nodeSelector names the workflow\'s own pool', () => {
-    const request = validate(workflow(`    - name: a\n      template: {resources: {cpu: 1, memory: 1Gi}, duration: 1m, nodeSelector: {pool: ci}}\n`));
+  it("a template whose nodeSelector names the workflow's own pool", () => {
+    const request = validate(
+      workflow(
+        `    - name: a\n      template: {resources: {cpu: 1, memory: 1Gi}, duration: 1m, nodeSelector: {pool: ci}}\n`,
+      ),
+    );
     expect(request.jobs[0]).toMatchObject({ pool: 'ci', nodeSelector: { pool: 'ci' } });
   });
 
-  it('a generateName: the jobs keep their own names until nameWorkflow gives them the workflow\'s', () => {
+  it("a generateName: the jobs keep their own names until nameWorkflow gives them the workflow's", () => {
     const unnamed = validate(CI.replace('  name: ci\n', '  generateName: ci-\n'));
     expect(unnamed).toMatchObject({ name: '', generateName: 'ci-' });
     expect(unnamed.jobs.map((j) => [j.name, j.generateName, j.workflow])[6]).toEqual(['release', null, '']);
@@ -130,12 +161,16 @@ describe('validateWorkflow refuses', () => {
   const cases: Array<{ name: string; text: string; maxJobs?: number; details: ValidationDetail[] }> = [
     {
       name: 'a cycle, named, at the needs of its first job',
-      text: workflow(`    - name: lint\n      template: ${SMALL}\n    - name: build\n      needs: [lint, test]\n      template: ${SMALL}\n    - name: test\n      needs: [build]\n      template: ${SMALL}\n`),
+      text: workflow(
+        `    - name: lint\n      template: ${SMALL}\n    - name: build\n      needs: [lint, test]\n      template: ${SMALL}\n    - name: test\n      needs: [build]\n      template: ${SMALL}\n`,
+      ),
       details: [{ path: 'spec.jobs[1].needs', message: 'cycle: build → test → build', line: 14 }],
     },
     {
       name: 'a cycle of three, written the way work flows',
-      text: workflow(`    - name: a\n      needs: [c]\n      template: ${SMALL}\n    - name: b\n      needs: [a]\n      template: ${SMALL}\n    - name: c\n      needs: [b]\n      template: ${SMALL}\n`),
+      text: workflow(
+        `    - name: a\n      needs: [c]\n      template: ${SMALL}\n    - name: b\n      needs: [a]\n      template: ${SMALL}\n    - name: c\n      needs: [b]\n      template: ${SMALL}\n`,
+      ),
       details: [{ path: 'spec.jobs[0].needs', message: 'cycle: a → b → c → a', line: 12 }],
     },
     {
@@ -170,8 +205,10 @@ describe('validateWorkflow refuses', () => {
       details: [{ path: 'spec.jobs', message: 'must not be empty', line: 10 }],
     },
     {
-      name: 'a template that selects another pool than the workflow\'s',
-      text: workflow(`    - name: train\n      template:\n        resources: {cpu: 1, memory: 1Gi}\n        duration: 1m\n        nodeSelector:\n          pool: gpu\n`),
+      name: "a template that selects another pool than the workflow's",
+      text: workflow(
+        `    - name: train\n      template:\n        resources: {cpu: 1, memory: 1Gi}\n        duration: 1m\n        nodeSelector:\n          pool: gpu\n`,
+      ),
       details: [
         {
           path: 'spec.jobs[0].template.nodeSelector.pool',
@@ -196,24 +233,36 @@ describe('validateWorkflow refuses', () => {
     },
     {
       name: 'a job whose Job name, <workflow>-<job>, would pass 63 characters',
-      text: workflow(`    - name: ${'j'.repeat(61)}\n      template: ${SMALL}\n    - name: ${'k'.repeat(60)}\n      template: ${SMALL}\n`),
-      details: [{ path: 'spec.jobs[0].name', message: `its Job's name "ci-${'j'.repeat(61)}" must be no more than 63 characters`, line: 11 }],
-    },
-    {
-      name: 'the same with a generateName, counting the five characters the server appends',
-      text: workflow(`    - name: ${'j'.repeat(55)}\n      template: ${SMALL}\n    - name: ${'k'.repeat(54)}\n      template: ${SMALL}\n`, {
-        metadata: '  generateName: ci-\n',
-      }),
+      text: workflow(
+        `    - name: ${'j'.repeat(61)}\n      template: ${SMALL}\n    - name: ${'k'.repeat(60)}\n      template: ${SMALL}\n`,
+      ),
       details: [
         {
           path: 'spec.jobs[0].name',
-          message: "its Job's name (generateName, 5 random characters, '-', this name) must be no more than 63 characters, not 64",
+          message: `its Job's name "ci-${'j'.repeat(61)}" must be no more than 63 characters`,
+          line: 11,
+        },
+      ],
+    },
+    {
+      name: 'the same with a generateName, counting the five characters the server appends',
+      text: workflow(
+        `    - name: ${'j'.repeat(55)}\n      template: ${SMALL}\n    - name: ${'k'.repeat(54)}\n      template: ${SMALL}\n`,
+        {
+          metadata: '  generateName: ci-\n',
+        },
+      ),
+      details: [
+        {
+          path: 'spec.jobs[0].name',
+          message:
+            "its Job's name (generateName, 5 random characters, '-', this name) must be no more than 63 characters, not 64",
           line: 8,
         },
       ],
     },
     {
-      name: 'a template that is not a good Job spec, at the template\'s path',
+      name: "a template that is not a good Job spec, at the template's path",
       text: workflow(
         `    - name: build\n      template:\n        resources: {cpu: abc, memory: 1Gi}\n        duration: 1m\n        simulate: {failAfter: 2m}\n` +
           `    - name: test\n      template: {resources: {cpu: 1, memory: 1Gi}, duration: 1m, retries: 3}\n`,
@@ -221,7 +270,11 @@ describe('validateWorkflow refuses', () => {
       details: [
         { path: 'spec.jobs[1].template.retries', message: 'unknown field', line: 17 },
         { path: 'spec.jobs[0].template.resources.cpu', message: '"abc" is not a CPU quantity', line: 13 },
-        { path: 'spec.jobs[0].template.simulate.failAfter', message: 'must be shorter than spec.jobs[0].template.duration (1m)', line: 15 },
+        {
+          path: 'spec.jobs[0].template.simulate.failAfter',
+          message: 'must be shorter than spec.jobs[0].template.duration (1m)',
+          line: 15,
+        },
       ],
     },
     {
@@ -246,7 +299,11 @@ describe('validateWorkflow refuses', () => {
       ),
       details: [
         { path: 'spec.jobs[1].name', message: 'Duplicate value: "build"', line: 13 },
-        { path: 'spec.jobs[1].template.nodeSelector.pool', message: '"gpu" differs from spec.pool "ci": every job of a workflow runs in its pool', line: 15 },
+        {
+          path: 'spec.jobs[1].template.nodeSelector.pool',
+          message: '"gpu" differs from spec.pool "ci": every job of a workflow runs in its pool',
+          line: 15,
+        },
         { path: 'spec.jobs[1].needs[0]', message: '"lint" is not a job of this workflow', line: 14 },
       ],
     },
@@ -261,7 +318,9 @@ describe('validateWorkflow refuses', () => {
   });
 
   it('names the cycle and its line in the error message', () => {
-    const text = workflow(`    - name: build\n      needs: [test]\n      template: ${SMALL}\n    - name: test\n      needs: [build]\n      template: ${SMALL}\n`);
+    const text = workflow(
+      `    - name: build\n      needs: [test]\n      template: ${SMALL}\n    - name: test\n      needs: [build]\n      template: ${SMALL}\n`,
+    );
     expect(() => validate(text)).toThrow('spec.jobs[0].needs: cycle: build → test → build (line 12)');
   });
 });
@@ -269,7 +328,9 @@ describe('validateWorkflow refuses', () => {
 describe('readWorkflowSubmission', () => {
   it('reads one workflow, in YAML or JSON alike', () => {
     const json = JSON.stringify(parse(CI));
-    expect(readWorkflowSubmission(json, 'application/json', MAX_JOBS)).toEqual(readWorkflowSubmission(CI, 'application/yaml', MAX_JOBS));
+    expect(readWorkflowSubmission(json, 'application/json', MAX_JOBS)).toEqual(
+      readWorkflowSubmission(CI, 'application/yaml', MAX_JOBS),
+    );
   });
 
   it('refuses several documents: one workflow per request', () => {
@@ -279,13 +340,21 @@ describe('readWorkflowSubmission', () => {
   });
 
   it('passes the limit on jobs', () => {
-    expect(detailsOf(() => readWorkflowSubmission(CI, undefined, 6))).toEqual([{ path: 'spec.jobs', message: '7 jobs, at most 6', line: 10 }]);
+    expect(detailsOf(() => readWorkflowSubmission(CI, undefined, 6))).toEqual([
+      { path: 'spec.jobs', message: '7 jobs, at most 6', line: 10 },
+    ]);
   });
 });
 
 describe('the Workflow CRD', () => {
   const crd = parse(readFileSync(join(projectRoot(), 'crds/workflow.yaml'), 'utf8')) as {
-    spec: { versions: Array<{ name: string; subresources?: { status?: object }; additionalPrinterColumns?: Array<{ name: string; jsonPath: string }> }> };
+    spec: {
+      versions: Array<{
+        name: string;
+        subresources?: { status?: object };
+        additionalPrinterColumns?: Array<{ name: string; jsonPath: string }>;
+      }>;
+    };
   };
   const schema = readCrdSchema('crds/workflow.yaml');
   const properties = (node: Schema | undefined): Record<string, Schema> => node?.properties ?? {};
@@ -298,7 +367,14 @@ describe('the Workflow CRD', () => {
       spec: {
         group: 'fencer.dev',
         scope: 'Namespaced',
-        names: { kind: 'Workflow', listKind: 'WorkflowList', plural: 'workflows', singular: 'workflow', shortNames: ['fwf'], categories: ['fencer'] },
+        names: {
+          kind: 'Workflow',
+          listKind: 'WorkflowList',
+          plural: 'workflows',
+          singular: 'workflow',
+          shortNames: ['fwf'],
+          categories: ['fencer'],
+        },
       },
     });
     const [v1] = crd.spec.versions;
@@ -310,7 +386,7 @@ describe('the Workflow CRD', () => {
     ]);
   });
 
-  it('has, as each job\'s template, exactly the Job CRD\'s spec schema', () => {
+  it("has, as each job's template, exactly the Job CRD's spec schema", () => {
     const jobSpec = properties(readCrdSchema('crds/job.yaml') as Schema).spec;
     const template = properties(properties(properties(schema as Schema).spec).jobs?.items as Schema).template;
     expect(template).toBeDefined();
@@ -320,8 +396,13 @@ describe('the Workflow CRD', () => {
   it('is structural: every field has a type, no properties next to additionalProperties', () => {
     const problems: string[] = [];
     visit(schema as Schema, '', (node, where) => {
-      if (node.properties !== undefined && node.additionalProperties !== undefined) problems.push(`${where}: properties and additionalProperties`);
-      if (node.type === undefined && node['x-kubernetes-int-or-string'] !== true && node['x-kubernetes-preserve-unknown-fields'] !== true) {
+      if (node.properties !== undefined && node.additionalProperties !== undefined)
+        problems.push(`${where}: properties and additionalProperties`);
+      if (
+        node.type === undefined &&
+        node['x-kubernetes-int-or-string'] !== true &&
+        node['x-kubernetes-preserve-unknown-fields'] !== true
+      ) {
         problems.push(`${where}: no type`);
       }
     });
@@ -338,7 +419,11 @@ describe('the Workflow CRD', () => {
   });
 
   it('constrains nothing in metadata but name and generateName', () => {
-    expect(Object.keys(properties(properties(schema as Schema).metadata)).filter((k) => k !== 'name' && k !== 'generateName')).toEqual([]);
+    expect(
+      Object.keys(properties(properties(schema as Schema).metadata)).filter(
+        (k) => k !== 'name' && k !== 'generateName',
+      ),
+    ).toEqual([]);
   });
 
   it('gives the API a strict schema down into the templates', () => {

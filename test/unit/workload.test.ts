@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { generateWorkload, lowerBoundMs, NODE_CPU_MILLIS, NODE_MEMORY_BYTES, type WorkloadJob } from '../../src/bench/workload.js';
+import {
+  generateWorkload,
+  lowerBoundMs,
+  NODE_CPU_MILLIS,
+  NODE_MEMORY_BYTES,
+  type WorkloadJob,
+} from '../../src/bench/workload.js';
 import { simulatePacking } from '../../src/bench/packing-simulation.js';
 
 describe('the packing workload', () => {
@@ -9,7 +15,7 @@ describe('the packing workload', () => {
     expect(generateWorkload({ jobs: 200, seed: 6, timeScale: 10 })).not.toEqual(a);
   });
 
-  it('mixes the four kinds, asks for about the nodes\' own CPU-to-memory ratio, and scales durations', () => {
+  it("mixes the four kinds, asks for about the nodes' own CPU-to-memory ratio, and scales durations", () => {
     const jobs = generateWorkload({ jobs: 5000, seed: 1, timeScale: 10 });
     const share = (kind: string) => jobs.filter((j) => j.kind === kind).length / jobs.length;
     expect(share('small')).toBeCloseTo(0.45, 1);
@@ -28,7 +34,13 @@ describe('the packing workload', () => {
   });
 
   it('has a lower bound of the larger of CPU work, memory work and the longest job', () => {
-    const job = (cpuMillis: number, memoryBytes: number, durationMs: number): WorkloadJob => ({ name: 'j', kind: 'small', cpuMillis, memoryBytes, durationMs });
+    const job = (cpuMillis: number, memoryBytes: number, durationMs: number): WorkloadJob => ({
+      name: 'j',
+      kind: 'small',
+      cpuMillis,
+      memoryBytes,
+      durationMs,
+    });
     // Two nodes: 32 CPU, 128 GiB.
     expect(lowerBoundMs([job(16_000, 1, 10_000), job(16_000, 1, 10_000), job(32_000, 1, 10_000)], 2)).toBe(20_000);
     expect(lowerBoundMs([job(1, NODE_MEMORY_BYTES * 2, 30_000)], 2)).toBe(30_000);

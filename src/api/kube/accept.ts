@@ -30,7 +30,10 @@ export function parseAccept(header: string | undefined): MediaRange[] {
       const at = raw.indexOf('=');
       if (at <= 0) continue;
       const name = raw.slice(0, at).trim().toLowerCase();
-      const value = raw.slice(at + 1).trim().replace(/^"(.*)"$/, '$1');
+      const value = raw
+        .slice(at + 1)
+        .trim()
+        .replace(/^"(.*)"$/, '$1');
       if (name === 'q') q = Number.isFinite(Number(value)) ? Number(value) : 0;
       else if (!IGNORED_PARAMS.has(name)) params[name] = value;
     }

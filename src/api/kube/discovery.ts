@@ -85,12 +85,20 @@ export interface APIGroupDiscoveryList {
  * its own address for every client network (0.0.0.0/0).
  */
 export function apiVersions(serverAddress: string): APIVersions {
-  return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
 }
 
 /** GET /apis: every group of `kinds` with its versions, the first listed preferred. */
 export function apiGroupList(kinds: readonly KubeKind[]): APIGroupList {
-  return { kind: 'APIGroupList', apiVersion: 'v1', groups: groupsOf(kinds).map(([name, versions]) => groupEntry(name, versions)) };
+  return {
+    kind: 'APIGroupList',
+    apiVersion: 'v1',
+    groups: groupsOf(kinds).map(([name, versions]) => groupEntry(name, versions)),
+  };
 }
 
 /** GET /apis/GROUP, or null when no kind is of that group. */
@@ -117,11 +125,16 @@ export function apiResourceList(kinds: readonly KubeKind[], groupVersion: string
       storageVersionHash: storageVersionHash(k),
     };
     if (!k.statusVerbs) return [main];
-    return [main, { name: `${k.plural}/status`, singularName: '', namespaced: k.namespaced, kind: k.kind, verbs: k.statusVerbs }];
+    return [
+      main,
+      { name: `${k.plural}/status`, singularName: '', namespaced: k.namespaced, kind: k.kind, verbs: k.statusVerbs },
+    ];
   });
   // The core group's list carries no apiVersion in kube-apiserver's answer; the others do.
   const core = served.every((k) => k.group === '');
-  return core ? { kind: 'APIResourceList', groupVersion, resources } : { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources };
+  return core
+    ? { kind: 'APIResourceList', groupVersion, resources }
+    : { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources };
 }
 
 /** GET /api or GET /apis with an aggregated Accept: every group of `kinds`, resources included. */

@@ -103,8 +103,18 @@ export const CORE_KINDS: readonly KubeKind[] = [
     verbs: ['get', 'list'],
     statusVerbs: null,
     printerColumns: [
-      { name: 'Pending', type: 'integer', description: 'Jobs of the namespace not placed yet.', jsonPath: '.status.pendingJobs' },
-      { name: 'Running', type: 'integer', description: 'Jobs of the namespace placed now.', jsonPath: '.status.runningJobs' },
+      {
+        name: 'Pending',
+        type: 'integer',
+        description: 'Jobs of the namespace not placed yet.',
+        jsonPath: '.status.pendingJobs',
+      },
+      {
+        name: 'Running',
+        type: 'integer',
+        description: 'Jobs of the namespace placed now.',
+        jsonPath: '.status.runningJobs',
+      },
     ],
     schema: null,
     crdFile: null,
@@ -126,7 +136,14 @@ interface Crd {
   spec?: {
     group?: string;
     scope?: 'Namespaced' | 'Cluster';
-    names?: { kind?: string; listKind?: string; plural?: string; singular?: string; shortNames?: string[]; categories?: string[] };
+    names?: {
+      kind?: string;
+      listKind?: string;
+      plural?: string;
+      singular?: string;
+      shortNames?: string[];
+      categories?: string[];
+    };
     versions?: CrdVersion[];
   };
 }
@@ -153,7 +170,9 @@ export function kindsFromCrd(document: unknown, file: string): KubeKind[] {
       shortNames: names.shortNames ?? [],
       categories: names.categories ?? [],
       verbs,
-      statusVerbs: version.subresources?.status ? STATUS_VERBS.filter((verb) => verb === 'get' || verbs.includes(verb)) : null,
+      statusVerbs: version.subresources?.status
+        ? STATUS_VERBS.filter((verb) => verb === 'get' || verbs.includes(verb))
+        : null,
       printerColumns: version.additionalPrinterColumns ?? [AGE_COLUMN],
       schema: version.schema?.openAPIV3Schema ?? null,
       crdFile: file,
@@ -186,7 +205,12 @@ export function apisKinds(): readonly KubeKind[] {
 let apis: readonly KubeKind[] | undefined;
 
 /** The kind served at /apis/GROUP/VERSION/PLURAL (or /api/v1/PLURAL for group ''), if any. */
-export function kindOfResource(kinds: readonly KubeKind[], group: string, version: string, plural: string): KubeKind | undefined {
+export function kindOfResource(
+  kinds: readonly KubeKind[],
+  group: string,
+  version: string,
+  plural: string,
+): KubeKind | undefined {
   return kinds.find((k) => k.group === group && k.version === version && k.plural === plural);
 }
 

@@ -8,7 +8,14 @@ import { getWorkflow, listWorkflows } from '../../store/workflows.js';
 import { getCronJob, listCronJobs } from '../../store/cronjobs.js';
 import { getQueue, listQueues, listQuotas } from '../../store/queues.js';
 import { listNodes } from '../../store/nodes.js';
-import { presentCronJob, presentJob, presentNode, presentQueue, presentResourceQuota, presentWorkflow } from '../present.js';
+import {
+  presentCronJob,
+  presentJob,
+  presentNode,
+  presentQueue,
+  presentResourceQuota,
+  presentWorkflow,
+} from '../present.js';
 import { storeJobFilterOf } from '../job-filter.js';
 import { continueToken, kubeLimitOf, parseContinue } from '../list-page.js';
 
@@ -32,7 +39,11 @@ export interface KubeObjects {
    * with a limit, and selectors it filters on. Null: list them all and select in memory. It has
    * no remainingItemCount (optional in Kubernetes too): counting would read every row.
    */
-  page(kind: KubeKind, namespace: string | null, query: ObjectQuery): Promise<{ items: KubeObject[]; continue?: string; remaining?: number } | null>;
+  page(
+    kind: KubeKind,
+    namespace: string | null,
+    query: ObjectQuery,
+  ): Promise<{ items: KubeObject[]; continue?: string; remaining?: number } | null>;
   get(kind: KubeKind, namespace: string | null, name: string): Promise<KubeObject | undefined>;
 }
 
@@ -76,7 +87,8 @@ export function kubeObjects(ctx: ApiContext): KubeObjects {
     },
     ResourceQuota: {
       list: async (ns) => (await listQuotas(db, ns)).map((row) => presentResourceQuota(row)),
-      get: (ns, name) => byName(ns, name, async (n) => (await listQuotas(db, n)).map((row) => presentResourceQuota(row))),
+      get: (ns, name) =>
+        byName(ns, name, async (n) => (await listQuotas(db, n)).map((row) => presentResourceQuota(row))),
     },
     Node: {
       list: async () => (await listNodes(db)).map(presentNode),
@@ -97,7 +109,10 @@ export function kubeObjects(ctx: ApiContext): KubeObjects {
       if (limit === 0 || filter === null) return null;
       const after = query.continue ? parseContinue(query.continue, namespace) : null;
       const page = await listJobPage(db, namespace, filter, after, limit);
-      return { items: page.jobs.map(presentJob) as unknown as KubeObject[], ...(page.next ? { continue: continueToken(page.next) } : {}) };
+      return {
+        items: page.jobs.map(presentJob) as unknown as KubeObject[],
+        ...(page.next ? { continue: continueToken(page.next) } : {}),
+      };
     },
     get: async (kind, namespace, name) => (await sourceOf(kind).get(namespace ?? '', name)) as KubeObject | undefined,
   };

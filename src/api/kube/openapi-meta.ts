@@ -27,7 +27,10 @@ const STRING_MAP = { type: 'object', additionalProperties: { type: 'string', def
  * `#/definitions/NAME` in OpenAPI v2, `#/components/schemas/NAME` in v3.
  */
 export function metaDefinitions(ref: (name: string) => string): Record<string, JsonSchema> {
-  const to = (name: string, description?: string): JsonSchema => ({ ...(description ? { description } : {}), $ref: ref(name) });
+  const to = (name: string, description?: string): JsonSchema => ({
+    ...(description ? { description } : {}),
+    $ref: ref(name),
+  });
   return {
     [OBJECT_META]: {
       description: 'Metadata every stored object has.',
@@ -35,21 +38,41 @@ export function metaDefinitions(ref: (name: string) => string): Record<string, J
       properties: {
         name: { description: NAME_DESCRIPTION, type: 'string' },
         generateName: {
-          description: 'A prefix from which the server makes a unique name when name is not given, by appending random characters.',
+          description:
+            'A prefix from which the server makes a unique name when name is not given, by appending random characters.',
           type: 'string',
         },
-        namespace: { description: 'The namespace the object lives in; empty for cluster-scoped kinds.', type: 'string' },
+        namespace: {
+          description: 'The namespace the object lives in; empty for cluster-scoped kinds.',
+          type: 'string',
+        },
         labels: { description: 'String keys and values to select objects by (label selectors).', ...STRING_MAP },
-        annotations: { description: 'String keys and values that tools keep on the object; not used to select it.', ...STRING_MAP },
-        uid: { description: 'Unique across the object\'s lifetime and the cluster\'s: a new object of the same name has another uid.', type: 'string' },
-        resourceVersion: {
-          description: 'An opaque version the server changes at every write; sent back on update for optimistic concurrency.',
+        annotations: {
+          description: 'String keys and values that tools keep on the object; not used to select it.',
+          ...STRING_MAP,
+        },
+        uid: {
+          description:
+            "Unique across the object's lifetime and the cluster's: a new object of the same name has another uid.",
           type: 'string',
         },
-        generation: { description: 'Counts the changes of the desired state (spec).', type: 'integer', format: 'int64' },
+        resourceVersion: {
+          description:
+            'An opaque version the server changes at every write; sent back on update for optimistic concurrency.',
+          type: 'string',
+        },
+        generation: {
+          description: 'Counts the changes of the desired state (spec).',
+          type: 'integer',
+          format: 'int64',
+        },
         creationTimestamp: to(TIME, 'When the server created the object (RFC 3339, UTC).'),
         deletionTimestamp: to(TIME, 'When deletion was requested, while finalizers hold the object.'),
-        deletionGracePeriodSeconds: { description: 'The grace period of a requested deletion.', type: 'integer', format: 'int64' },
+        deletionGracePeriodSeconds: {
+          description: 'The grace period of a requested deletion.',
+          type: 'integer',
+          format: 'int64',
+        },
         finalizers: {
           description: 'What must happen before the object is removed from storage.',
           type: 'array',
@@ -77,9 +100,19 @@ export function metaDefinitions(ref: (name: string) => string): Record<string, J
       description: 'Metadata of a list.',
       type: 'object',
       properties: {
-        resourceVersion: { description: 'The version of the store the list was read at; a watch from it misses nothing.', type: 'string' },
-        continue: { description: 'Set when the list was cut at limit: send it back to get the next page.', type: 'string' },
-        remainingItemCount: { description: 'How many items the later pages hold, when the server knows.', type: 'integer', format: 'int64' },
+        resourceVersion: {
+          description: 'The version of the store the list was read at; a watch from it misses nothing.',
+          type: 'string',
+        },
+        continue: {
+          description: 'Set when the list was cut at limit: send it back to get the next page.',
+          type: 'string',
+        },
+        remainingItemCount: {
+          description: 'How many items the later pages hold, when the server knows.',
+          type: 'integer',
+          format: 'int64',
+        },
       },
     },
     [TIME]: { description: 'A time in RFC 3339, to the second, in UTC.', type: 'string', format: 'date-time' },
@@ -107,7 +140,10 @@ export function metaDefinitions(ref: (name: string) => string): Record<string, J
         name: { description: 'Name of the owner.', type: 'string', default: '' },
         uid: { description: 'UID of the owner.', type: 'string', default: '' },
         controller: { description: 'True for the owner that manages this object.', type: 'boolean' },
-        blockOwnerDeletion: { description: 'Whether deleting the owner in the foreground waits for this object.', type: 'boolean' },
+        blockOwnerDeletion: {
+          description: 'Whether deleting the owner in the foreground waits for this object.',
+          type: 'boolean',
+        },
       },
       'x-kubernetes-map-type': 'atomic',
     },
@@ -120,21 +156,38 @@ export function metaDefinitions(ref: (name: string) => string): Record<string, J
         metadata: { ...to(LIST_META), default: {} },
         status: { description: 'Success or Failure.', type: 'string' },
         message: { description: 'What happened, for a person.', type: 'string' },
-        reason: { description: 'What happened, as a CamelCase word a program can switch on, e.g. NotFound.', type: 'string' },
+        reason: {
+          description: 'What happened, as a CamelCase word a program can switch on, e.g. NotFound.',
+          type: 'string',
+        },
         code: { description: 'The HTTP status code.', type: 'integer', format: 'int32' },
-        details: { description: 'The object the answer is about, and field-level causes.', type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+        details: {
+          description: 'The object the answer is about, and field-level causes.',
+          type: 'object',
+          'x-kubernetes-preserve-unknown-fields': true,
+        },
       },
     },
-    [PATCH]: { description: 'A patch: a JSON Patch, a JSON merge patch or an apply configuration, by Content-Type.', type: 'object' },
+    [PATCH]: {
+      description: 'A patch: a JSON Patch, a JSON merge patch or an apply configuration, by Content-Type.',
+      type: 'object',
+    },
     [DELETE_OPTIONS]: {
       description: 'Options of a deletion.',
       type: 'object',
       properties: {
         apiVersion: { type: 'string' },
         kind: { type: 'string' },
-        dryRun: { description: 'All: check the deletion without making it.', type: 'array', items: { type: 'string', default: '' } },
+        dryRun: {
+          description: 'All: check the deletion without making it.',
+          type: 'array',
+          items: { type: 'string', default: '' },
+        },
         gracePeriodSeconds: { description: 'Seconds before the object is deleted.', type: 'integer', format: 'int64' },
-        propagationPolicy: { description: 'Orphan, Background or Foreground: what becomes of dependents.', type: 'string' },
+        propagationPolicy: {
+          description: 'Orphan, Background or Foreground: what becomes of dependents.',
+          type: 'string',
+        },
       },
     },
   };

@@ -26,11 +26,15 @@ interface Operation {
 
 const QUERY_PARAMETERS: Record<string, { type: 'string' | 'integer' | 'boolean'; description: string }> = {
   pretty: { type: 'string', description: "If 'true', the answer is indented." },
-  dryRun: { type: 'string', description: 'All: check the request and answer as if it were made, without storing anything.' },
+  dryRun: {
+    type: 'string',
+    description: 'All: check the request and answer as if it were made, without storing anything.',
+  },
   fieldManager: { type: 'string', description: 'The name of the actor making the change, recorded in managedFields.' },
   fieldValidation: {
     type: 'string',
-    description: 'What to do with unknown or duplicate fields: Strict refuses the request, Warn and Ignore accept it (Warn with a warning).',
+    description:
+      'What to do with unknown or duplicate fields: Strict refuses the request, Warn and Ignore accept it (Warn with a warning).',
   },
   force: { type: 'boolean', description: 'For apply patches: take over fields other managers own.' },
   labelSelector: { type: 'string', description: 'Only objects whose labels match, e.g. app=web,tier!=db.' },
@@ -39,13 +43,25 @@ const QUERY_PARAMETERS: Record<string, { type: 'string' | 'integer' | 'boolean';
   continue: { type: 'string', description: 'The continue token of the previous page.' },
   resourceVersion: { type: 'string', description: 'Read at (or from, for a watch) this version of the store.' },
   watch: { type: 'boolean', description: 'Stream changes (ADDED, MODIFIED, DELETED) instead of answering a list.' },
-  allowWatchBookmarks: { type: 'boolean', description: 'Let a watch send BOOKMARK events that carry only a resourceVersion.' },
+  allowWatchBookmarks: {
+    type: 'boolean',
+    description: 'Let a watch send BOOKMARK events that carry only a resourceVersion.',
+  },
   timeoutSeconds: { type: 'integer', description: 'End a list or watch after this many seconds.' },
   gracePeriodSeconds: { type: 'integer', description: 'Seconds before the object is deleted.' },
   propagationPolicy: { type: 'string', description: 'Orphan, Background or Foreground: what becomes of dependents.' },
 };
 
-const LIST = ['labelSelector', 'fieldSelector', 'limit', 'continue', 'resourceVersion', 'watch', 'allowWatchBookmarks', 'timeoutSeconds'];
+const LIST = [
+  'labelSelector',
+  'fieldSelector',
+  'limit',
+  'continue',
+  'resourceVersion',
+  'watch',
+  'allowWatchBookmarks',
+  'timeoutSeconds',
+];
 const WRITE = ['dryRun', 'fieldManager', 'fieldValidation'];
 const DELETE = ['dryRun', 'gracePeriodSeconds', 'propagationPolicy'];
 
@@ -87,9 +103,36 @@ interface Route {
 }
 
 const ROUTES: readonly Route[] = [
-  { verb: 'list', at: 'allNamespaces', method: 'get', action: 'list', id: 'list', describe: (k) => `list objects of kind ${k}`, body: null, answer: 'list' },
-  { verb: 'list', at: 'collection', method: 'get', action: 'list', id: 'list', describe: (k) => `list objects of kind ${k}`, body: null, answer: 'list' },
-  { verb: 'create', at: 'collection', method: 'post', action: 'post', id: 'create', describe: (k) => `create a ${k}`, body: 'object', answer: 'object' },
+  {
+    verb: 'list',
+    at: 'allNamespaces',
+    method: 'get',
+    action: 'list',
+    id: 'list',
+    describe: (k) => `list objects of kind ${k}`,
+    body: null,
+    answer: 'list',
+  },
+  {
+    verb: 'list',
+    at: 'collection',
+    method: 'get',
+    action: 'list',
+    id: 'list',
+    describe: (k) => `list objects of kind ${k}`,
+    body: null,
+    answer: 'list',
+  },
+  {
+    verb: 'create',
+    at: 'collection',
+    method: 'post',
+    action: 'post',
+    id: 'create',
+    describe: (k) => `create a ${k}`,
+    body: 'object',
+    answer: 'object',
+  },
   {
     verb: 'deletecollection',
     at: 'collection',
@@ -100,13 +143,76 @@ const ROUTES: readonly Route[] = [
     body: 'deleteOptions',
     answer: 'status',
   },
-  { verb: 'get', at: 'object', method: 'get', action: 'get', id: 'read', describe: (k) => `read the specified ${k}`, body: null, answer: 'object' },
-  { verb: 'update', at: 'object', method: 'put', action: 'put', id: 'replace', describe: (k) => `replace the specified ${k}`, body: 'object', answer: 'object' },
-  { verb: 'delete', at: 'object', method: 'delete', action: 'delete', id: 'delete', describe: (k) => `delete a ${k}`, body: 'deleteOptions', answer: 'status' },
-  { verb: 'patch', at: 'object', method: 'patch', action: 'patch', id: 'patch', describe: (k) => `partially update the specified ${k}`, body: 'patch', answer: 'object' },
-  { verb: 'get', at: 'status', method: 'get', action: 'get', id: 'read', describe: (k) => `read status of the specified ${k}`, body: null, answer: 'object' },
-  { verb: 'update', at: 'status', method: 'put', action: 'put', id: 'replace', describe: (k) => `replace status of the specified ${k}`, body: 'object', answer: 'object' },
-  { verb: 'patch', at: 'status', method: 'patch', action: 'patch', id: 'patch', describe: (k) => `partially update status of the specified ${k}`, body: 'patch', answer: 'object' },
+  {
+    verb: 'get',
+    at: 'object',
+    method: 'get',
+    action: 'get',
+    id: 'read',
+    describe: (k) => `read the specified ${k}`,
+    body: null,
+    answer: 'object',
+  },
+  {
+    verb: 'update',
+    at: 'object',
+    method: 'put',
+    action: 'put',
+    id: 'replace',
+    describe: (k) => `replace the specified ${k}`,
+    body: 'object',
+    answer: 'object',
+  },
+  {
+    verb: 'delete',
+    at: 'object',
+    method: 'delete',
+    action: 'delete',
+    id: 'delete',
+    describe: (k) => `delete a ${k}`,
+    body: 'deleteOptions',
+    answer: 'status',
+  },
+  {
+    verb: 'patch',
+    at: 'object',
+    method: 'patch',
+    action: 'patch',
+    id: 'patch',
+    describe: (k) => `partially update the specified ${k}`,
+    body: 'patch',
+    answer: 'object',
+  },
+  {
+    verb: 'get',
+    at: 'status',
+    method: 'get',
+    action: 'get',
+    id: 'read',
+    describe: (k) => `read status of the specified ${k}`,
+    body: null,
+    answer: 'object',
+  },
+  {
+    verb: 'update',
+    at: 'status',
+    method: 'put',
+    action: 'put',
+    id: 'replace',
+    describe: (k) => `replace status of the specified ${k}`,
+    body: 'object',
+    answer: 'object',
+  },
+  {
+    verb: 'patch',
+    at: 'status',
+    method: 'patch',
+    action: 'patch',
+    id: 'patch',
+    describe: (k) => `partially update status of the specified ${k}`,
+    body: 'patch',
+    answer: 'object',
+  },
 ];
 
 /** The operations of one kind, in the order kube-apiserver registers a CRD's routes. */
@@ -120,9 +226,16 @@ export function operations(kind: KubeKind): Operation[] {
     status: `${collection}/{name}/status`,
   };
   const scoped = `${kind.namespaced ? 'Namespaced' : ''}${kind.kind}`;
-  const idSuffix: Record<Place, string> = { allNamespaces: `${kind.kind}ForAllNamespaces`, collection: scoped, object: scoped, status: `${scoped}Status` };
+  const idSuffix: Record<Place, string> = {
+    allNamespaces: `${kind.kind}ForAllNamespaces`,
+    collection: scoped,
+    object: scoped,
+    status: `${scoped}Status`,
+  };
   const served = (route: Route) =>
-    route.at === 'status' ? (kind.statusVerbs ?? []).includes(route.verb) : kind.verbs.includes(route.verb) && (route.at !== 'allNamespaces' || kind.namespaced);
+    route.at === 'status'
+      ? (kind.statusVerbs ?? []).includes(route.verb)
+      : kind.verbs.includes(route.verb) && (route.at !== 'allNamespaces' || kind.namespaced);
   return ROUTES.filter(served).map((route) => ({
     path: path[route.at],
     method: route.method,
@@ -170,19 +283,28 @@ function answerSchema(operation: Operation, dialect: OpenApiDialect): JsonSchema
 
 function bodySchema(operation: Operation, dialect: OpenApiDialect): JsonSchema {
   const name =
-    operation.body === 'patch' ? PATCH : operation.body === 'deleteOptions' ? DELETE_OPTIONS : definitionName(operation.kind.group, operation.kind.version, operation.kind.kind);
+    operation.body === 'patch'
+      ? PATCH
+      : operation.body === 'deleteOptions'
+        ? DELETE_OPTIONS
+        : definitionName(operation.kind.group, operation.kind.version, operation.kind.kind);
   return { $ref: refTo(dialect)(name) };
 }
 
 function pathParameters(operation: Operation): Array<{ name: string; description: string }> {
   return [
     ...(operation.path.includes('{name}') ? [{ name: 'name', description: `name of the ${operation.kind.kind}` }] : []),
-    ...(operation.path.includes('{namespace}') ? [{ name: 'namespace', description: 'object name and auth scope, such as for teams and projects' }] : []),
+    ...(operation.path.includes('{namespace}')
+      ? [{ name: 'namespace', description: 'object name and auth scope, such as for teams and projects' }]
+      : []),
   ];
 }
 
 function queryParameters(operation: Operation): Array<{ name: string; type: string; description: string }> {
-  return ['pretty', ...PARAMETERS_BY_ACTION[operation.action]].map((name) => ({ name, ...(QUERY_PARAMETERS[name] as (typeof QUERY_PARAMETERS)[string]) }));
+  return ['pretty', ...PARAMETERS_BY_ACTION[operation.action]].map((name) => ({
+    name,
+    ...(QUERY_PARAMETERS[name] as (typeof QUERY_PARAMETERS)[string]),
+  }));
 }
 
 function extensions(operation: Operation): JsonSchema {
@@ -201,8 +323,18 @@ function operationV3(operation: Operation): JsonSchema {
     description: operation.description,
     operationId: operation.operationId,
     parameters: [
-      ...pathParameters(operation).map((p) => ({ ...p, in: 'path', required: true, schema: { type: 'string', uniqueItems: true } })),
-      ...queryParameters(operation).map(({ name, type, description }) => ({ name, in: 'query', description, schema: { type, uniqueItems: true } })),
+      ...pathParameters(operation).map((p) => ({
+        ...p,
+        in: 'path',
+        required: true,
+        schema: { type: 'string', uniqueItems: true },
+      })),
+      ...queryParameters(operation).map(({ name, type, description }) => ({
+        name,
+        in: 'query',
+        description,
+        schema: { type, uniqueItems: true },
+      })),
     ],
     ...(operation.body
       ? {
@@ -213,7 +345,9 @@ function operationV3(operation: Operation): JsonSchema {
         }
       : {}),
     responses: {
-      ...Object.fromEntries(SUCCESS_CODES[operation.action].map((code) => [code, { description: STATUS_TEXT[code], content: answer }])),
+      ...Object.fromEntries(
+        SUCCESS_CODES[operation.action].map((code) => [code, { description: STATUS_TEXT[code], content: answer }]),
+      ),
       '401': { description: 'Unauthorized' },
     },
     ...extensions(operation),
@@ -229,12 +363,38 @@ function operationV2(operation: Operation): JsonSchema {
     tags: [tagOf(operation.kind)],
     operationId: operation.operationId,
     parameters: [
-      ...pathParameters(operation).map((p) => ({ ...p, in: 'path', required: true, type: 'string', uniqueItems: true })),
-      ...queryParameters(operation).map(({ name, type, description }) => ({ name, in: 'query', description, type, uniqueItems: true })),
-      ...(operation.body ? [{ name: 'body', in: 'body', required: operation.body !== 'deleteOptions', schema: bodySchema(operation, 'v2') }] : []),
+      ...pathParameters(operation).map((p) => ({
+        ...p,
+        in: 'path',
+        required: true,
+        type: 'string',
+        uniqueItems: true,
+      })),
+      ...queryParameters(operation).map(({ name, type, description }) => ({
+        name,
+        in: 'query',
+        description,
+        type,
+        uniqueItems: true,
+      })),
+      ...(operation.body
+        ? [
+            {
+              name: 'body',
+              in: 'body',
+              required: operation.body !== 'deleteOptions',
+              schema: bodySchema(operation, 'v2'),
+            },
+          ]
+        : []),
     ],
     responses: {
-      ...Object.fromEntries(SUCCESS_CODES[operation.action].map((code) => [code, { description: STATUS_TEXT[code], schema: answerSchema(operation, 'v2') }])),
+      ...Object.fromEntries(
+        SUCCESS_CODES[operation.action].map((code) => [
+          code,
+          { description: STATUS_TEXT[code], schema: answerSchema(operation, 'v2') },
+        ]),
+      ),
       '401': { description: 'Unauthorized' },
     },
     ...extensions(operation),
@@ -242,4 +402,3 @@ function operationV2(operation: Operation): JsonSchema {
 }
 
 const STATUS_TEXT: Record<string, string> = { '200': 'OK', '201': 'Created', '202': 'Accepted' };
-

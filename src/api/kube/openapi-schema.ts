@@ -41,7 +41,8 @@ export function kindSchema(kind: KubeKind, dialect: OpenApiDialect): JsonSchema 
   const base: JsonSchema = kind.schema ? structuredClone(kind.schema) : { type: 'object' };
   const schema = dialect === 'v2' ? toV2(base) : unfold(base);
   const own = (schema.properties as Record<string, JsonSchema> | undefined) ?? {};
-  const description = (field: string, fallback: string) => (typeof own[field]?.description === 'string' ? (own[field].description as string) : fallback);
+  const description = (field: string, fallback: string) =>
+    typeof own[field]?.description === 'string' ? (own[field].description as string) : fallback;
   schema.properties = {
     ...own,
     apiVersion: { description: description('apiVersion', TYPE_META.apiVersion), type: 'string' },
@@ -103,7 +104,8 @@ export function toV2(schema: JsonSchema): JsonSchema {
     delete schema.items;
     delete schema.properties;
   }
-  if ((schema.type === 'array' && schema.items === undefined) || (preserve && schema.type === 'object')) delete schema.type;
+  if ((schema.type === 'array' && schema.items === undefined) || (preserve && schema.type === 'object'))
+    delete schema.type;
   const properties = (schema.properties as Record<string, JsonSchema> | undefined) ?? {};
   if (Array.isArray(schema.required)) {
     // A field that may be null may be missing: v2 has no other way to say it.

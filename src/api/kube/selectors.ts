@@ -18,7 +18,8 @@ export function parseLabelSelector(selector: string): Requirement[] {
     if (m) {
       const values = new Set(m[3]!.split(',').map((v) => v.trim()));
       const [key, op] = [m[1]!, m[2]!];
-      return (labels) => (op === 'in' ? key in labels && values.has(labels[key]!) : !(key in labels) || !values.has(labels[key]!));
+      return (labels) =>
+        op === 'in' ? key in labels && values.has(labels[key]!) : !(key in labels) || !values.has(labels[key]!);
     }
     m = /^([A-Za-z0-9_./-]+)\s*(==|=|!=)\s*([A-Za-z0-9_.-]*)$/.exec(part);
     if (m) {
@@ -28,7 +29,7 @@ export function parseLabelSelector(selector: string): Requirement[] {
     m = /^(!?)([A-Za-z0-9_./-]+)$/.exec(part);
     if (m) {
       const [not, key] = [m[1] === '!', m[2]!];
-      return (labels) => (key in labels) !== not;
+      return (labels) => key in labels !== not;
     }
     throw new HttpError(400, `unable to parse requirement "${part}" of labelSelector "${selector}"`);
   });
@@ -51,12 +52,18 @@ export function parseFieldSelector(selector: string): Array<(object: KubeObject)
 }
 
 /** The objects the query selects, a page of them with a limit. `namespace`: the list's, which a continue token must be of. */
-export function selectObjects<T extends KubeObject>(objects: T[], query: ObjectQuery, namespace: string | null = null): { items: T[]; continue?: string; remaining?: number } {
+export function selectObjects<T extends KubeObject>(
+  objects: T[],
+  query: ObjectQuery,
+  namespace: string | null = null,
+): { items: T[]; continue?: string; remaining?: number } {
   const labels = query.labelSelector ? parseLabelSelector(query.labelSelector) : [];
   const fields = query.fieldSelector ? parseFieldSelector(query.fieldSelector) : [];
   const key = (o: T) => `${String(o.metadata?.namespace ?? '')}/${o.metadata?.name ?? ''}`;
   let items = objects
-    .filter((o) => labels.every((r) => r((o.metadata?.labels ?? {}) as Record<string, string>)) && fields.every((f) => f(o)))
+    .filter(
+      (o) => labels.every((r) => r((o.metadata?.labels ?? {}) as Record<string, string>)) && fields.every((f) => f(o)),
+    )
     .sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
   if (query.continue) {
     const from = parseContinue(query.continue, namespace);
@@ -67,5 +74,9 @@ export function selectObjects<T extends KubeObject>(objects: T[], query: ObjectQ
   if (limit === 0 || items.length <= limit) return { items };
   const page = items.slice(0, limit);
   const last = page.at(-1)!;
-  return { items: page, continue: continueToken({ namespace: String(last.metadata?.namespace ?? ''), name: last.metadata?.name ?? '' }), remaining: items.length - limit };
+  return {
+    items: page,
+    continue: continueToken({ namespace: String(last.metadata?.namespace ?? ''), name: last.metadata?.name ?? '' }),
+    remaining: items.length - limit,
+  };
 }

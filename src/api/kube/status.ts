@@ -40,7 +40,13 @@ export class KubeError extends HttpError {
 
 export function statusOf(thrown: unknown): Status {
   const err = thrown instanceof Error ? thrown : new Error(String(thrown));
-  const base = { kind: 'Status' as const, apiVersion: 'v1' as const, metadata: {}, status: 'Failure' as const, message: err.message };
+  const base = {
+    kind: 'Status' as const,
+    apiVersion: 'v1' as const,
+    metadata: {},
+    status: 'Failure' as const,
+    message: err.message,
+  };
   if (err instanceof KubeError) return { ...base, reason: err.reason, code: err.statusCode };
   if (err instanceof ValidationError) {
     return {
@@ -50,7 +56,13 @@ export function statusOf(thrown: unknown): Status {
       details: { causes: err.details.map((d) => ({ reason: 'FieldValueInvalid', message: d.message, field: d.path })) },
     };
   }
-  if (err instanceof RetryLaterError) return { ...base, reason: 'TooManyRequests', code: 429, details: { retryAfterSeconds: err.retryAfterSeconds } };
-  const code = err instanceof HttpError ? err.statusCode : typeof (err as { statusCode?: unknown }).statusCode === 'number' ? (err as unknown as { statusCode: number }).statusCode : 500;
+  if (err instanceof RetryLaterError)
+    return { ...base, reason: 'TooManyRequests', code: 429, details: { retryAfterSeconds: err.retryAfterSeconds } };
+  const code =
+    err instanceof HttpError
+      ? err.statusCode
+      : typeof (err as { statusCode?: unknown }).statusCode === 'number'
+        ? (err as unknown as { statusCode: number }).statusCode
+        : 500;
   return { ...base, reason: REASONS[code] ?? (code >= 500 ? 'InternalError' : 'BadRequest'), code };
 }

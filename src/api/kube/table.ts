@@ -100,9 +100,15 @@ export function toTable(kind: KubeKind, objects: readonly KubeObject[], options:
     metadata: { ...options.listMeta },
     columnDefinitions: columnDefinitions(kind),
     rows: objects.map((object) => {
-      const row: TableRow = { cells: [object.metadata?.name ?? '', ...kind.printerColumns.map((column) => cellOf(column, object, options.now))] };
+      const row: TableRow = {
+        cells: [
+          object.metadata?.name ?? '',
+          ...kind.printerColumns.map((column) => cellOf(column, object, options.now)),
+        ],
+      };
       if (includeObject === 'Object') row.object = object;
-      if (includeObject === 'Metadata') row.object = { kind: 'PartialObjectMetadata', apiVersion, metadata: { ...object.metadata } };
+      if (includeObject === 'Metadata')
+        row.object = { kind: 'PartialObjectMetadata', apiVersion, metadata: { ...object.metadata } };
       return row;
     }),
   };
@@ -148,7 +154,8 @@ export function evaluateJsonPath(object: unknown, path: string): unknown {
       if (!Array.isArray(node)) return undefined;
       node = node[step < 0 ? node.length + step : step];
     } else {
-      if (node === null || typeof node !== 'object' || Array.isArray(node) || !Object.hasOwn(node, step)) return undefined;
+      if (node === null || typeof node !== 'object' || Array.isArray(node) || !Object.hasOwn(node, step))
+        return undefined;
       node = (node as Record<string, unknown>)[step];
     }
   }

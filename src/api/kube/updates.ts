@@ -23,7 +23,8 @@ type Fields = Record<string, unknown>;
 /** RFC 7386: null removes a field, an object merges into an object, anything else replaces. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
-  const result: Fields = target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Fields) } : {};
+  const result: Fields =
+    target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Fields) } : {};
   for (const [key, value] of Object.entries(patch as Fields)) {
     if (value === null) delete result[key];
     else result[key] = mergePatch(result[key], value);
@@ -62,12 +63,17 @@ export async function replaceObject(
   const name = String((current.metadata ?? {}).name);
   const wanted = writable(desired);
   const given = (wanted.metadata as Fields).name;
-  if (given !== undefined && given !== name) throw new HttpError(400, `the name of the object (${String(given)}) does not match the name on the URL (${name})`);
+  if (given !== undefined && given !== name)
+    throw new HttpError(400, `the name of the object (${String(given)}) does not match the name on the URL (${name})`);
   (wanted.metadata as Fields).name = name;
   if (kind.namespaced) (wanted.metadata as Fields).namespace = (current.metadata ?? {}).namespace;
   const manifest = parseManifests(JSON.stringify(wanted), 'application/json')[0]!;
   const conflict = () =>
-    new KubeError(409, 'Conflict', `Operation cannot be fulfilled on ${kind.plural}.${kind.group} "${name}": the object has been modified; please apply your changes to the latest version and try again`);
+    new KubeError(
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on ${kind.plural}.${kind.group} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+    );
   switch (kind.kind) {
     case 'Queue': {
       const result = await applyQueue(ctx.db, validateQueue(manifest), expectedVersion);
@@ -88,29 +94,53 @@ export async function replaceObject(
     case 'Workflow': {
       // The spec is fixed at create; labels and annotations change, as a pod's do.
       if (!isDeepStrictEqual(writable(current).spec, wanted.spec)) {
-        throw new KubeError(422, 'Invalid', `${kind.kind} ${name} is immutable but for its labels and annotations: spec cannot change (delete it and create it again)`);
+        throw new KubeError(
+          422,
+          'Invalid',
+          `${kind.kind} ${name} is immutable but for its labels and annotations: spec cannot change (delete it and create it again)`,
+        );
       }
       const problems = metadataProblems(wanted);
       if (problems.length > 0) fail(manifest, problems);
       const metadata = { labels: stringsAt(wanted, 'labels'), annotations: stringsAt(wanted, 'annotations') };
-      const unchanged = isDeepStrictEqual(stringsAt(current, 'labels'), metadata.labels) && isDeepStrictEqual(stringsAt(current, 'annotations'), metadata.annotations);
+      const unchanged =
+        isDeepStrictEqual(stringsAt(current, 'labels'), metadata.labels) &&
+        isDeepStrictEqual(stringsAt(current, 'annotations'), metadata.annotations);
       if (unchanged) {
-        if (expectedVersion !== null && String(expectedVersion) !== String(((current.metadata ?? {}) as Fields).resourceVersion)) throw conflict();
+        if (
+          expectedVersion !== null &&
+          String(expectedVersion) !== String(((current.metadata ?? {}) as Fields).resourceVersion)
+        )
+          throw conflict();
         return current;
       }
-      if (!(await setMetadata(ctx.db, kind.kind, String((wanted.metadata as Fields).namespace), name, metadata, expectedVersion))) throw conflict();
+      if (
+        !(await setMetadata(
+          ctx.db,
+          kind.kind,
+          String((wanted.metadata as Fields).namespace),
+          name,
+          metadata,
+          expectedVersion,
+        ))
+      )
+        throw conflict();
       const stored = await reread();
       if (!stored) throw new KubeError(404, 'NotFound', `${kind.plural}.${kind.group} "${name}" not found`);
       return stored;
     }
     default:
-      throw new KubeError(405, 'MethodNotAllowed', `${kind.plural}.${kind.group} are written by fencer, not by clients`);
+      throw new KubeError(
+        405,
+        'MethodNotAllowed',
+        `${kind.plural}.${kind.group} are written by fencer, not by clients`,
+      );
   }
 }
 
 /** metadata.labels or metadata.annotations of an object, {} when absent. */
 function stringsAt(object: Fields, field: 'labels' | 'annotations'): Record<string, string> {
-  return ((((object.metadata ?? {}) as Fields)[field] ?? {}) as Record<string, string>);
+  return (((object.metadata ?? {}) as Fields)[field] ?? {}) as Record<string, string>;
 }
 
 /** The resourceVersion an update names, or null when it names none (an unconditional update). */
@@ -118,6 +148,7 @@ export function expectedVersionOf(object: Fields): number | null {
   const version = ((object.metadata ?? {}) as Fields).resourceVersion;
   if (version === undefined || version === null || version === '') return null;
   const n = Number(version);
-  if (!Number.isInteger(n)) throw new HttpError(400, `metadata.resourceVersion: "${String(version)}" is not a resource version`);
+  if (!Number.isInteger(n))
+    throw new HttpError(400, `metadata.resourceVersion: "${String(version)}" is not a resource version`);
   return n;
 }

@@ -33,7 +33,10 @@ export interface WatchStream {
   end(): void;
 }
 
-export function openWatch(reply: FastifyReply, query: Pick<ObjectQuery, 'timeoutSeconds' | 'allowWatchBookmarks'>): WatchStream {
+export function openWatch(
+  reply: FastifyReply,
+  query: Pick<ObjectQuery, 'timeoutSeconds' | 'allowWatchBookmarks'>,
+): WatchStream {
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache' });
@@ -46,7 +49,8 @@ export function openWatch(reply: FastifyReply, query: Pick<ObjectQuery, 'timeout
     open = false;
     gone.abort();
   });
-  const deadline = Date.now() + 1000 * (Number(query.timeoutSeconds) > 0 ? Number(query.timeoutSeconds) : DEFAULT_TIMEOUT_S);
+  const deadline =
+    Date.now() + 1000 * (Number(query.timeoutSeconds) > 0 ? Number(query.timeoutSeconds) : DEFAULT_TIMEOUT_S);
   let bookmarkAt = Date.now() + BOOKMARK_EVERY_MS;
   const send = (type: string, object: unknown) => void (open && res.write(`${JSON.stringify({ type, object })}\n`));
   return {
@@ -83,13 +87,18 @@ export async function streamWatch(
 ): Promise<void> {
   const stream = openWatch(reply, query);
   const shown = (object: KubeObject) => (table ? toTable(kind, [object], { now: new Date(), version: table }) : object);
-  const matches = (object: KubeObject) => selectObjects([object], { labelSelector: query.labelSelector, fieldSelector: query.fieldSelector }).items.length === 1;
+  const matches = (object: KubeObject) =>
+    selectObjects([object], { labelSelector: query.labelSelector, fieldSelector: query.fieldSelector }).items.length ===
+    1;
   try {
     let position: WatchPosition;
     const from = query.resourceVersion ?? '';
     if (from === '' || from === '0') {
       const rv = await listVersion(db);
-      for (const object of selectObjects(await objects.list(kind, namespace), { labelSelector: query.labelSelector, fieldSelector: query.fieldSelector }).items) {
+      for (const object of selectObjects(await objects.list(kind, namespace), {
+        labelSelector: query.labelSelector,
+        fieldSelector: query.fieldSelector,
+      }).items) {
         stream.send('ADDED', shown(object));
       }
       const found = await positionOf(db, rv);
@@ -112,7 +121,12 @@ export async function streamWatch(
           object = {
             apiVersion: groupVersionOf(kind),
             kind: kind.kind,
-            metadata: { name: event.name, ...(event.namespace ? { namespace: event.namespace } : {}), uid: event.object?.uid, labels: event.object?.labels ?? {} },
+            metadata: {
+              name: event.name,
+              ...(event.namespace ? { namespace: event.namespace } : {}),
+              uid: event.object?.uid,
+              labels: event.object?.labels ?? {},
+            },
           };
         } else {
           object = await objects.get(kind, event.namespace, event.name);
@@ -121,7 +135,11 @@ export async function streamWatch(
         object = { ...object, metadata: { ...object.metadata, resourceVersion: String(event.id) } };
         if (matches(object)) stream.send(event.type, shown(object));
       }
-      stream.bookmark(() => ({ apiVersion: groupVersionOf(kind), kind: kind.kind, metadata: { resourceVersion: String(position.id) } }));
+      stream.bookmark(() => ({
+        apiVersion: groupVersionOf(kind),
+        kind: kind.kind,
+        metadata: { resourceVersion: String(position.id) },
+      }));
       if (events.length < BATCH) await delay(POLL_MS, stream.signal);
     }
   } finally {

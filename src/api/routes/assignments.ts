@@ -6,7 +6,13 @@ import { jsonObject } from '../body.js';
 import { HttpError } from '../../errors/http-error.js';
 import { ValidationError } from '../../errors/validation-error.js';
 import { injectFault } from '../faults.js';
-import { applyReports, reportAbandoned, reportFinished, reportStarted, type NodeReport } from '../../store/assignments.js';
+import {
+  applyReports,
+  reportAbandoned,
+  reportFinished,
+  reportStarted,
+  type NodeReport,
+} from '../../store/assignments.js';
 
 /** A node's batch: what one node has to say every few tens of milliseconds, at most. */
 const MAX_REPORTS = 1000;
@@ -21,7 +27,11 @@ export function assignmentRoutes(app: FastifyInstance, ctx: ApiContext): void {
     const reports = parseReports(jsonObject(request.body));
     const outcomes: Array<'ok' | 'not-active'> = new Array(reports.length).fill('not-active');
     const valid = reports.flatMap((report, i) => (UUID.test(report.id) ? [{ report, i }] : []));
-    const applied = await applyReports(ctx.db, node, valid.map((v) => v.report));
+    const applied = await applyReports(
+      ctx.db,
+      node,
+      valid.map((v) => v.report),
+    );
     valid.forEach((v, k) => (outcomes[v.i] = applied[k] ?? 'not-active'));
     return { outcomes };
   });
@@ -73,7 +83,8 @@ function stale(id: string, node: string): HttpError {
 function parseReports(body: Record<string, unknown>): NodeReport[] {
   const list = body.reports;
   if (!Array.isArray(list)) throw new ValidationError([{ path: 'reports', message: 'must be an array' }]);
-  if (list.length > MAX_REPORTS) throw new ValidationError([{ path: 'reports', message: `at most ${MAX_REPORTS} reports in one request` }]);
+  if (list.length > MAX_REPORTS)
+    throw new ValidationError([{ path: 'reports', message: `at most ${MAX_REPORTS} reports in one request` }]);
   const problems: Array<{ path: string; message: string }> = [];
   const reports: NodeReport[] = [];
   list.forEach((item: unknown, i) => {
@@ -84,7 +95,11 @@ function parseReports(body: Record<string, unknown>): NodeReport[] {
     else if (r.kind === 'finished') {
       const outcome = r.outcome === 'Failed' ? 'Failed' : 'Succeeded';
       reports.push({ kind: 'finished', id: r.id, outcome, message: typeof r.message === 'string' ? r.message : null });
-    } else problems.push({ path: `reports[${i}].kind`, message: `${JSON.stringify(r.kind)} is not one of started, finished, abandoned` });
+    } else
+      problems.push({
+        path: `reports[${i}].kind`,
+        message: `${JSON.stringify(r.kind)} is not one of started, finished, abandoned`,
+      });
   });
   if (problems.length > 0) throw new ValidationError(problems);
   return reports;

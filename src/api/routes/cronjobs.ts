@@ -61,13 +61,19 @@ export function cronJobRoutes(app: FastifyInstance, ctx: ApiContext): void {
   });
 
   // propagationPolicy Orphan leaves its Jobs and workflows running; otherwise they go with it.
-  app.delete<{ Params: CronJobParams; Querystring: { propagationPolicy?: string } }>('/api/v1/namespaces/:namespace/cronjobs/:name', REHEARSABLE, async (request) => {
-    const { namespace, name } = request.params;
-    const orphan = propagationOf(request.query.propagationPolicy) === 'Orphan';
-    const row = await writeOrRehearse(request, ctx.db, (db) => deleteCronJob(db, namespace, name, overdueSlackMs(ctx.timings), orphan));
-    if (!row) throw notFound(namespace, name);
-    return presentCronJob(row);
-  });
+  app.delete<{ Params: CronJobParams; Querystring: { propagationPolicy?: string } }>(
+    '/api/v1/namespaces/:namespace/cronjobs/:name',
+    REHEARSABLE,
+    async (request) => {
+      const { namespace, name } = request.params;
+      const orphan = propagationOf(request.query.propagationPolicy) === 'Orphan';
+      const row = await writeOrRehearse(request, ctx.db, (db) =>
+        deleteCronJob(db, namespace, name, overdueSlackMs(ctx.timings), orphan),
+      );
+      if (!row) throw notFound(namespace, name);
+      return presentCronJob(row);
+    },
+  );
 }
 
 function notFound(namespace: string, name: string): HttpError {
@@ -76,8 +82,8 @@ function notFound(namespace: string, name: string): HttpError {
 
 /** DeleteOptions.propagationPolicy (Kubernetes): Orphan, Background (the default) or Foreground. */
 export function propagationOf(value: string | undefined): 'Orphan' | 'Background' | 'Foreground' {
-  if (value === undefined || value === '' || value === 'Background' || value === 'Foreground') return (value || 'Background') as 'Background' | 'Foreground';
+  if (value === undefined || value === '' || value === 'Background' || value === 'Foreground')
+    return (value || 'Background') as 'Background' | 'Foreground';
   if (value === 'Orphan') return 'Orphan';
   throw new HttpError(400, `propagationPolicy: "${value}" is not Orphan, Background or Foreground`);
 }
-

@@ -4,7 +4,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { readSubmissionOffLoop } from '../validation/off-loop.js';
 import { HttpError } from '../../errors/http-error.js';
-import { cancelJob, deleteJob, getJob, jobHistory, listJobPage, replayJobs, submitJob, submitJobs } from '../../store/jobs.js';
+import {
+  cancelJob,
+  deleteJob,
+  getJob,
+  jobHistory,
+  listJobPage,
+  replayJobs,
+  submitJob,
+  submitJobs,
+} from '../../store/jobs.js';
 import { presentJob, presentJobEvent } from '../present.js';
 import { jobFilterOf } from '../job-filter.js';
 import { continueToken, pageLimitOf, parseContinue } from '../list-page.js';
@@ -36,7 +45,10 @@ async function submitMany(ctx: ApiContext, request: FastifyRequest, jobs: JobReq
   const result = await writeOrRehearse(request, ctx.db, (db) => submitJobs(db, jobs));
   if (result.outcome === 'conflict') {
     const { namespace, name } = result.job;
-    throw new HttpError(409, `job ${namespace}/${name} already exists with a different spec (jobs are immutable; delete it first); none of the ${jobs.length} jobs was accepted`);
+    throw new HttpError(
+      409,
+      `job ${namespace}/${name} already exists with a different spec (jobs are immutable; delete it first); none of the ${jobs.length} jobs was accepted`,
+    );
   }
   const created = result.results.filter((r) => r.outcome === 'created').length;
   if (!isDryRun(request)) ctx.backlog.accepted(created);
@@ -55,7 +67,10 @@ export function jobRoutes(app: FastifyInstance, ctx: ApiContext): void {
     await ctx.backlog.admit(1);
     const result = await writeOrRehearse(request, ctx.db, (db) => submitJob(db, job, key));
     if (result.outcome === 'conflict') {
-      throw new HttpError(409, `job ${job.namespace}/${job.name} already exists with a different spec (jobs are immutable; delete it first)`);
+      throw new HttpError(
+        409,
+        `job ${job.namespace}/${job.name} already exists with a different spec (jobs are immutable; delete it first)`,
+      );
     }
     if (result.outcome === 'created' && !isDryRun(request)) ctx.backlog.accepted(1);
     reply.code(result.outcome === 'created' ? 201 : 200);
@@ -64,9 +79,14 @@ export function jobRoutes(app: FastifyInstance, ctx: ApiContext): void {
 
   // A page at a time (list-page.ts): `limit` (500 when none, at most 1000) and the `continue` of
   // the page before; metadata.continue, when there, asks for the next.
-  app.get<{ Querystring: ListQuery }>('/api/v1/jobs', async (request) => listPage(ctx, request.query.namespace || null, request.query));
+  app.get<{ Querystring: ListQuery }>('/api/v1/jobs', async (request) =>
+    listPage(ctx, request.query.namespace || null, request.query),
+  );
 
-  app.get<{ Params: { namespace: string }; Querystring: ListQuery }>('/api/v1/namespaces/:namespace/jobs', async (request) => listPage(ctx, request.params.namespace, request.query));
+  app.get<{ Params: { namespace: string }; Querystring: ListQuery }>(
+    '/api/v1/namespaces/:namespace/jobs',
+    async (request) => listPage(ctx, request.params.namespace, request.query),
+  );
 
   app.get<{ Params: JobParams }>('/api/v1/namespaces/:namespace/jobs/:name', async (request) => {
     const { namespace, name } = request.params;
@@ -85,31 +105,46 @@ export function jobRoutes(app: FastifyInstance, ctx: ApiContext): void {
 
   app.delete<{ Params: JobParams }>('/api/v1/namespaces/:namespace/jobs/:name', REHEARSABLE, async (request) => {
     const { namespace, name } = request.params;
-    const result = await writeOrRehearse(request, ctx.db, (db) => deleteJob(db, namespace, name, overdueSlackMs(ctx.timings)));
+    const result = await writeOrRehearse(request, ctx.db, (db) =>
+      deleteJob(db, namespace, name, overdueSlackMs(ctx.timings)),
+    );
     if (result.outcome === 'not-found') throw notFound(namespace, name);
-    if (result.outcome === 'owned') throw new HttpError(409, `job ${namespace}/${name} belongs to workflow ${result.workflow}: delete the workflow (fencer delete workflow ${result.workflow})`);
+    if (result.outcome === 'owned')
+      throw new HttpError(
+        409,
+        `job ${namespace}/${name} belongs to workflow ${result.workflow}: delete the workflow (fencer delete workflow ${result.workflow})`,
+      );
     return presentJob(result.job);
   });
 
   app.post<{ Params: JobParams }>('/api/v1/namespaces/:namespace/jobs/:name/cancel', REHEARSABLE, async (request) => {
     const { namespace, name } = request.params;
-    const result = await writeOrRehearse(request, ctx.db, (db) => cancelJob(db, namespace, name, overdueSlackMs(ctx.timings)));
+    const result = await writeOrRehearse(request, ctx.db, (db) =>
+      cancelJob(db, namespace, name, overdueSlackMs(ctx.timings)),
+    );
     if (result.outcome === 'not-found') throw notFound(namespace, name);
-    if (result.outcome === 'finished') throw new HttpError(409, `job ${namespace}/${name} already finished (${result.job.phase})`);
-    if (result.outcome === 'owned') throw new HttpError(409, `job ${namespace}/${name} belongs to workflow ${result.workflow}`);
+    if (result.outcome === 'finished')
+      throw new HttpError(409, `job ${namespace}/${name} already finished (${result.job.phase})`);
+    if (result.outcome === 'owned')
+      throw new HttpError(409, `job ${namespace}/${name} belongs to workflow ${result.workflow}`);
     return presentJob(result.job);
   });
 
   // A dead letter back to Pending with fresh attempts; the history records who asked.
   app.post<{ Params: JobParams }>('/api/v1/namespaces/:namespace/jobs/:name/replay', REHEARSABLE, async (request) => {
     const { namespace, name } = request.params;
-    const replayed = await writeOrRehearse(request, ctx.db, (db) => replayJobs(db, namespace, { name }, actorOf(request)));
+    const replayed = await writeOrRehearse(request, ctx.db, (db) =>
+      replayJobs(db, namespace, { name }, actorOf(request)),
+    );
     if (replayed.length === 0) {
       const row = await getJob(ctx.db, namespace, name);
       if (!row) throw notFound(namespace, name);
       const workflow = row.labels['fencer.dev/workflow'];
       if (row.phase === 'Dead' && row.workflow_uid) {
-        throw new HttpError(409, `job ${namespace}/${name} belongs to workflow ${workflow}: retry the workflow (fencer retry workflow ${workflow}), which also runs what it skipped`);
+        throw new HttpError(
+          409,
+          `job ${namespace}/${name} belongs to workflow ${workflow}: retry the workflow (fencer retry workflow ${workflow}), which also runs what it skipped`,
+        );
       }
       throw new HttpError(409, `job ${namespace}/${name} is ${row.phase}, not Dead: only dead letters are replayed`);
     }
@@ -117,11 +152,17 @@ export function jobRoutes(app: FastifyInstance, ctx: ApiContext): void {
   });
 
   // Every dead letter of a namespace (all namespaces without one) matching a label selector.
-  app.post<{ Querystring: ListQuery }>('/api/v1/jobs/replay', REHEARSABLE, async (request: FastifyRequest<{ Querystring: ListQuery }>) => {
-    const filter = { labels: jobFilterOf(request.query).labels };
-    const replayed = await writeOrRehearse(request, ctx.db, (db) => replayJobs(db, request.query.namespace || null, filter, actorOf(request)));
-    return { apiVersion: API_VERSION, kind: 'JobList', items: replayed.map(presentJob) };
-  });
+  app.post<{ Querystring: ListQuery }>(
+    '/api/v1/jobs/replay',
+    REHEARSABLE,
+    async (request: FastifyRequest<{ Querystring: ListQuery }>) => {
+      const filter = { labels: jobFilterOf(request.query).labels };
+      const replayed = await writeOrRehearse(request, ctx.db, (db) =>
+        replayJobs(db, request.query.namespace || null, filter, actorOf(request)),
+      );
+      return { apiVersion: API_VERSION, kind: 'JobList', items: replayed.map(presentJob) };
+    },
+  );
 }
 
 async function listPage(ctx: ApiContext, namespace: string | null, query: ListQuery) {
@@ -129,7 +170,12 @@ async function listPage(ctx: ApiContext, namespace: string | null, query: ListQu
   const limit = pageLimitOf(query.limit);
   const after = query.continue ? parseContinue(query.continue, namespace) : null;
   const page = await listJobPage(ctx.db, namespace, filter, after, limit);
-  return { apiVersion: API_VERSION, kind: 'JobList', metadata: page.next ? { continue: continueToken(page.next) } : {}, items: page.jobs.map(presentJob) };
+  return {
+    apiVersion: API_VERSION,
+    kind: 'JobList',
+    metadata: page.next ? { continue: continueToken(page.next) } : {},
+    items: page.jobs.map(presentJob),
+  };
 }
 
 function notFound(namespace: string, name: string): HttpError {

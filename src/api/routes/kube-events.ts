@@ -26,16 +26,25 @@ export function kubeEventRoutes(kube: FastifyInstance, ctx: ApiContext): void {
     const list = async (request: ListRequest, reply: FastifyReply) => {
       const namespace = request.params.namespace ?? null;
       const table = tableOf(request);
-      if (request.query.watch === 'true' || request.query.watch === '1') return streamEventWatch(ctx.db, reply, shape, namespace, request.query, table);
+      if (request.query.watch === 'true' || request.query.watch === '1')
+        return streamEventWatch(ctx.db, reply, shape, namespace, request.query, table);
       const found = await listEvents(ctx.db, shape, namespace, request.query);
-      const listMeta = { resourceVersion: found.resourceVersion, ...(found.continue ? { continue: found.continue, remainingItemCount: found.remainingItemCount } : {}) };
-      if (table) return reply.type('application/json').send(eventTable(found.items, { now: new Date(), ...table, listMeta }));
+      const listMeta = {
+        resourceVersion: found.resourceVersion,
+        ...(found.continue ? { continue: found.continue, remainingItemCount: found.remainingItemCount } : {}),
+      };
+      if (table)
+        return reply.type('application/json').send(eventTable(found.items, { now: new Date(), ...table, listMeta }));
       return { apiVersion: groupVersionOf(kind), kind: kind.listKind, metadata: listMeta, items: found.items };
     };
     const get = async (request: GetRequest, reply: FastifyReply) => {
       const table = tableOf(request);
       const event = await getEvent(ctx.db, shape, request.params.namespace, request.params.name);
-      if (!event) throw new HttpError(404, `${kind.group ? `events.${kind.group}` : 'events'} "${request.params.name}" not found`);
+      if (!event)
+        throw new HttpError(
+          404,
+          `${kind.group ? `events.${kind.group}` : 'events'} "${request.params.name}" not found`,
+        );
       if (table) return reply.type('application/json').send(eventTable([event], { now: new Date(), ...table }));
       return event;
     };
@@ -46,7 +55,9 @@ export function kubeEventRoutes(kube: FastifyInstance, ctx: ApiContext): void {
 }
 
 /** The Table kubectl asks for, if it asks for one. */
-function tableOf(request: FastifyRequest<{ Querystring: ObjectQuery }>): { version: TableVersion; includeObject: IncludeObject } | null {
+function tableOf(
+  request: FastifyRequest<{ Querystring: ObjectQuery }>,
+): { version: TableVersion; includeObject: IncludeObject } | null {
   const version = tableVersion(parseAccept(request.headers.accept));
   if (!version) return null;
   const includeObject = parseIncludeObject(request.query.includeObject);

@@ -37,7 +37,8 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
   void app.register(async (kube) => {
     kube.setErrorHandler((thrown, request, reply) => {
       const status = statusOf(thrown);
-      if (status.details?.retryAfterSeconds !== undefined) void reply.header('Retry-After', String(status.details.retryAfterSeconds));
+      if (status.details?.retryAfterSeconds !== undefined)
+        void reply.header('Retry-After', String(status.details.retryAfterSeconds));
       if (status.code >= 500) ctx.logger.error({ err: status.message, url: request.url }, 'request failed');
       void reply.code(status.code).type('application/json').send(status);
     });
@@ -58,7 +59,8 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
 
     const discovery = (request: FastifyRequest, reply: FastifyReply, legacy: () => unknown, core: boolean) => {
       const format = discoveryFormat(parseAccept(request.headers.accept));
-      if (format === null) throw new HttpError(406, `none of the media types in Accept can be served: ${request.headers.accept}`);
+      if (format === null)
+        throw new HttpError(406, `none of the media types in Accept can be served: ${request.headers.accept}`);
       void reply.type(DISCOVERY_CONTENT_TYPES[format]);
       if (format === 'legacy') return legacy();
       return aggregatedDiscovery(core ? CORE_KINDS : groups, format === 'aggregated-v2' ? 'v2' : 'v2beta1');
@@ -70,24 +72,36 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     kube.get<{ Querystring: ObjectQuery }>('/api/v1/namespaces', async (request, reply) => {
       const resourceVersion = String(await listVersion(ctx.db));
       const names = await listNamespaces(ctx.db);
-      const items = (await Promise.all(names.map((name) => readNamespace(ctx.db, name)))).filter((n) => n !== undefined) as unknown as KubeObject[];
+      const items = (await Promise.all(names.map((name) => readNamespace(ctx.db, name)))).filter(
+        (n) => n !== undefined,
+      ) as unknown as KubeObject[];
       const found = selectObjects(items, request.query);
-      return answer(request, reply, CORE_KINDS[0]!, found.items, { resourceVersion, continue: found.continue, remainingItemCount: found.remaining });
+      return answer(request, reply, CORE_KINDS[0]!, found.items, {
+        resourceVersion,
+        continue: found.continue,
+        remainingItemCount: found.remaining,
+      });
     });
     kube.get<{ Params: { group: string } }>('/apis/:group', async (request) => {
       const found = apiGroup(groups, request.params.group);
-      if (!found) throw new HttpError(404, `the server could not find the requested resource (group ${request.params.group})`);
+      if (!found)
+        throw new HttpError(404, `the server could not find the requested resource (group ${request.params.group})`);
       return found;
     });
     kube.get<{ Params: GroupVersion }>('/apis/:group/:version', async (request) => {
       const found = apiResourceList(groups, `${request.params.group}/${request.params.version}`);
-      if (!found) throw new HttpError(404, `the server could not find the requested resource (${request.params.group}/${request.params.version})`);
+      if (!found)
+        throw new HttpError(
+          404,
+          `the server could not find the requested resource (${request.params.group}/${request.params.version})`,
+        );
       return found;
     });
 
     kube.get('/openapi/v2', async (request) => {
       // kubectl asks for protobuf only; it reads v3 for explain and validation.
-      if (!acceptsJson(parseAccept(request.headers.accept))) throw new HttpError(406, 'only application/json is served');
+      if (!acceptsJson(parseAccept(request.headers.accept)))
+        throw new HttpError(406, 'only application/json is served');
       return openApiV2(kinds);
     });
     kube.get('/openapi/v3', async () => openApiV3Index(kinds));
@@ -99,18 +113,38 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
 
     type ListParams = GroupVersion & { plural: string; namespace?: string };
     type GetParams = ListParams & { name: string };
-    const list = async (request: FastifyRequest<{ Params: ListParams; Querystring: ObjectQuery }>, reply: FastifyReply) => {
+    const list = async (
+      request: FastifyRequest<{ Params: ListParams; Querystring: ObjectQuery }>,
+      reply: FastifyReply,
+    ) => {
       const kind = kindOf(kinds, request.params);
       const namespace = kind.namespaced ? (request.params.namespace ?? null) : null;
       if (request.query.watch === 'true' || request.query.watch === '1') {
-        return streamWatch(ctx.db, objects, reply, kind, namespace, request.query, tableVersion(parseAccept(request.headers.accept)));
+        return streamWatch(
+          ctx.db,
+          objects,
+          reply,
+          kind,
+          namespace,
+          request.query,
+          tableVersion(parseAccept(request.headers.accept)),
+        );
       }
       // Read before the objects: a watch from it misses nothing the list lacks.
       const resourceVersion = String(await listVersion(ctx.db));
-      const found = (await objects.page(kind, namespace, request.query)) ?? selectObjects(await objects.list(kind, namespace), request.query, namespace);
-      return answer(request, reply, kind, found.items, { resourceVersion, continue: found.continue, remainingItemCount: found.remaining });
+      const found =
+        (await objects.page(kind, namespace, request.query)) ??
+        selectObjects(await objects.list(kind, namespace), request.query, namespace);
+      return answer(request, reply, kind, found.items, {
+        resourceVersion,
+        continue: found.continue,
+        remainingItemCount: found.remaining,
+      });
     };
-    const get = async (request: FastifyRequest<{ Params: GetParams; Querystring: ObjectQuery }>, reply: FastifyReply) => {
+    const get = async (
+      request: FastifyRequest<{ Params: GetParams; Querystring: ObjectQuery }>,
+      reply: FastifyReply,
+    ) => {
       const kind = kindOf(kinds, request.params);
       const namespace = kind.namespaced ? (request.params.namespace ?? 'default') : null;
       const object = await objects.get(kind, namespace, request.params.name);
@@ -120,87 +154,151 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     // Writes go through the /api/v1 routes (one validation and one store path per kind), with
     // their answers turned into Kubernetes ones: a create of an object that exists is
     // AlreadyExists even when it is the same, refusals are Status objects with their causes.
-    kube.post<{ Params: ListParams }>('/apis/:group/:version/namespaces/:namespace/:plural', REHEARSABLE, async (request, reply) => {
-      const kind = kindOf(kinds, request.params);
-      const object = objectIn(String(request.body ?? ''), request.params.namespace!);
-      // The /api/v1 route of a Queue, ResourceQuota or CronJob applies (creates or changes): a
-      // create of one that exists must not change it. A create racing another for the same name
-      // may still be taken as a change.
-      const named = (object.metadata as { name?: unknown }).name;
-      if (typeof named === 'string' && named !== '' && (await objects.get(kind, request.params.namespace!, named))) {
-        throw new KubeError(409, 'AlreadyExists', `${kind.plural}.${kind.group} "${named}" already exists`);
-      }
-      const answered = await app.inject({ method: 'POST', url: `/api/v1/${kind.plural}${dryRunQuery(request)}`, payload: JSON.stringify(object), headers: { 'content-type': 'application/json' } });
-      const body = answered.json() as Record<string, unknown>;
-      if (answered.statusCode === 200) throw new KubeError(409, 'AlreadyExists', `${kind.plural}.${kind.group} "${String((body.metadata as { name?: string })?.name)}" already exists`);
-      if (answered.statusCode >= 300) throw fromFencer(answered.statusCode, body, answered.headers['retry-after']);
-      void reply.code(201);
-      return body;
-    });
+    kube.post<{ Params: ListParams }>(
+      '/apis/:group/:version/namespaces/:namespace/:plural',
+      REHEARSABLE,
+      async (request, reply) => {
+        const kind = kindOf(kinds, request.params);
+        const object = objectIn(String(request.body ?? ''), request.params.namespace!);
+        // The /api/v1 route of a Queue, ResourceQuota or CronJob applies (creates or changes): a
+        // create of one that exists must not change it. A create racing another for the same name
+        // may still be taken as a change.
+        const named = (object.metadata as { name?: unknown }).name;
+        if (typeof named === 'string' && named !== '' && (await objects.get(kind, request.params.namespace!, named))) {
+          throw new KubeError(409, 'AlreadyExists', `${kind.plural}.${kind.group} "${named}" already exists`);
+        }
+        const answered = await app.inject({
+          method: 'POST',
+          url: `/api/v1/${kind.plural}${dryRunQuery(request)}`,
+          payload: JSON.stringify(object),
+          headers: { 'content-type': 'application/json' },
+        });
+        const body = answered.json() as Record<string, unknown>;
+        if (answered.statusCode === 200)
+          throw new KubeError(
+            409,
+            'AlreadyExists',
+            `${kind.plural}.${kind.group} "${String((body.metadata as { name?: string })?.name)}" already exists`,
+          );
+        if (answered.statusCode >= 300) throw fromFencer(answered.statusCode, body, answered.headers['retry-after']);
+        void reply.code(201);
+        return body;
+      },
+    );
     // propagationPolicy (query or DeleteOptions body): Orphan leaves a CronJob's Jobs and
     // workflows running; a workflow's jobs need their workflow, so it cannot orphan them.
-    kube.delete<{ Params: GetParams; Querystring: { propagationPolicy?: string } }>('/apis/:group/:version/namespaces/:namespace/:plural/:name', REHEARSABLE, async (request) => {
-      const kind = kindOf(kinds, request.params);
-      const { namespace, name } = request.params;
-      const policy = propagationOf(request.query.propagationPolicy ?? deleteOptionsOf(request.body)?.propagationPolicy);
-      if (policy === 'Orphan' && kind.kind === 'Workflow') throw new KubeError(422, 'Invalid', 'propagationPolicy Orphan: a workflow\'s jobs wait on each other through it and cannot be left without it');
-      const query = policy === 'Orphan' ? `?propagationPolicy=Orphan${dryRunQuery(request, '&')}` : dryRunQuery(request);
-      const answered = await app.inject({ method: 'DELETE', url: `/api/v1/namespaces/${encodeURIComponent(namespace!)}/${kind.plural}/${encodeURIComponent(name)}${query}` });
-      const body = answered.json() as Record<string, unknown>;
-      if (answered.statusCode >= 300) throw fromFencer(answered.statusCode, body, undefined);
-      return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, group: kind.group, kind: kind.plural } };
-    });
+    kube.delete<{ Params: GetParams; Querystring: { propagationPolicy?: string } }>(
+      '/apis/:group/:version/namespaces/:namespace/:plural/:name',
+      REHEARSABLE,
+      async (request) => {
+        const kind = kindOf(kinds, request.params);
+        const { namespace, name } = request.params;
+        const policy = propagationOf(
+          request.query.propagationPolicy ?? deleteOptionsOf(request.body)?.propagationPolicy,
+        );
+        if (policy === 'Orphan' && kind.kind === 'Workflow')
+          throw new KubeError(
+            422,
+            'Invalid',
+            "propagationPolicy Orphan: a workflow's jobs wait on each other through it and cannot be left without it",
+          );
+        const query =
+          policy === 'Orphan' ? `?propagationPolicy=Orphan${dryRunQuery(request, '&')}` : dryRunQuery(request);
+        const answered = await app.inject({
+          method: 'DELETE',
+          url: `/api/v1/namespaces/${encodeURIComponent(namespace!)}/${kind.plural}/${encodeURIComponent(name)}${query}`,
+        });
+        const body = answered.json() as Record<string, unknown>;
+        if (answered.statusCode >= 300) throw fromFencer(answered.statusCode, body, undefined);
+        return {
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Success',
+          details: { name, group: kind.group, kind: kind.plural },
+        };
+      },
+    );
     // A whole new object, optimistic on the resourceVersion it names.
-    kube.put<{ Params: GetParams }>('/apis/:group/:version/namespaces/:namespace/:plural/:name', REHEARSABLE, async (request) => {
-      const kind = kindOf(kinds, request.params);
-      const { namespace, name } = request.params;
-      const current = await objects.get(kind, namespace!, name);
-      if (!current) throw new HttpError(404, `${kind.plural}.${kind.group} "${name}" not found`);
-      const desired = objectIn(String(request.body ?? ''), namespace!);
-      return writeOrRehearse(request, ctx.db, (db) => replaceObject({ ...ctx, db }, kind, current, desired, expectedVersionOf(desired), () => kubeObjects({ ...ctx, db }).get(kind, namespace!, name)));
-    });
+    kube.put<{ Params: GetParams }>(
+      '/apis/:group/:version/namespaces/:namespace/:plural/:name',
+      REHEARSABLE,
+      async (request) => {
+        const kind = kindOf(kinds, request.params);
+        const { namespace, name } = request.params;
+        const current = await objects.get(kind, namespace!, name);
+        if (!current) throw new HttpError(404, `${kind.plural}.${kind.group} "${name}" not found`);
+        const desired = objectIn(String(request.body ?? ''), namespace!);
+        return writeOrRehearse(request, ctx.db, (db) =>
+          replaceObject({ ...ctx, db }, kind, current, desired, expectedVersionOf(desired), () =>
+            kubeObjects({ ...ctx, db }).get(kind, namespace!, name),
+          ),
+        );
+      },
+    );
     // A JSON merge patch, or server-side apply (which also creates). Each applies to the object
     // as read and writes at its version, read again if another change came first.
-    kube.patch<{ Params: GetParams }>('/apis/:group/:version/namespaces/:namespace/:plural/:name', REHEARSABLE, async (request, reply) => {
-      const kind = kindOf(kinds, request.params);
-      const { namespace, name } = request.params;
-      const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim();
-      // A strategic merge patch (kubectl patch's default) is taken as a merge patch: these kinds
-      // have no list whose items merge by key, so the two agree on them but for a list, which a
-      // merge patch replaces whole.
-      if (type !== 'application/merge-patch+json' && type !== 'application/strategic-merge-patch+json' && type !== 'application/apply-patch+yaml') {
-        throw new HttpError(
-          415,
-          `${type || 'no content type'}: patches of ${kind.plural} are application/merge-patch+json, application/strategic-merge-patch+json or application/apply-patch+yaml (server-side apply)`,
-        );
-      }
-      const patch = objectIn(String(request.body ?? ''), namespace!);
-      for (let attempt = 0; ; attempt++) {
-        const current = await objects.get(kind, namespace!, name);
-        if (!current) {
-          if (type !== 'application/apply-patch+yaml') throw new HttpError(404, `${kind.plural}.${kind.group} "${name}" not found`);
-          const answered = await app.inject({
-            method: 'POST',
-            url: `/api/v1/${kind.plural}${dryRunQuery(request)}`,
-            payload: JSON.stringify({ ...patch, metadata: { ...(patch.metadata as object), name } }),
-            headers: { 'content-type': 'application/json' },
-          });
-          if (answered.statusCode >= 300) throw fromFencer(answered.statusCode, answered.json() as Record<string, unknown>, answered.headers['retry-after']);
-          void reply.code(201);
-          return answered.json();
+    kube.patch<{ Params: GetParams }>(
+      '/apis/:group/:version/namespaces/:namespace/:plural/:name',
+      REHEARSABLE,
+      async (request, reply) => {
+        const kind = kindOf(kinds, request.params);
+        const { namespace, name } = request.params;
+        const type = String(request.headers['content-type'] ?? '')
+          .split(';')[0]!
+          .trim();
+        // A strategic merge patch (kubectl patch's default) is taken as a merge patch: these kinds
+        // have no list whose items merge by key, so the two agree on them but for a list, which a
+        // merge patch replaces whole.
+        if (
+          type !== 'application/merge-patch+json' &&
+          type !== 'application/strategic-merge-patch+json' &&
+          type !== 'application/apply-patch+yaml'
+        ) {
+          throw new HttpError(
+            415,
+            `${type || 'no content type'}: patches of ${kind.plural} are application/merge-patch+json, application/strategic-merge-patch+json or application/apply-patch+yaml (server-side apply)`,
+          );
         }
-        // A patch that names a resourceVersion (kubectl label --resource-version) is a
-        // precondition: a Conflict if the object has moved on, never read again and retried.
-        const named = expectedVersionOf(patch);
-        const version = named ?? expectedVersionOf(current as Record<string, unknown>);
-        try {
-          const desired = mergePatch(current, patch) as Record<string, unknown>;
-          return await writeOrRehearse(request, ctx.db, (db) => replaceObject({ ...ctx, db }, kind, current, desired, version, () => kubeObjects({ ...ctx, db }).get(kind, namespace!, name)));
-        } catch (error) {
-          if (!(error instanceof KubeError && error.reason === 'Conflict') || named !== null || attempt >= 3) throw error;
+        const patch = objectIn(String(request.body ?? ''), namespace!);
+        for (let attempt = 0; ; attempt++) {
+          const current = await objects.get(kind, namespace!, name);
+          if (!current) {
+            if (type !== 'application/apply-patch+yaml')
+              throw new HttpError(404, `${kind.plural}.${kind.group} "${name}" not found`);
+            const answered = await app.inject({
+              method: 'POST',
+              url: `/api/v1/${kind.plural}${dryRunQuery(request)}`,
+              payload: JSON.stringify({ ...patch, metadata: { ...(patch.metadata as object), name } }),
+              headers: { 'content-type': 'application/json' },
+            });
+            if (answered.statusCode >= 300)
+              throw fromFencer(
+                answered.statusCode,
+                answered.json() as Record<string, unknown>,
+                answered.headers['retry-after'],
+              );
+            void reply.code(201);
+            return answered.json();
+          }
+          // A patch that names a resourceVersion (kubectl label --resource-version) is a
+          // precondition: a Conflict if the object has moved on, never read again and retried.
+          const named = expectedVersionOf(patch);
+          const version = named ?? expectedVersionOf(current as Record<string, unknown>);
+          try {
+            const desired = mergePatch(current, patch) as Record<string, unknown>;
+            return await writeOrRehearse(request, ctx.db, (db) =>
+              replaceObject({ ...ctx, db }, kind, current, desired, version, () =>
+                kubeObjects({ ...ctx, db }).get(kind, namespace!, name),
+              ),
+            );
+          } catch (error) {
+            if (!(error instanceof KubeError && error.reason === 'Conflict') || named !== null || attempt >= 3)
+              throw error;
+          }
         }
-      }
-    });
+      },
+    );
     kube.get('/apis/:group/:version/namespaces/:namespace/:plural', list);
     kube.get('/apis/:group/:version/namespaces/:namespace/:plural/:name', get);
     kube.get('/apis/:group/:version/namespaces/:namespace/:plural/:name/status', get);
@@ -210,9 +308,16 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
   });
 }
 
-function kindOf(kinds: readonly KubeKind[], params: { group: string; version: string; plural: string; namespace?: string }): KubeKind {
+function kindOf(
+  kinds: readonly KubeKind[],
+  params: { group: string; version: string; plural: string; namespace?: string },
+): KubeKind {
   const kind = kindOfResource(kinds, params.group, params.version, params.plural);
-  if (!kind) throw new HttpError(404, `the server could not find the requested resource (${params.plural}.${params.group}/${params.version})`);
+  if (!kind)
+    throw new HttpError(
+      404,
+      `the server could not find the requested resource (${params.plural}.${params.group}/${params.version})`,
+    );
   if (!kind.namespaced && params.namespace !== undefined) throw new HttpError(404, `${kind.plural} are not namespaced`);
   return kind;
 }
@@ -236,7 +341,10 @@ function answer(
   return {
     apiVersion: groupVersionOf(kind),
     kind: kind.listKind,
-    metadata: { resourceVersion: listMeta.resourceVersion, ...(listMeta.continue ? { continue: listMeta.continue, remainingItemCount: listMeta.remainingItemCount } : {}) },
+    metadata: {
+      resourceVersion: listMeta.resourceVersion,
+      ...(listMeta.continue ? { continue: listMeta.continue, remainingItemCount: listMeta.remainingItemCount } : {}),
+    },
     items,
   };
 }
@@ -249,20 +357,30 @@ function objectIn(text: string, namespace: string): Record<string, unknown> {
   } catch (error) {
     throw new HttpError(400, `the body is not a JSON or YAML object: ${(error as Error).message}`);
   }
-  if (object === null || typeof object !== 'object' || Array.isArray(object)) throw new HttpError(400, 'the body must be one object');
+  if (object === null || typeof object !== 'object' || Array.isArray(object))
+    throw new HttpError(400, 'the body must be one object');
   const fields = object as Record<string, unknown>;
   const metadata = (fields.metadata ?? {}) as Record<string, unknown>;
   if (metadata.namespace !== undefined && metadata.namespace !== namespace) {
-    throw new HttpError(400, `the namespace of the provided object (${String(metadata.namespace)}) does not match the namespace sent on the request (${namespace})`);
+    throw new HttpError(
+      400,
+      `the namespace of the provided object (${String(metadata.namespace)}) does not match the namespace sent on the request (${namespace})`,
+    );
   }
   return { ...fields, metadata: { ...metadata, namespace } };
 }
 
 /** A refusal of the /api/v1 route, as the error the Status handler turns into a Kubernetes answer. */
-function fromFencer(code: number, body: Record<string, unknown>, retryAfter: string | number | string[] | undefined): Error {
-  const error = (body.error ?? {}) as { message?: string; details?: Array<{ path: string; message: string; line?: number }> };
+function fromFencer(
+  code: number,
+  body: Record<string, unknown>,
+  retryAfter: string | number | string[] | undefined,
+): Error {
+  const error = (body.error ?? {}) as {
+    message?: string;
+    details?: Array<{ path: string; message: string; line?: number }>;
+  };
   if (code === 400 && error.details) return new ValidationError(error.details);
   if (code === 429) return new RetryLaterError(error.message ?? 'too many requests', Number(retryAfter ?? 5));
   return new HttpError(code, error.message ?? `refused (${code})`);
 }
-

@@ -18,7 +18,8 @@ import type { RegisterResponse } from '../../domain/assignment.js';
 export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.post('/api/v1/nodes/register', async (request) => {
     const body = jsonObject(request.body);
-    const { name, cpuMillis, memoryBytes, labels, incarnation, generation, images, maxJobs } = validateRegistration(body);
+    const { name, cpuMillis, memoryBytes, labels, incarnation, generation, images, maxJobs } =
+      validateRegistration(body);
     try {
       await registerNode(ctx.liveness, name, cpuMillis, memoryBytes, labels, incarnation, generation, images, maxJobs);
     } catch (err) {
@@ -33,25 +34,36 @@ export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     await injectFault('heartbeats', request.params.name);
     const state = await heartbeat(ctx.liveness, request.params.name);
     if (state === 'unknown') throw new HttpError(404, `node ${request.params.name} is not registered`);
-    if (state === 'Dead') throw new HttpError(410, `node ${request.params.name} was declared dead: stop every job and register again`);
+    if (state === 'Dead')
+      throw new HttpError(410, `node ${request.params.name} was declared dead: stop every job and register again`);
     return { ok: true };
   });
 
-  app.get<{ Params: { name: string }; Querystring: { attempt?: string; incarnation?: string } }>('/api/v1/nodes/:name/watch', async (request, reply) => {
-    const { name } = request.params;
-    const session = randomUUID();
-    const attempt = request.query.attempt === undefined ? null : Number(request.query.attempt);
-    if (attempt !== null && !Number.isSafeInteger(attempt)) throw new HttpError(400, `attempt: "${request.query.attempt}" is not an integer`);
-    const incarnation = request.query.incarnation ?? null;
-    if (incarnation !== null && !UUID.test(incarnation)) throw new HttpError(400, `incarnation: "${incarnation}" is not a UUID`);
-    const state = await openWatch(ctx.liveness, name, session, ctx.replica, attempt, incarnation);
-    if (state === 'unknown') throw new HttpError(404, `node ${name} is not registered`);
-    if (state === 'superseded') throw new HttpError(409, `watch attempt ${attempt} of node ${name} came after a newer one (or from an old incarnation)`);
-    if (state === 'Dead') throw new HttpError(410, `node ${name} was declared dead: stop every job and register again`);
-    reply.hijack();
-    reply.raw.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
-    ctx.watches.open(name, session, reply.raw);
-  });
+  app.get<{ Params: { name: string }; Querystring: { attempt?: string; incarnation?: string } }>(
+    '/api/v1/nodes/:name/watch',
+    async (request, reply) => {
+      const { name } = request.params;
+      const session = randomUUID();
+      const attempt = request.query.attempt === undefined ? null : Number(request.query.attempt);
+      if (attempt !== null && !Number.isSafeInteger(attempt))
+        throw new HttpError(400, `attempt: "${request.query.attempt}" is not an integer`);
+      const incarnation = request.query.incarnation ?? null;
+      if (incarnation !== null && !UUID.test(incarnation))
+        throw new HttpError(400, `incarnation: "${incarnation}" is not a UUID`);
+      const state = await openWatch(ctx.liveness, name, session, ctx.replica, attempt, incarnation);
+      if (state === 'unknown') throw new HttpError(404, `node ${name} is not registered`);
+      if (state === 'superseded')
+        throw new HttpError(
+          409,
+          `watch attempt ${attempt} of node ${name} came after a newer one (or from an old incarnation)`,
+        );
+      if (state === 'Dead')
+        throw new HttpError(410, `node ${name} was declared dead: stop every job and register again`);
+      reply.hijack();
+      reply.raw.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
+      ctx.watches.open(name, session, reply.raw);
+    },
+  );
 
   app.get('/api/v1/nodes', async () => {
     const rows = await listNodes(ctx.db);
@@ -68,16 +80,29 @@ function validateRegistration(body: Record<string, unknown>) {
   const problems: Array<{ path: string; message: string }> = [];
   const name = body.name;
   if (typeof name !== 'string' || !isDns1123Subdomain(name)) {
-    problems.push({ path: 'name', message: `${JSON.stringify(name)} is not a valid node name: lowercase letters, digits, '-' and '.' (a DNS-1123 subdomain, as Kubernetes names nodes), at most 253 characters` });
+    problems.push({
+      path: 'name',
+      message: `${JSON.stringify(name)} is not a valid node name: lowercase letters, digits, '-' and '.' (a DNS-1123 subdomain, as Kubernetes names nodes), at most 253 characters`,
+    });
   }
   const capacity = (body.capacity ?? {}) as Record<string, unknown>;
-  const cpuMillis = typeof capacity.cpu === 'string' || typeof capacity.cpu === 'number' ? parseCpu(capacity.cpu) : null;
-  const memoryBytes = typeof capacity.memory === 'string' || typeof capacity.memory === 'number' ? parseMemory(capacity.memory) : null;
-  if (!cpuMillis || cpuMillis <= 0) problems.push({ path: 'capacity.cpu', message: `${JSON.stringify(capacity.cpu)} is not a positive CPU quantity` });
-  if (!memoryBytes || memoryBytes <= 0) problems.push({ path: 'capacity.memory', message: `${JSON.stringify(capacity.memory)} is not a positive memory quantity` });
+  const cpuMillis =
+    typeof capacity.cpu === 'string' || typeof capacity.cpu === 'number' ? parseCpu(capacity.cpu) : null;
+  const memoryBytes =
+    typeof capacity.memory === 'string' || typeof capacity.memory === 'number' ? parseMemory(capacity.memory) : null;
+  if (!cpuMillis || cpuMillis <= 0)
+    problems.push({ path: 'capacity.cpu', message: `${JSON.stringify(capacity.cpu)} is not a positive CPU quantity` });
+  if (!memoryBytes || memoryBytes <= 0)
+    problems.push({
+      path: 'capacity.memory',
+      message: `${JSON.stringify(capacity.memory)} is not a positive memory quantity`,
+    });
   const maxJobs = capacity.jobs ?? DEFAULT_MAX_JOBS;
   if (!(typeof maxJobs === 'number' && Number.isSafeInteger(maxJobs) && maxJobs > 0 && maxJobs <= MAX_JOBS_LIMIT)) {
-    problems.push({ path: 'capacity.jobs', message: `${JSON.stringify(capacity.jobs)} is not a whole number of runs from 1 to ${MAX_JOBS_LIMIT}` });
+    problems.push({
+      path: 'capacity.jobs',
+      message: `${JSON.stringify(capacity.jobs)} is not a whole number of runs from 1 to ${MAX_JOBS_LIMIT}`,
+    });
   }
   const labels = (body.labels ?? {}) as Record<string, unknown>;
   for (const [key, value] of Object.entries(labels)) {

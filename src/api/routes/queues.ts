@@ -5,7 +5,16 @@ import { REHEARSABLE, writeOrRehearse } from '../dry-run.js';
 import type { ApiContext } from '../context.js';
 import { HttpError } from '../../errors/http-error.js';
 import { readQueueSubmission, readResourceQuotaSubmission } from '../validation/queue.js';
-import { applyQueue, applyQuota, deleteQueue, deleteQuota, getQueue, listQueues, listQuotas, namespaceUsage } from '../../store/queues.js';
+import {
+  applyQueue,
+  applyQuota,
+  deleteQueue,
+  deleteQuota,
+  getQueue,
+  listQueues,
+  listQuotas,
+  namespaceUsage,
+} from '../../store/queues.js';
 import { presentNamespace, presentQueue, presentResourceQuota } from '../present.js';
 import { API_VERSION } from '../../domain/resources.js';
 import type { NamespaceResource } from '../../domain/namespace.js';
@@ -47,7 +56,8 @@ export function queueRoutes(app: FastifyInstance, ctx: ApiContext): void {
     const { namespace, name } = request.params;
     const result = await writeOrRehearse(request, ctx.db, (db) => deleteQueue(db, namespace, name));
     if (result.outcome === 'not-found') throw notFound('queue', namespace, name);
-    if (result.outcome === 'not-allowed') throw new HttpError(409, `queue ${namespace}/${name} cannot be deleted: ${result.why}`);
+    if (result.outcome === 'not-allowed')
+      throw new HttpError(409, `queue ${namespace}/${name} cannot be deleted: ${result.why}`);
     return deleted('queues', namespace, name);
   });
 
@@ -83,11 +93,16 @@ export function queueRoutes(app: FastifyInstance, ctx: ApiContext): void {
     return presentResourceQuota(row);
   });
 
-  app.delete<{ Params: ObjectParams }>('/api/v1/namespaces/:namespace/resourcequotas/:name', REHEARSABLE, async (request) => {
-    const { namespace, name } = request.params;
-    if (!(await writeOrRehearse(request, ctx.db, (db) => deleteQuota(db, namespace, name)))) throw notFound('resourcequota', namespace, name);
-    return deleted('resourcequotas', namespace, name);
-  });
+  app.delete<{ Params: ObjectParams }>(
+    '/api/v1/namespaces/:namespace/resourcequotas/:name',
+    REHEARSABLE,
+    async (request) => {
+      const { namespace, name } = request.params;
+      if (!(await writeOrRehearse(request, ctx.db, (db) => deleteQuota(db, namespace, name))))
+        throw notFound('resourcequota', namespace, name);
+      return deleted('resourcequotas', namespace, name);
+    },
+  );
 
   app.get<{ Params: { namespace: string } }>('/api/v1/namespaces/:namespace', async (request) => {
     const { namespace } = request.params;
@@ -103,7 +118,11 @@ export function queueRoutes(app: FastifyInstance, ctx: ApiContext): void {
  * them is shown as each saw it.
  */
 export async function readNamespace(db: ApiContext['db'], namespace: string): Promise<NamespaceResource | undefined> {
-  const [usage, quotas, queues] = await Promise.all([namespaceUsage(db, namespace), listQuotas(db, namespace), listQueues(db, namespace)]);
+  const [usage, quotas, queues] = await Promise.all([
+    namespaceUsage(db, namespace),
+    listQuotas(db, namespace),
+    listQueues(db, namespace),
+  ]);
   if (namespace !== DEFAULT_NAMESPACE && queues.length === 0 && quotas.length === 0) return undefined;
   return presentNamespace(namespace, usage, quotas[0], queues);
 }
@@ -114,5 +133,10 @@ function notFound(kind: string, namespace: string, name: string): HttpError {
 
 /** The answer to a delete whose object is gone, as the Kubernetes apiserver's Status. */
 function deleted(plural: string, namespace: string, name: string) {
-  return { apiVersion: API_VERSION, kind: 'Status', status: 'Success', details: { name, namespace, group: 'fencer.dev', kind: plural } };
+  return {
+    apiVersion: API_VERSION,
+    kind: 'Status',
+    status: 'Success',
+    details: { name, namespace, group: 'fencer.dev', kind: plural },
+  };
 }

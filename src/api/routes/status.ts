@@ -24,7 +24,9 @@ export function statusRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.get('/api/v1/status', async () => {
     const [lease, replicas, nodes] = await Promise.all([
       readLease(ctx.db),
-      ctx.db.query<{ name: string; url: string; seen_at: Date; alive: boolean }>(sql('replicas/list'), [replicaGoneMs(ctx.timings)]),
+      ctx.db.query<{ name: string; url: string; seen_at: Date; alive: boolean }>(sql('replicas/list'), [
+        replicaGoneMs(ctx.timings),
+      ]),
       listNodes(ctx.db),
     ]);
     // Live by the database's clock, as every decision and the dashboard's change feed judge it.
@@ -35,8 +37,19 @@ export function statusRoutes(app: FastifyInstance, ctx: ApiContext): void {
       epoch: lease.epoch,
       leaseExpiresAt: lease.expires_at?.toISOString() ?? null,
       leaderSince: leader ? (lease.acquired_at?.toISOString() ?? null) : null,
-      replicas: replicas.rows.map((r) => ({ name: r.name, url: r.url, alive: r.alive, leader: r.name === leader, lastSeen: r.seen_at.toISOString() })),
-      nodes: nodes.map((n) => ({ name: n.name, phase: n.state, connected: n.watch_session !== null && n.disconnected_at === null, jobs: n.jobs ?? 0 })),
+      replicas: replicas.rows.map((r) => ({
+        name: r.name,
+        url: r.url,
+        alive: r.alive,
+        leader: r.name === leader,
+        lastSeen: r.seen_at.toISOString(),
+      })),
+      nodes: nodes.map((n) => ({
+        name: n.name,
+        phase: n.state,
+        connected: n.watch_session !== null && n.disconnected_at === null,
+        jobs: n.jobs ?? 0,
+      })),
     };
     return status;
   });

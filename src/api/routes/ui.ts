@@ -20,7 +20,11 @@ const MOST_BUFFERED_BYTES = 1024 * 1024;
 const EVENTS_SHOWN = 50;
 const MOST_EVENTS = 1_000;
 
-const TYPES: Record<string, string> = { html: 'text/html; charset=utf-8', css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8' };
+const TYPES: Record<string, string> = {
+  html: 'text/html; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
+};
 
 /** The files the page may load, by URL under /ui/, and where the build put each. */
 export function assetPath(file: string): string | null {
@@ -54,7 +58,11 @@ export function uiRoutes(app: FastifyInstance, ctx: ApiContext): void {
 
   app.get<{ Querystring: { limit?: string } }>('/api/v1/clusterevents', async (request) => {
     const limit = request.query.limit === undefined ? EVENTS_SHOWN : Number(request.query.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > MOST_EVENTS) throw new HttpError(400, `limit: ${JSON.stringify(request.query.limit)} is not a whole number from 1 to ${MOST_EVENTS}`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MOST_EVENTS)
+      throw new HttpError(
+        400,
+        `limit: ${JSON.stringify(request.query.limit)} is not a whole number from 1 to ${MOST_EVENTS}`,
+      );
     const rows = await listClusterEvents(ctx.db, limit);
     return { apiVersion: API_VERSION, kind: 'EventList', items: rows.map(presentClusterEvent) };
   });
@@ -63,12 +71,19 @@ export function uiRoutes(app: FastifyInstance, ctx: ApiContext): void {
   // `ping` on the feed's beat at least every few seconds (none while the feed cannot read). The
   // page falls back to polling when this fails or goes quiet.
   app.get('/api/v1/changes', async (request, reply) => {
-    if (ctx.changes.count() >= MOST_PAGES) throw new HttpError(503, `this replica already pushes to ${MOST_PAGES} pages; try another, or poll`);
+    if (ctx.changes.count() >= MOST_PAGES)
+      throw new HttpError(503, `this replica already pushes to ${MOST_PAGES} pages; try another, or poll`);
     const origin = request.headers.origin;
     const allowed = origin !== undefined && (await ctx.origins.allows(origin).catch(() => false));
     reply.hijack();
     const res = reply.raw;
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', vary: 'Origin', ...(allowed ? { 'access-control-allow-origin': origin } : {}) });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      'x-accel-buffering': 'no',
+      vary: 'Origin',
+      ...(allowed ? { 'access-control-allow-origin': origin } : {}),
+    });
     let pingedAt = 0;
     const send = (event: string, data: unknown) => {
       // A page that does not read its stream is dropped rather than buffered without end.

@@ -5,7 +5,15 @@ import { isDryRun, REHEARSABLE, writeOrRehearse } from '../dry-run.js';
 import type { ApiContext } from '../context.js';
 import { HttpError } from '../../errors/http-error.js';
 import { readWorkflowSubmission } from '../validation/workflow.js';
-import { cancelWorkflow, deleteWorkflow, getWorkflow, listWorkflows, retryWorkflow, submitWorkflow, type WorkflowActionResult } from '../../store/workflows.js';
+import {
+  cancelWorkflow,
+  deleteWorkflow,
+  getWorkflow,
+  listWorkflows,
+  retryWorkflow,
+  submitWorkflow,
+  type WorkflowActionResult,
+} from '../../store/workflows.js';
 import { presentWorkflow } from '../present.js';
 import { API_VERSION } from '../../domain/resources.js';
 import { overdueSlackMs, workflowMaxJobs } from '../../config.js';
@@ -32,12 +40,20 @@ export function workflowRoutes(app: FastifyInstance, ctx: ApiContext): void {
 
   app.get<{ Querystring: { namespace?: string } }>('/api/v1/workflows', async (request) => {
     const found = await listWorkflows(ctx.db, request.query.namespace || null);
-    return { apiVersion: API_VERSION, kind: 'WorkflowList', items: found.map((w) => presentWorkflow(w.workflow, w.jobs)) };
+    return {
+      apiVersion: API_VERSION,
+      kind: 'WorkflowList',
+      items: found.map((w) => presentWorkflow(w.workflow, w.jobs)),
+    };
   });
 
   app.get<{ Params: { namespace: string } }>('/api/v1/namespaces/:namespace/workflows', async (request) => {
     const found = await listWorkflows(ctx.db, request.params.namespace);
-    return { apiVersion: API_VERSION, kind: 'WorkflowList', items: found.map((w) => presentWorkflow(w.workflow, w.jobs)) };
+    return {
+      apiVersion: API_VERSION,
+      kind: 'WorkflowList',
+      items: found.map((w) => presentWorkflow(w.workflow, w.jobs)),
+    };
   });
 
   app.get<{ Params: WorkflowParams }>('/api/v1/namespaces/:namespace/workflows/:name', async (request) => {
@@ -47,21 +63,51 @@ export function workflowRoutes(app: FastifyInstance, ctx: ApiContext): void {
     return presentWorkflow(found.workflow, found.jobs);
   });
 
-  app.delete<{ Params: WorkflowParams }>('/api/v1/namespaces/:namespace/workflows/:name', REHEARSABLE, async (request) => {
-    const { namespace, name } = request.params;
-    return answer(await writeOrRehearse(request, ctx.db, (db) => deleteWorkflow(db, namespace, name, actorOf(request), overdueSlackMs(ctx.timings))), namespace, name);
-  });
+  app.delete<{ Params: WorkflowParams }>(
+    '/api/v1/namespaces/:namespace/workflows/:name',
+    REHEARSABLE,
+    async (request) => {
+      const { namespace, name } = request.params;
+      return answer(
+        await writeOrRehearse(request, ctx.db, (db) =>
+          deleteWorkflow(db, namespace, name, actorOf(request), overdueSlackMs(ctx.timings)),
+        ),
+        namespace,
+        name,
+      );
+    },
+  );
 
-  app.post<{ Params: WorkflowParams }>('/api/v1/namespaces/:namespace/workflows/:name/cancel', REHEARSABLE, async (request) => {
-    const { namespace, name } = request.params;
-    return answer(await writeOrRehearse(request, ctx.db, (db) => cancelWorkflow(db, namespace, name, actorOf(request), overdueSlackMs(ctx.timings))), namespace, name);
-  });
+  app.post<{ Params: WorkflowParams }>(
+    '/api/v1/namespaces/:namespace/workflows/:name/cancel',
+    REHEARSABLE,
+    async (request) => {
+      const { namespace, name } = request.params;
+      return answer(
+        await writeOrRehearse(request, ctx.db, (db) =>
+          cancelWorkflow(db, namespace, name, actorOf(request), overdueSlackMs(ctx.timings)),
+        ),
+        namespace,
+        name,
+      );
+    },
+  );
 
   // Runs a finished workflow again from its failed jobs; succeeded jobs are not run again.
-  app.post<{ Params: WorkflowParams }>('/api/v1/namespaces/:namespace/workflows/:name/retry', REHEARSABLE, async (request) => {
-    const { namespace, name } = request.params;
-    return answer(await writeOrRehearse(request, ctx.db, (db) => retryWorkflow(db, namespace, name, actorOf(request), overdueSlackMs(ctx.timings))), namespace, name);
-  });
+  app.post<{ Params: WorkflowParams }>(
+    '/api/v1/namespaces/:namespace/workflows/:name/retry',
+    REHEARSABLE,
+    async (request) => {
+      const { namespace, name } = request.params;
+      return answer(
+        await writeOrRehearse(request, ctx.db, (db) =>
+          retryWorkflow(db, namespace, name, actorOf(request), overdueSlackMs(ctx.timings)),
+        ),
+        namespace,
+        name,
+      );
+    },
+  );
 }
 
 function answer(result: WorkflowActionResult, namespace: string, name: string) {

@@ -9,7 +9,16 @@ import { validateWorkflow } from './workflow.js';
 import { ValidationError } from '../../errors/validation-error.js';
 import { workflowMaxJobs } from '../../config.js';
 import { cronJobValidator, schemaProblems, type SchemaProblem } from './schema.js';
-import { fail, identityOf, identityProblems, isFields, labelProblems, objectOf, specProblems, toJobRequest } from './job.js';
+import {
+  fail,
+  identityOf,
+  identityProblems,
+  isFields,
+  labelProblems,
+  objectOf,
+  specProblems,
+  toJobRequest,
+} from './job.js';
 import { namedMetadataProblems, onlyManifest } from './queue.js';
 
 /** The label every Job of a CronJob carries, naming it (as Kubernetes' controller-uid does for its owner). */
@@ -55,7 +64,10 @@ export function validateCronJob(manifest: Manifest, now = new Date()): CronJobRe
       ...specProblems(template.spec, ['spec', 'jobTemplate', 'spec']),
       ...(['startAt', 'startAfter'] as const)
         .filter((field) => templateSpec[field] !== undefined)
-        .map((field) => ({ path: ['spec', 'jobTemplate', 'spec', field], message: 'not allowed in a CronJob: each Job is due at its occurrence' })),
+        .map((field) => ({
+          path: ['spec', 'jobTemplate', 'spec', field],
+          message: 'not allowed in a CronJob: each Job is due at its occurrence',
+        })),
     );
   }
   if (problems.length > 0) fail(manifest, problems);
@@ -70,7 +82,8 @@ export function validateCronJob(manifest: Manifest, now = new Date()): CronJobRe
       suspend: written.suspend ?? CRONJOB_SPEC_DEFAULTS.suspend,
       concurrencyPolicy: written.concurrencyPolicy ?? CRONJOB_SPEC_DEFAULTS.concurrencyPolicy,
       catchUp: written.catchUp ?? CRONJOB_SPEC_DEFAULTS.catchUp,
-      successfulJobsHistoryLimit: written.successfulJobsHistoryLimit ?? CRONJOB_SPEC_DEFAULTS.successfulJobsHistoryLimit,
+      successfulJobsHistoryLimit:
+        written.successfulJobsHistoryLimit ?? CRONJOB_SPEC_DEFAULTS.successfulJobsHistoryLimit,
       failedJobsHistoryLimit: written.failedJobsHistoryLimit ?? CRONJOB_SPEC_DEFAULTS.failedJobsHistoryLimit,
     },
   };
@@ -89,7 +102,12 @@ function templateChoiceProblems(spec: Record<string, unknown>): SchemaProblem[] 
  * each of its jobs due at the occurrence. Its problems are reported where the CronJob has them
  * (spec.workflowTemplate.spec...; a name that leaves its jobs no room: metadata.name).
  */
-function workflowOf(manifest: Manifest, object: Record<string, unknown>, at: Date, nameBroken = false): WorkflowRequest {
+function workflowOf(
+  manifest: Manifest,
+  object: Record<string, unknown>,
+  at: Date,
+  nameBroken = false,
+): WorkflowRequest {
   const spec = object.spec as CronJobSpec;
   const metadata = object.metadata as { name: string; namespace?: string };
   const base = occurrenceName(metadata.name, scheduleOf(spec), at);
@@ -98,21 +116,43 @@ function workflowOf(manifest: Manifest, object: Record<string, unknown>, at: Dat
   const workflow = {
     apiVersion: object.apiVersion,
     kind: 'Workflow',
-    metadata: { name, namespace: metadata.namespace, labels: { ...template.metadata?.labels, [CRONJOB_LABEL]: metadata.name } },
+    metadata: {
+      name,
+      namespace: metadata.namespace,
+      labels: { ...template.metadata?.labels, [CRONJOB_LABEL]: metadata.name },
+    },
     spec: template.spec,
   };
-  const inCronJob = (path: ManifestPath): ManifestPath => (path[0] === 'spec' ? ['spec', 'workflowTemplate', ...path] : ['metadata', 'name']);
+  const inCronJob = (path: ManifestPath): ManifestPath =>
+    path[0] === 'spec' ? ['spec', 'workflowTemplate', ...path] : ['metadata', 'name'];
   try {
-    return validateWorkflow({ object: workflow, lineOf: (path) => manifest.lineOf(inCronJob(path)) }, { maxJobs: workflowMaxJobs() });
+    return validateWorkflow(
+      { object: workflow, lineOf: (path) => manifest.lineOf(inCronJob(path)) },
+      { maxJobs: workflowMaxJobs() },
+    );
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
-    throw new ValidationError(error.details.map((d) => ({ ...d, path: d.path.startsWith('spec') ? `spec.workflowTemplate.${d.path}` : formatPath(['metadata', 'name']) })));
+    throw new ValidationError(
+      error.details.map((d) => ({
+        ...d,
+        path: d.path.startsWith('spec') ? `spec.workflowTemplate.${d.path}` : formatPath(['metadata', 'name']),
+      })),
+    );
   }
 }
 
 /** The Workflow of one occurrence of a stored (so already checked) CronJob, each job due at the occurrence. */
-export function occurrenceWorkflow(cronJob: { namespace: string; name: string; spec: CronJobSpec }, at: Date, nameBroken = false): WorkflowRequest {
-  const object = { apiVersion: 'fencer.dev/v1', kind: 'CronJob', metadata: { name: cronJob.name, namespace: cronJob.namespace }, spec: cronJob.spec };
+export function occurrenceWorkflow(
+  cronJob: { namespace: string; name: string; spec: CronJobSpec },
+  at: Date,
+  nameBroken = false,
+): WorkflowRequest {
+  const object = {
+    apiVersion: 'fencer.dev/v1',
+    kind: 'CronJob',
+    metadata: { name: cronJob.name, namespace: cronJob.namespace },
+    spec: cronJob.spec,
+  };
   const request = workflowOf({ object, lineOf: () => undefined }, object, at, nameBroken);
   return { ...request, jobs: request.jobs.map((j) => ({ ...j, startAt: at.toISOString(), startAfterMs: null })) };
 }
@@ -120,7 +160,12 @@ export function occurrenceWorkflow(cronJob: { namespace: string; name: string; s
 function nameLengthProblems(object: Record<string, unknown>): SchemaProblem[] {
   const name = isFields(object.metadata) ? object.metadata.name : undefined;
   if (typeof name !== 'string' || name.length <= CRONJOB_NAME_MAX) return [];
-  return [{ path: ['metadata', 'name'], message: `must be no more than ${CRONJOB_NAME_MAX} characters (each Job is named <name>-<time>)` }];
+  return [
+    {
+      path: ['metadata', 'name'],
+      message: `must be no more than ${CRONJOB_NAME_MAX} characters (each Job is named <name>-<time>)`,
+    },
+  ];
 }
 
 function scheduleProblems(spec: Record<string, unknown>, now: Date): SchemaProblem[] {
@@ -145,7 +190,12 @@ export function scheduleOf(spec: CronJobSpec): CronSchedule {
  * time, due at that time. The same occurrence always gives the same name, so a second fire of it
  * is a key conflict, never a second run.
  */
-export function occurrenceJob(cronJob: { namespace: string; name: string; spec: CronJobSpec }, schedule: CronSchedule, at: Date, nameBroken = false): JobRequest {
+export function occurrenceJob(
+  cronJob: { namespace: string; name: string; spec: CronJobSpec },
+  schedule: CronSchedule,
+  at: Date,
+  nameBroken = false,
+): JobRequest {
   const template = cronJob.spec.jobTemplate!;
   const name = occurrenceName(cronJob.name, schedule, at);
   const job = toJobRequest(

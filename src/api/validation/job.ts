@@ -54,7 +54,11 @@ export function validateJob(manifest: Manifest): JobRequest {
   const identity = identityProblems(object, 'Job');
   if (identity.length > 0) fail(manifest, identity);
 
-  const problems = [...schemaProblems(jobValidator(), object), ...metadataProblems(object), ...specProblems(object.spec, ['spec'])];
+  const problems = [
+    ...schemaProblems(jobValidator(), object),
+    ...metadataProblems(object),
+    ...specProblems(object.spec, ['spec']),
+  ];
   if (problems.length > 0) fail(manifest, problems);
   return toJobRequest(identityOf(object), object.spec as JobSpec);
 }
@@ -62,19 +66,25 @@ export function validateJob(manifest: Manifest): JobRequest {
 /** The manifest's object, or a ValidationError when it is not one (a list, a scalar). */
 export function objectOf(manifest: Manifest): Fields {
   const object = manifest.object;
-  if (!isFields(object)) fail(manifest, [{ path: [], message: `a manifest must be an object, not ${describe(object)}` }]);
+  if (!isFields(object))
+    fail(manifest, [{ path: [], message: `a manifest must be an object, not ${describe(object)}` }]);
   return object;
 }
 
 export function identityProblems(object: Fields, kind: string): SchemaProblem[] {
   const problems: SchemaProblem[] = [];
   const { apiVersion } = object;
-  if (apiVersion === undefined) problems.push({ path: ['apiVersion'], message: `Required value (expected ${API_VERSION})` });
+  if (apiVersion === undefined)
+    problems.push({ path: ['apiVersion'], message: `Required value (expected ${API_VERSION})` });
   else if (apiVersion !== API_VERSION) {
-    problems.push({ path: ['apiVersion'], message: `${describe(apiVersion)} is not supported (expected ${API_VERSION})` });
+    problems.push({
+      path: ['apiVersion'],
+      message: `${describe(apiVersion)} is not supported (expected ${API_VERSION})`,
+    });
   }
   if (object.kind === undefined) problems.push({ path: ['kind'], message: `Required value (expected ${kind})` });
-  else if (object.kind !== kind) problems.push({ path: ['kind'], message: `${describe(object.kind)} is not a known kind (expected ${kind})` });
+  else if (object.kind !== kind)
+    problems.push({ path: ['kind'], message: `${describe(object.kind)} is not a known kind (expected ${kind})` });
   return problems;
 }
 
@@ -105,7 +115,10 @@ function generateNameProblems(prefix: string): SchemaProblem[] {
   const problems: SchemaProblem[] = [];
   const max = NAME_MAX - GENERATED_SUFFIX_LENGTH;
   if (prefix.length > max) {
-    problems.push({ path, message: `must be no more than ${max} characters (the server appends ${GENERATED_SUFFIX_LENGTH})` });
+    problems.push({
+      path,
+      message: `must be no more than ${max} characters (the server appends ${GENERATED_SUFFIX_LENGTH})`,
+    });
   }
   if (!/^[a-z0-9][-a-z0-9]*$/.test(prefix)) {
     problems.push({
@@ -124,7 +137,9 @@ export function specProblems(value: unknown, at: ManifestPath): SchemaProblem[] 
   const spec = isFields(value) ? value : {};
   const resources = isFields(spec.resources) ? spec.resources : {};
   problems.push(...quantityProblems([...at, 'resources', 'cpu'], resources.cpu, parseCpu, 'a CPU quantity'));
-  problems.push(...quantityProblems([...at, 'resources', 'memory'], resources.memory, parseMemory, 'a memory quantity'));
+  problems.push(
+    ...quantityProblems([...at, 'resources', 'memory'], resources.memory, parseMemory, 'a memory quantity'),
+  );
   const durationMs = durationOf(problems, [...at, 'duration'], spec.duration, 'positive');
   problems.push(...labelProblems([...at, 'nodeSelector'], spec.nodeSelector));
 
@@ -162,11 +177,19 @@ function priorityProblems(path: ManifestPath, value: unknown): SchemaProblem[] {
 }
 
 export function nameProblems(path: ManifestPath, value: string, what: string): SchemaProblem[] {
-  return dns1123LabelErrors(value).map((why) => ({ path, message: `${describe(value)} is not a valid ${what}: ${why}` }));
+  return dns1123LabelErrors(value).map((why) => ({
+    path,
+    message: `${describe(value)} is not a valid ${what}: ${why}`,
+  }));
 }
 
 /** The milliseconds of a duration field, or null when it is absent or wrong (then `problems` says why). */
-function durationOf(problems: SchemaProblem[], path: ManifestPath, value: unknown, least: 'zero' | 'positive'): number | null {
+function durationOf(
+  problems: SchemaProblem[],
+  path: ManifestPath,
+  value: unknown,
+  least: 'zero' | 'positive',
+): number | null {
   if (typeof value !== 'string') return null;
   const ms = parseDuration(value);
   if (ms === null) {
@@ -197,9 +220,15 @@ function quantityProblems(
 export function labelProblems(path: ManifestPath, labels: unknown): SchemaProblem[] {
   if (!isFields(labels)) return [];
   return Object.entries(labels).flatMap(([key, value]) => [
-    ...labelKeyErrors(key).map((why) => ({ path: [...path, key], message: `${describe(key)} is not a valid label key: ${why}` })),
+    ...labelKeyErrors(key).map((why) => ({
+      path: [...path, key],
+      message: `${describe(key)} is not a valid label key: ${why}`,
+    })),
     ...(typeof value === 'string'
-      ? labelValueErrors(value).map((why) => ({ path: [...path, key], message: `${describe(value)} is not a valid label value: ${why}` }))
+      ? labelValueErrors(value).map((why) => ({
+          path: [...path, key],
+          message: `${describe(value)} is not a valid label value: ${why}`,
+        }))
       : []),
   ]);
 }
@@ -211,10 +240,17 @@ function annotationProblems(annotations: unknown): SchemaProblem[] {
   if (!isFields(annotations)) return [{ path, message: `must be a map of strings, not ${describe(annotations)}` }];
   const problems: SchemaProblem[] = [];
   for (const [key, value] of Object.entries(annotations)) {
-    problems.push(...labelKeyErrors(key).map((why) => ({ path: [...path, key], message: `${describe(key)} is not a valid annotation key: ${why}` })));
-    if (typeof value !== 'string') problems.push({ path: [...path, key], message: `must be a string, not ${describe(value)}` });
+    problems.push(
+      ...labelKeyErrors(key).map((why) => ({
+        path: [...path, key],
+        message: `${describe(key)} is not a valid annotation key: ${why}`,
+      })),
+    );
+    if (typeof value !== 'string')
+      problems.push({ path: [...path, key], message: `must be a string, not ${describe(value)}` });
   }
-  if (JSON.stringify(annotations).length > 256 * 1024) problems.push({ path, message: 'must be at most 256 KiB in all' });
+  if (JSON.stringify(annotations).length > 256 * 1024)
+    problems.push({ path, message: 'must be at most 256 KiB in all' });
   return problems;
 }
 
@@ -234,7 +270,9 @@ export function identityOf(object: Fields): Identity {
     name: metadata.name ?? '',
     generateName,
     labels: { ...metadata.labels },
-    ...(metadata.annotations && Object.keys(metadata.annotations).length > 0 ? { annotations: { ...metadata.annotations } } : {}),
+    ...(metadata.annotations && Object.keys(metadata.annotations).length > 0
+      ? { annotations: { ...metadata.annotations } }
+      : {}),
   };
 }
 
@@ -261,8 +299,10 @@ export function toJobRequest(identity: Identity, written: JobSpec): JobRequest {
     image: spec.image ?? null,
     pool: null,
     retryPolicy: spec.retryPolicy as RetryPolicy,
-    backoffBaseMs: spec.backoff?.base === undefined ? DEFAULT_BACKOFF_BASE_MS : (parseDuration(spec.backoff.base) as number),
-    backoffCapMs: spec.backoff?.cap === undefined ? DEFAULT_BACKOFF_CAP_MS : (parseDuration(spec.backoff.cap) as number),
+    backoffBaseMs:
+      spec.backoff?.base === undefined ? DEFAULT_BACKOFF_BASE_MS : (parseDuration(spec.backoff.base) as number),
+    backoffCapMs:
+      spec.backoff?.cap === undefined ? DEFAULT_BACKOFF_CAP_MS : (parseDuration(spec.backoff.cap) as number),
     startAt: spec.startAt === undefined ? null : new Date(parseDateTime(spec.startAt) as number).toISOString(),
     startAfterMs: spec.startAfter === undefined ? null : (parseDuration(spec.startAfter) as number),
     needs: [],

@@ -13,7 +13,8 @@ export interface Manifest {
 
 export function parseManifests(text: string, contentType?: string): Manifest[] {
   const manifests = looksLikeJson(text, contentType) ? parseJson(text) : parseYaml(text);
-  if (manifests.length === 0) throw new ValidationError([{ path: '', message: 'no manifest in the input (it is empty)' }]);
+  if (manifests.length === 0)
+    throw new ValidationError([{ path: '', message: 'no manifest in the input (it is empty)' }]);
   return manifests;
 }
 
@@ -58,7 +59,11 @@ function parseJson(text: string): Manifest[] {
   const duplicates = doc.errors.filter((error) => error.code === 'DUPLICATE_KEY');
   if (duplicates.length > 0) {
     throw new ValidationError(
-      duplicates.map((error) => ({ path: '', message: `invalid JSON: ${error.message}`, line: lineCounter.linePos(error.pos[0]).line })),
+      duplicates.map((error) => ({
+        path: '',
+        message: `invalid JSON: ${error.message}`,
+        line: lineCounter.linePos(error.pos[0]).line,
+      })),
     );
   }
   if (!Array.isArray(object)) return [{ object, lineOf: (path) => lineIn(doc, lineCounter, path) }];
@@ -161,8 +166,7 @@ function jsonErrorOffset(text: string): number {
       else if (text[i] === close) {
         i++;
         return true;
-      }
-      else return false;
+      } else return false;
     }
   };
   const value = (): boolean => {

@@ -2,16 +2,34 @@
 // that lists every problem with its path and line, as for a Job (./job.ts, whose checks of the
 // object's identity and metadata these share). Both kinds are named by metadata.name only: they
 // are configuration a user applies again and again, so a server-made name would only duplicate them.
-import type { LaneMode, QueueRequest, QueueSpec, ResourceQuotaRequest, ResourceQuotaSpec } from '../../domain/resources.js';
+import type {
+  LaneMode,
+  QueueRequest,
+  QueueSpec,
+  ResourceQuotaRequest,
+  ResourceQuotaSpec,
+} from '../../domain/resources.js';
 import { parseCpu, parseMemory } from '../../domain/quantity.js';
 import { ValidationError } from '../../errors/validation-error.js';
 import { formatPath, parseManifests, type Manifest, type ManifestPath } from './manifest.js';
 import { queueValidator, resourceQuotaValidator, schemaProblems, type SchemaProblem } from './schema.js';
-import { describe, fail, identityOf, identityProblems, isFields, metadataProblems, objectOf, type Fields } from './job.js';
+import {
+  describe,
+  fail,
+  identityOf,
+  identityProblems,
+  isFields,
+  metadataProblems,
+  objectOf,
+  type Fields,
+} from './job.js';
 
 // The defaults crds/queue.yaml declares, applied as the apiserver would (its spec defaults to {});
 // test/unit/queue-validation.test.ts holds the two together.
-export const QUEUE_SPEC_DEFAULTS: { readonly weight: number; readonly lanes: LaneMode } = { weight: 1, lanes: 'weighted' };
+export const QUEUE_SPEC_DEFAULTS: { readonly weight: number; readonly lanes: LaneMode } = {
+  weight: 1,
+  lanes: 'weighted',
+};
 
 /** A body holding exactly one Queue document (YAML or JSON). */
 export function readQueueSubmission(text: string, contentType: string | undefined): QueueRequest {
@@ -76,9 +94,13 @@ export function namedMetadataProblems(object: Fields, kind: string): SchemaProbl
   const metadata = isFields(object.metadata) ? object.metadata : {};
   const { generateName, ...withoutGenerateName } = metadata;
   const problems: SchemaProblem[] = [];
-  if (metadata.name === undefined) problems.push({ path: ['metadata', 'name'], message: `Required value: a ${kind} is named by metadata.name` });
+  if (metadata.name === undefined)
+    problems.push({ path: ['metadata', 'name'], message: `Required value: a ${kind} is named by metadata.name` });
   if (generateName !== undefined) {
-    problems.push({ path: ['metadata', 'generateName'], message: `not supported for a ${kind}: name it with metadata.name` });
+    problems.push({
+      path: ['metadata', 'generateName'],
+      message: `not supported for a ${kind}: name it with metadata.name`,
+    });
   }
   // metadataProblems would ask for "name or generateName" again: the first check says it for this kind.
   const others = metadataProblems({ ...object, metadata: withoutGenerateName }).filter(
@@ -88,7 +110,12 @@ export function namedMetadataProblems(object: Fields, kind: string): SchemaProbl
 }
 
 /** A limit is a quantity of zero or more (zero: nothing may be held); a Job's request must be more. */
-function limitProblems(path: ManifestPath, value: unknown, parse: (value: string | number) => number | null, what: string): SchemaProblem[] {
+function limitProblems(
+  path: ManifestPath,
+  value: unknown,
+  parse: (value: string | number) => number | null,
+  what: string,
+): SchemaProblem[] {
   if (typeof value !== 'string' && typeof value !== 'number') return [];
   const amount = parse(value);
   if (amount === null) return [{ path, message: `${describe(value)} is not ${what}` }];

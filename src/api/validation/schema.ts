@@ -85,7 +85,10 @@ function strict(schema: JsonSchema): JsonSchema {
   }
   // OpenAPI 3.0, which CRDs speak, marks a bound exclusive with a boolean beside it; JSON Schema
   // writes the bound itself as exclusiveMinimum/exclusiveMaximum.
-  for (const [bound, exclusive] of [['minimum', 'exclusiveMinimum'], ['maximum', 'exclusiveMaximum']] as const) {
+  for (const [bound, exclusive] of [
+    ['minimum', 'exclusiveMinimum'],
+    ['maximum', 'exclusiveMaximum'],
+  ] as const) {
     if (typeof schema[exclusive] !== 'boolean') continue;
     if (schema[exclusive] === true) {
       schema[exclusive] = schema[bound];
@@ -159,9 +162,9 @@ const DATE_TIME = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(\.\d+)?(Z|[+-](\d
 export function parseDateTime(text: string): number | null {
   const match = DATE_TIME.exec(text);
   if (!match) return null;
-  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] = [1, 2, 3, 4, 5, 6, 9, 10].map(
-    (group) => Number(match[group] ?? 0),
-  );
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] = [
+    1, 2, 3, 4, 5, 6, 9, 10,
+  ].map((group) => Number(match[group] ?? 0));
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   const daysInMonth = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth) return null;
@@ -205,15 +208,30 @@ function problem(error: ErrorObject, root: unknown): SchemaProblem {
     case 'oneOf': {
       const types = (error.schema as JsonSchema[]).map((branch) => branch.type).filter((t) => typeof t === 'string');
       if (types.length === 0) return { path, message: error.message ?? 'is invalid' };
-      return { path, message: `must be ${types.map(withArticle).join(' or ')}, not ${withArticle(typeOf(error.data))}` };
+      return {
+        path,
+        message: `must be ${types.map(withArticle).join(' or ')}, not ${withArticle(typeOf(error.data))}`,
+      };
     }
     case 'minLength':
     case 'minItems':
-      return { path, message: params.limit === 1 ? 'must not be empty' : `must have at least ${params.limit} ${error.keyword === 'minLength' ? 'characters' : 'items'}` };
+      return {
+        path,
+        message:
+          params.limit === 1
+            ? 'must not be empty'
+            : `must have at least ${params.limit} ${error.keyword === 'minLength' ? 'characters' : 'items'}`,
+      };
     case 'format':
-      return { path, message: `${JSON.stringify(error.data)} is not ${FORMATS[String(params.format)] ?? `a ${params.format}`}` };
+      return {
+        path,
+        message: `${JSON.stringify(error.data)} is not ${FORMATS[String(params.format)] ?? `a ${params.format}`}`,
+      };
     case 'enum':
-      return { path, message: `${JSON.stringify(error.data)} is not one of ${(params.allowedValues as unknown[]).join(', ')}` };
+      return {
+        path,
+        message: `${JSON.stringify(error.data)} is not one of ${(params.allowedValues as unknown[]).join(', ')}`,
+      };
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':

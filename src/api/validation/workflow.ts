@@ -36,10 +36,16 @@ export interface WorkflowLimits {
 }
 
 /** A body holding exactly one Workflow document (YAML or JSON). */
-export function readWorkflowSubmission(text: string, contentType: string | undefined, maxJobs: number): WorkflowRequest {
+export function readWorkflowSubmission(
+  text: string,
+  contentType: string | undefined,
+  maxJobs: number,
+): WorkflowRequest {
   const manifests = parseManifests(text, contentType);
   if (manifests.length > 1) {
-    throw new ValidationError([{ path: '', message: `${manifests.length} documents: submit one workflow per request` }]);
+    throw new ValidationError([
+      { path: '', message: `${manifests.length} documents: submit one workflow per request` },
+    ]);
   }
   return validateWorkflow(manifests[0]!, { maxJobs });
 }
@@ -49,7 +55,11 @@ export function validateWorkflow(manifest: Manifest, opts: WorkflowLimits): Work
   const identity = identityProblems(object, 'Workflow');
   if (identity.length > 0) fail(manifest, identity);
 
-  const problems = [...schemaProblems(workflowValidator(), object), ...metadataProblems(object), ...jobsProblems(object, opts)];
+  const problems = [
+    ...schemaProblems(workflowValidator(), object),
+    ...metadataProblems(object),
+    ...jobsProblems(object, opts),
+  ];
   if (problems.length > 0) fail(manifest, problems);
   return toWorkflowRequest(object);
 }
@@ -63,10 +73,16 @@ function jobsProblems(object: Fields, { maxJobs }: WorkflowLimits): SchemaProble
   if (!Array.isArray(spec.jobs)) return [];
   const jobs = spec.jobs as unknown[];
   const problems: SchemaProblem[] = [];
-  if (jobs.length > maxJobs) problems.push({ path: ['spec', 'jobs'], message: `${jobs.length} jobs, at most ${maxJobs}` });
+  if (jobs.length > maxJobs)
+    problems.push({ path: ['spec', 'jobs'], message: `${jobs.length} jobs, at most ${maxJobs}` });
   const pool = typeof spec.pool === 'string' ? spec.pool : undefined;
   if (pool !== undefined) {
-    problems.push(...labelValueErrors(pool).map((why) => ({ path: ['spec', 'pool'], message: `${describe(pool)} is not a valid pool: ${why}` })));
+    problems.push(
+      ...labelValueErrors(pool).map((why) => ({
+        path: ['spec', 'pool'],
+        message: `${describe(pool)} is not a valid pool: ${why}`,
+      })),
+    );
   }
 
   const tooLong = jobNameTooLong(object);
@@ -81,7 +97,8 @@ function jobsProblems(object: Fields, { maxJobs }: WorkflowLimits): SchemaProble
       problems.push(...invalid);
       const why = invalid.length === 0 ? tooLong(job.name) : null;
       if (why !== null) problems.push({ path: [...at, 'name'], message: why });
-      if (first.has(job.name)) problems.push({ path: [...at, 'name'], message: `Duplicate value: ${describe(job.name)}` });
+      if (first.has(job.name))
+        problems.push({ path: [...at, 'name'], message: `Duplicate value: ${describe(job.name)}` });
       else first.set(job.name, i);
     }
     problems.push(...specProblems(job.template, [...at, 'template']));
@@ -107,7 +124,8 @@ function jobsProblems(object: Fields, { maxJobs }: WorkflowLimits): SchemaProble
   });
 
   const cycle = findCycle([...first].map(([name, i]) => ({ name, needs: needsOf(jobs[i]), durationMs: 0 })));
-  if (cycle !== null) problems.push({ path: ['spec', 'jobs', first.get(cycle[0]!)!, 'needs'], message: `cycle: ${cycle.join(' → ')}` });
+  if (cycle !== null)
+    problems.push({ path: ['spec', 'jobs', first.get(cycle[0]!)!, 'needs'], message: `cycle: ${cycle.join(' → ')}` });
   return problems;
 }
 
@@ -121,7 +139,9 @@ function jobNameTooLong(object: Fields): (job: string) => string | null {
   if (typeof name === 'string') {
     return (job) => {
       const full = `${name}-${job}`;
-      return full.length > NAME_MAX ? `its Job's name ${describe(full)} must be no more than ${NAME_MAX} characters` : null;
+      return full.length > NAME_MAX
+        ? `its Job's name ${describe(full)} must be no more than ${NAME_MAX} characters`
+        : null;
     };
   }
   if (typeof generateName === 'string' && generateName !== '') {
@@ -147,28 +167,33 @@ function toWorkflowRequest(object: Fields): WorkflowRequest {
   const written = object.spec as WorkflowSpec;
   const pool = written.pool ?? null;
   const pathMs = remainingPathMs(
-    written.jobs.map((job) => ({ name: job.name, needs: job.needs ?? [], durationMs: parseDuration(job.template.duration) as number })),
+    written.jobs.map((job) => ({
+      name: job.name,
+      needs: job.needs ?? [],
+      durationMs: parseDuration(job.template.duration) as number,
+    })),
   );
-  const jobs = written.jobs.map(
-    (job): JobRequest => ({
-      ...toJobRequest(
-        {
-          namespace: identity.namespace,
-          name: job.name,
-          generateName: null,
-          labels: { ...identity.labels, [WORKFLOW_JOB_LABEL]: job.name },
-        },
-        job.template,
-      ),
-      pool,
-      needs: [...(job.needs ?? [])],
-      pathMs: pathMs.get(job.name) as number,
-      workflow: '',
-    }),
-  );
+  const jobs = written.jobs.map((job): JobRequest => ({
+    ...toJobRequest(
+      {
+        namespace: identity.namespace,
+        name: job.name,
+        generateName: null,
+        labels: { ...identity.labels, [WORKFLOW_JOB_LABEL]: job.name },
+      },
+      job.template,
+    ),
+    pool,
+    needs: [...(job.needs ?? [])],
+    pathMs: pathMs.get(job.name) as number,
+    workflow: '',
+  }));
   const spec: WorkflowSpec = {
     ...structuredClone(written),
-    jobs: written.jobs.map((job, i) => ({ ...structuredClone(job), template: structuredClone(jobs[i]!.spec) as JobSpec })),
+    jobs: written.jobs.map((job, i) => ({
+      ...structuredClone(job),
+      template: structuredClone(jobs[i]!.spec) as JobSpec,
+    })),
   };
   const unnamed: WorkflowRequest = { ...identity, spec, jobs };
   // With a generateName the store makes the workflow's name, then names the jobs with nameWorkflow.

@@ -8,7 +8,17 @@ import type { Lease } from '../../lease/lease.js';
 import { fenced } from '../../lease/fenced.js';
 import { guardBroken } from '../../guards.js';
 import type { CronSchedule } from '../../scheduling/cron.js';
-import { fireCronJob, markBlocked, prunableJobs, prunableWorkflows, pruneJobs, pruneWorkflows, readDueCronJobs, type DueCronJob, type FireGuards } from '../../store/cronjobs.js';
+import {
+  fireCronJob,
+  markBlocked,
+  prunableJobs,
+  prunableWorkflows,
+  pruneJobs,
+  pruneWorkflows,
+  readDueCronJobs,
+  type DueCronJob,
+  type FireGuards,
+} from '../../store/cronjobs.js';
 import { scheduleOf } from '../../api/validation/cronjob.js';
 import { QuotaExceededError } from '../../errors/quota-exceeded-error.js';
 import { ValidationError } from '../../errors/validation-error.js';
@@ -64,7 +74,10 @@ export class CronController implements Reconciler {
         if (prunable.length > 0) await pruneJobs(tx, prunable);
         if (workflows.length > 0) await pruneWorkflows(tx, workflows);
       });
-      log.debug({ jobs: prunable.length, workflows: workflows.length }, 'deleted what finished past the history limits');
+      log.debug(
+        { jobs: prunable.length, workflows: workflows.length },
+        'deleted what finished past the history limits',
+      );
     }
     return more || prunable.length === PRUNE_PER_PASS || workflows.length === PRUNE_PER_PASS ? 'requeue' : 'done';
   }
@@ -76,30 +89,47 @@ export class CronController implements Reconciler {
       const schedule = this.scheduleOf(cron);
       let result;
       try {
-        result = await fenced(this.db, this.lease, (tx) => fireCronJob(tx, cron, schedule, OCCURRENCES_PER_FIRE, this.overdueSlackMs, guards));
+        result = await fenced(this.db, this.lease, (tx) =>
+          fireCronJob(tx, cron, schedule, OCCURRENCES_PER_FIRE, this.overdueSlackMs, guards),
+        );
       } catch (error) {
         // Several occurrences at once (catchUp all) may be more than the namespace's pending
         // quota takes: one at a time gets through as room frees, instead of never.
         if (!(error instanceof QuotaExceededError)) throw error;
-        result = await fenced(this.db, this.lease, (tx) => fireCronJob(tx, cron, schedule, 1, this.overdueSlackMs, guards));
+        result = await fenced(this.db, this.lease, (tx) =>
+          fireCronJob(tx, cron, schedule, 1, this.overdueSlackMs, guards),
+        );
       }
       if (result.outcome === 'stale') {
         log.info({ cronjob: who }, 'the cronjob changed since it was read: nothing fired');
         return true;
       }
       if (result.outcome === 'replacing') {
-        log.info({ cronjob: who, cancelled: result.cancelled }, 'replacing: the runs before are cancelled; the occurrence fires once they stopped');
+        log.info(
+          { cronjob: who, cancelled: result.cancelled },
+          'replacing: the runs before are cancelled; the occurrence fires once they stopped',
+        );
         return false;
       }
       for (const f of result.fired) {
         cronLatenessSeconds.observe(Math.max(0, result.now.getTime() - f.at.getTime()) / 1000);
         cronOccurrences.inc({ outcome: 'Fired', reason: '' });
       }
-      for (const at of result.nameTaken) log.warn({ cronjob: who, at }, 'occurrence skipped: its job name is taken by another job');
+      for (const at of result.nameTaken)
+        log.warn({ cronjob: who, at }, 'occurrence skipped: its job name is taken by another job');
       for (const s of result.decision.skip) cronOccurrences.inc({ outcome: 'Skipped', reason: s.reason });
-      if (result.nameTaken.length > 0) cronOccurrences.inc({ outcome: 'Skipped', reason: 'NameTaken' }, result.nameTaken.length);
+      if (result.nameTaken.length > 0)
+        cronOccurrences.inc({ outcome: 'Skipped', reason: 'NameTaken' }, result.nameTaken.length);
       if (result.fired.length > 0 || result.decision.skip.length > 0) {
-        log.info({ cronjob: who, fired: result.fired.map((f) => f.job), skipped: result.decision.skip.length, next: result.decision.nextCursor }, 'cronjob occurrences handled');
+        log.info(
+          {
+            cronjob: who,
+            fired: result.fired.map((f) => f.job),
+            skipped: result.decision.skip.length,
+            next: result.decision.nextCursor,
+          },
+          'cronjob occurrences handled',
+        );
       }
       return result.decision.more;
     } catch (error) {
@@ -107,7 +137,10 @@ export class CronController implements Reconciler {
       this.blockedUntil.set(cron.uid, performance.now() + BLOCKED_RETRY_MS);
       const reason = blockedReason(error);
       if (reason) await fenced(this.db, this.lease, (tx) => markBlocked(tx, cron, reason, (error as Error).message));
-      log.warn({ cronjob: who, reason, err: (error as Error).message }, 'cronjob occurrence could not fire; it stays due');
+      log.warn(
+        { cronjob: who, reason, err: (error as Error).message },
+        'cronjob occurrence could not fire; it stays due',
+      );
       return false;
     }
   }

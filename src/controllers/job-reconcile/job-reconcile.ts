@@ -8,7 +8,16 @@ import type { Logger } from 'pino';
 import type { Db } from '../../store/db.js';
 import type { Lease } from '../../lease/lease.js';
 import { fenced } from '../../lease/fenced.js';
-import { askAboutOverdue, expireOverdue, orphanedJobs, overdueAssignments, retryOrphaned, returnUnconfirmed, unconfirmedAssignments, type ConfirmRule } from '../../store/decisions.js';
+import {
+  askAboutOverdue,
+  expireOverdue,
+  orphanedJobs,
+  overdueAssignments,
+  retryOrphaned,
+  returnUnconfirmed,
+  unconfirmedAssignments,
+  type ConfirmRule,
+} from '../../store/decisions.js';
 import { guardBroken } from '../../guards.js';
 import type { ReconcileResult, Reconciler } from '../controller.js';
 
@@ -52,7 +61,13 @@ export class JobReconcile implements Reconciler {
     const [returned, retried, expired] = await fenced(this.db, this.lease, async (tx) => [
       await returnUnconfirmed(tx, unconfirmed, this.confirm),
       await retryOrphaned(tx, orphans),
-      await expireOverdue(tx, unanswered, lossy ? { cause: 'job', waitedMs: this.overdueSlackMs } : { cause: 'disruption', waitedMs: this.overdueSlackMs + this.unansweredMs }),
+      await expireOverdue(
+        tx,
+        unanswered,
+        lossy
+          ? { cause: 'job', waitedMs: this.overdueSlackMs }
+          : { cause: 'disruption', waitedMs: this.overdueSlackMs + this.unansweredMs },
+      ),
     ]);
     if (returned > 0) log.warn({ returned }, 'gave back placements their nodes never confirmed');
     if (retried > 0) log.info({ retried }, 'decided jobs whose runs ended without success');

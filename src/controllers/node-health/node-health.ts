@@ -26,7 +26,11 @@ export interface MassQuietRule {
 }
 
 export function deathRule(timings: Timings): DeathRule {
-  return { silentMs: timings.deadAfterSilentMs, disconnectedMs: timings.deadAfterDisconnectMs, disconnectedQuietMs: timings.disconnectedQuietMs };
+  return {
+    silentMs: timings.deadAfterSilentMs,
+    disconnectedMs: timings.deadAfterDisconnectMs,
+    disconnectedQuietMs: timings.disconnectedQuietMs,
+  };
 }
 
 export class NodeHealth implements Reconciler {
@@ -68,7 +72,10 @@ export class NodeHealth implements Reconciler {
     const now = performance.now();
     if (this.holdingSince === undefined) {
       this.holdingSince = now;
-      log.warn({ quiet: suspect, ready, holdMs: this.massQuiet.holdMs }, 'most nodes fell quiet at once: holding off declaring any dead (the control plane may be the one cut off)');
+      log.warn(
+        { quiet: suspect, ready, holdMs: this.massQuiet.holdMs },
+        'most nodes fell quiet at once: holding off declaring any dead (the control plane may be the one cut off)',
+      );
     }
     return now - this.holdingSince < this.massQuiet.holdMs;
   }

@@ -174,7 +174,11 @@ export class PendingSet {
     this.drop(row.uid);
     this.entries.set(row.uid, entry);
     let lane = this.lanes.get(entry.lane);
-    if (!lane) this.lanes.set(entry.lane, (lane = { queue: `${row.namespace}/${row.queue}`, entries: [], sorted: true, stale: 0 }));
+    if (!lane)
+      this.lanes.set(
+        entry.lane,
+        (lane = { queue: `${row.namespace}/${row.queue}`, entries: [], sorted: true, stale: 0 }),
+      );
     const last = lane.entries.at(-1);
     if (last && compareArrival(last, entry) > 0) lane.sorted = false;
     lane.entries.push(entry);
@@ -211,7 +215,11 @@ function compareArrival(a: Entry, b: Entry): number {
 
 /** pending.sql's room test: fits the node with the most free CPU and the most free memory, or no node ever. */
 function fits(job: PendingJob, room: RoomTest): boolean {
-  return (job.cpuMillis <= room.freeCpu && job.memoryBytes <= room.freeMemory) || job.cpuMillis > room.capacityCpu || job.memoryBytes > room.capacityMemory;
+  return (
+    (job.cpuMillis <= room.freeCpu && job.memoryBytes <= room.freeMemory) ||
+    job.cpuMillis > room.capacityCpu ||
+    job.memoryBytes > room.capacityMemory
+  );
 }
 
 /** The lanes' slices (each in arrival order) as one list in arrival order. */

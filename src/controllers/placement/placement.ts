@@ -8,11 +8,24 @@ import { fenced } from '../../lease/fenced.js';
 import { bestFit, type PendingJob, type Placement as JobPlacement } from '../../scheduling/best-fit.js';
 import { guardBroken } from '../../guards.js';
 import { DEFAULT_POLICY, type Policy } from '../../scheduling/policies.js';
-import { commitPlacements, LEAST_SLICE, markWaiting, readPendingJobs, readRoundState, type ClaimedJob, type PlacementInput } from '../../store/decisions.js';
+import {
+  commitPlacements,
+  LEAST_SLICE,
+  markWaiting,
+  readPendingJobs,
+  readRoundState,
+  type ClaimedJob,
+  type PlacementInput,
+} from '../../store/decisions.js';
 import type { PendingSet } from './pending-set.js';
 import { ReasonMarks } from './reason-marks.js';
 import { newShareMemory, type Shares } from '../../scheduling/fair-share.js';
-import { jobPlacementWaitSeconds, jobsPlaced, placementDecideSeconds, placementRoundSeconds } from '../../metrics/registry.js';
+import {
+  jobPlacementWaitSeconds,
+  jobsPlaced,
+  placementDecideSeconds,
+  placementRoundSeconds,
+} from '../../metrics/registry.js';
 import type { ReconcileResult, Reconciler } from '../controller.js';
 
 /** Pending jobs one round reads, oldest first. */
@@ -59,7 +72,10 @@ export class Placement implements Reconciler {
     const maxUnclaimed = guardBroken('unclaimed-bound') ? UNBOUNDED : this.maxUnclaimed;
     const state = await readRoundState(this.db, this.freshHeartbeatMs, maxUnclaimed);
     if (!this.pending || !(await this.pending.sync(this.db))) return readPendingJobs(this.db, ROUND_LIMIT, state);
-    return { ...state, ...this.pending.select(ROUND_LIMIT, LEAST_SLICE, state.room, new Set(state.queues.map((q) => q.key))) };
+    return {
+      ...state,
+      ...this.pending.select(ROUND_LIMIT, LEAST_SLICE, state.room, new Set(state.queues.map((q) => q.key))),
+    };
   }
 
   async reconcile(log: Logger): Promise<ReconcileResult> {
@@ -77,7 +93,13 @@ export class Placement implements Reconciler {
       reasonKnown: (uid, reason, message) => this.marked.has(uid, reason, message),
       maxReasons: REASONS_PER_ROUND,
     };
-    const round = bestFit(jobs, nodes, this.fairShare ? this.policy : { ...this.policy, ordering: 'arrival' }, { ignorePool: guardBroken('pool-match'), ignoreLabels: guardBroken('label-match') }, shares);
+    const round = bestFit(
+      jobs,
+      nodes,
+      this.fairShare ? this.policy : { ...this.policy, ordering: 'arrival' },
+      { ignorePool: guardBroken('pool-match'), ignoreLabels: guardBroken('label-match') },
+      shares,
+    );
     placementDecideSeconds.observe((performance.now() - decideAt) / 1000);
     const reasons = [
       ...round.unschedulable.map((u) => ({ jobUid: u.jobUid, reason: 'Unschedulable', message: u.message })),
@@ -85,12 +107,20 @@ export class Placement implements Reconciler {
     ].filter((w) => !this.marked.has(w.jobUid, w.reason, w.message));
     let placed = 0;
     if (round.placements.length > 0) {
-      const tokens = tokensTaken(round.placements, jobs, input.quotas.filter((q) => q.tokens !== null).map((q) => q.namespace));
+      const tokens = tokensTaken(
+        round.placements,
+        jobs,
+        input.quotas.filter((q) => q.tokens !== null).map((q) => q.namespace),
+      );
       const claimed: ClaimedJob[] = [];
-      placed = await fenced(this.db, this.lease, (tx, epoch) => commitPlacements(tx, epoch, round.placements, tokens, claimed));
+      placed = await fenced(this.db, this.lease, (tx, epoch) =>
+        commitPlacements(tx, epoch, round.placements, tokens, claimed),
+      );
       for (const c of claimed) jobPlacementWaitSeconds.observe(c.wait);
       // Each decision, for following one job through the logs (FENCER_LOG_LEVEL=debug).
-      if (log.isLevelEnabled('debug')) for (const c of claimed) log.debug({ job: c.job, assignment: c.assignment, node: c.node, waitedSeconds: c.wait }, 'placed job');
+      if (log.isLevelEnabled('debug'))
+        for (const c of claimed)
+          log.debug({ job: c.job, assignment: c.assignment, node: c.node, waitedSeconds: c.wait }, 'placed job');
       // Placed, or found no longer pending by the claim: either way not pending now.
       this.pending?.removed(round.placements.map((p) => p.jobUid));
       jobsPlaced.inc(placed);
@@ -107,7 +137,11 @@ export class Placement implements Reconciler {
 }
 
 /** Placement tokens the round takes, per namespace with a placement rate. */
-function tokensTaken(placements: readonly JobPlacement[], jobs: readonly PendingJob[], rated: readonly string[]): Map<string, number> {
+function tokensTaken(
+  placements: readonly JobPlacement[],
+  jobs: readonly PendingJob[],
+  rated: readonly string[],
+): Map<string, number> {
   const taken = new Map<string, number>();
   if (rated.length === 0) return taken;
   const limited = new Set(rated);

@@ -4,7 +4,15 @@
 // could not have; a watch goes on from its low-water marks (low-water.ts), one poll at a time.
 import type { Db } from '../../../store/db.js';
 import type { ClusterEventRow } from '../../../store/cluster-events.js';
-import { clusterEventsAfter, historyAfter, lastEventIds, oldestRunning, takeBarrier, type HistoryEventRow, type LastIds } from '../../../store/events.js';
+import {
+  clusterEventsAfter,
+  historyAfter,
+  lastEventIds,
+  oldestRunning,
+  takeBarrier,
+  type HistoryEventRow,
+  type LastIds,
+} from '../../../store/events.js';
 import { delay } from '../../../lifecycle.js';
 import { KubeError } from '../status.js';
 import { afterPoll, lowWaterAt, withBound, type LowWater } from './low-water.js';
@@ -35,7 +43,11 @@ export async function settledCut(db: Db, waitMs: number): Promise<Position> {
   const deadline = Date.now() + waitMs;
   while ((await oldestRunning(db)) < barrier) {
     if (Date.now() >= deadline) {
-      throw new KubeError(504, 'Timeout', `events: a database transaction that began before this read is still open after ${waitMs} ms; try again`);
+      throw new KubeError(
+        504,
+        'Timeout',
+        `events: a database transaction that began before this read is still open after ${waitMs} ms; try again`,
+      );
     }
     await delay(SETTLE_POLL_MS);
   }
@@ -62,21 +74,40 @@ export function heldIds(cursor: EventCursor): number {
 }
 
 /** One poll: the rows not streamed yet (up to `limit` of each table), and the cursor after them. */
-export async function readOn(db: Db, cursor: EventCursor, limit: number): Promise<{ cursor: EventCursor; history: HistoryEventRow[]; cluster: ClusterEventRow[] }> {
+export async function readOn(
+  db: Db,
+  cursor: EventCursor,
+  limit: number,
+): Promise<{ cursor: EventCursor; history: HistoryEventRow[]; cluster: ClusterEventRow[] }> {
   // Before the rows: a bound counts as reached only for a read that began after it was.
   const oldest = cursor.history.bound || cursor.cluster.bound ? await oldestRunning(db) : null;
   const [history, cluster] = await Promise.all([
     historyAfter(db, cursor.history.low, [...cursor.history.streamed], limit),
     clusterEventsAfter(db, cursor.cluster.low, [...cursor.cluster.streamed], limit),
   ]);
-  const h = afterPoll(cursor.history, { oldestRunning: oldest, ids: history.map((r) => r.id), full: history.length === limit });
-  const c = afterPoll(cursor.cluster, { oldestRunning: oldest, ids: cluster.map((r) => r.id), full: cluster.length === limit });
+  const h = afterPoll(cursor.history, {
+    oldestRunning: oldest,
+    ids: history.map((r) => r.id),
+    full: history.length === limit,
+  });
+  const c = afterPoll(cursor.cluster, {
+    oldestRunning: oldest,
+    ids: cluster.map((r) => r.id),
+    full: cluster.length === limit,
+  });
   let next: EventCursor = { history: h.state, cluster: c.state };
   if (!next.history.bound || !next.cluster.bound) {
     const last = await lastEventIds(db);
     const barrier = await takeBarrier(db); // after the ids: see low-water.ts
-    next = { history: withBound(next.history, { lastId: last.history, barrier }), cluster: withBound(next.cluster, { lastId: last.cluster, barrier }) };
+    next = {
+      history: withBound(next.history, { lastId: last.history, barrier }),
+      cluster: withBound(next.cluster, { lastId: last.cluster, barrier }),
+    };
   }
   const fresh = { history: new Set(h.fresh), cluster: new Set(c.fresh) };
-  return { cursor: next, history: history.filter((r) => fresh.history.has(r.id)), cluster: cluster.filter((r) => fresh.cluster.has(r.id)) };
+  return {
+    cursor: next,
+    history: history.filter((r) => fresh.history.has(r.id)),
+    cluster: cluster.filter((r) => fresh.cluster.has(r.id)),
+  };
 }

@@ -116,7 +116,8 @@ export function fromHistory(row: HistoryEventRow): FencerEvent {
   const shown = presentJobEvent(row);
   const slash = row.job.indexOf('/');
   // '?': the job was gone when its assignment's row was written; its uid still names it.
-  const [namespace, name] = slash > 0 ? [row.job.slice(0, slash), row.job.slice(slash + 1)] : [CLUSTER_EVENTS_NAMESPACE, row.job_uid];
+  const [namespace, name] =
+    slash > 0 ? [row.job.slice(0, slash), row.job.slice(slash + 1)] : [CLUSTER_EVENTS_NAMESPACE, row.job_uid];
   return {
     table: 'history',
     id: row.id,
@@ -138,13 +139,18 @@ const CLUSTER_KINDS: Record<string, string> = { node: 'Node', replica: 'Replica'
 
 export function fromClusterEvent(row: ClusterEventRow): FencerEvent {
   const slash = row.object.indexOf('/');
-  const [prefix, name] = slash > 0 ? [row.object.slice(0, slash), row.object.slice(slash + 1)] : ['replica', row.object];
+  const [prefix, name] =
+    slash > 0 ? [row.object.slice(0, slash), row.object.slice(slash + 1)] : ['replica', row.object];
   return {
     table: 'cluster',
     id: row.id,
     at: row.at,
     namespace: CLUSTER_EVENTS_NAMESPACE,
-    regarding: { apiVersion: API_VERSION, kind: CLUSTER_KINDS[prefix] ?? prefix.charAt(0).toUpperCase() + prefix.slice(1), name },
+    regarding: {
+      apiVersion: API_VERSION,
+      kind: CLUSTER_KINDS[prefix] ?? prefix.charAt(0).toUpperCase() + prefix.slice(1),
+      name,
+    },
     type: row.type,
     reason: row.reason,
     message: row.message,

@@ -12,13 +12,30 @@
 // and paged as every other list (selectors.ts), sorted by namespace and name.
 import type { Db } from '../../../store/db.js';
 import { getJob } from '../../../store/jobs.js';
-import { clusterEvent, historyEvent, historyOfJob, recentClusterEvents, recentHistory, type Window } from '../../../store/events.js';
+import {
+  clusterEvent,
+  historyEvent,
+  historyOfJob,
+  recentClusterEvents,
+  recentHistory,
+  type Window,
+} from '../../../store/events.js';
 import { HttpError } from '../../../errors/http-error.js';
 import { API_VERSION } from '../../../domain/resources.js';
 import type { ObjectQuery } from '../objects.js';
 import { selectObjects } from '../selectors.js';
 import { formatPosition, parsePosition, settledCut, type Position } from './feed.js';
-import { CLUSTER_EVENTS_NAMESPACE, eventName, fromClusterEvent, fromHistory, parseEventName, toCoreEvent, toEventsV1, type FencerEvent, type KubeEvent } from './present.js';
+import {
+  CLUSTER_EVENTS_NAMESPACE,
+  eventName,
+  fromClusterEvent,
+  fromHistory,
+  parseEventName,
+  toCoreEvent,
+  toEventsV1,
+  type FencerEvent,
+  type KubeEvent,
+} from './present.js';
 
 /** How far back a list goes: Kubernetes' default event TTL. */
 export const EVENTS_WINDOW_SECONDS = 60 * 60;
@@ -55,16 +72,23 @@ export function planOf(namespace: string | null, fieldSelector: string | undefin
   const kind = about.kind;
   // Cluster events are about objects without a namespace or a uid, and live in `default`.
   const cluster =
-    kind !== 'Job' && about.uid === undefined && (about.namespace ?? '') === '' && (namespace === null || namespace === CLUSTER_EVENTS_NAMESPACE);
+    kind !== 'Job' &&
+    about.uid === undefined &&
+    (about.namespace ?? '') === '' &&
+    (namespace === null || namespace === CLUSTER_EVENTS_NAMESPACE);
   if (kind !== undefined && kind !== 'Job') return { history: null, cluster };
-  if (about.uid !== undefined) return { history: UUID.test(about.uid) ? { uid: about.uid.toLowerCase() } : null, cluster };
+  if (about.uid !== undefined)
+    return { history: UUID.test(about.uid) ? { uid: about.uid.toLowerCase() } : null, cluster };
   const jobNamespace = namespace ?? about.namespace;
-  if (about.name !== undefined && jobNamespace) return { history: { job: { namespace: jobNamespace, name: about.name } }, cluster };
+  if (about.name !== undefined && jobNamespace)
+    return { history: { job: { namespace: jobNamespace, name: about.name } }, cluster };
   return { history: 'recent', cluster };
 }
 
 /** The `=` and `==` terms on involvedObject.* (or regarding.*, the same fields in events.k8s.io). */
-function referenceTerms(selector: string | undefined): Partial<Record<'kind' | 'name' | 'namespace' | 'uid' | 'apiVersion', string>> {
+function referenceTerms(
+  selector: string | undefined,
+): Partial<Record<'kind' | 'name' | 'namespace' | 'uid' | 'apiVersion', string>> {
   const terms: Record<string, string> = {};
   for (const raw of (selector ?? '').split(',')) {
     const m = /^\s*(?:involvedObject|regarding)\.(kind|name|namespace|uid|apiVersion)\s*==?\s*(.*?)\s*$/.exec(raw);
@@ -74,7 +98,12 @@ function referenceTerms(selector: string | undefined): Partial<Record<'kind' | '
 }
 
 /** The events a plan reads, up to the cut, in the namespace asked for (null: all). */
-export async function readPlanned(db: Db, plan: ReadPlan, namespace: string | null, cut: Position): Promise<FencerEvent[]> {
+export async function readPlanned(
+  db: Db,
+  plan: ReadPlan,
+  namespace: string | null,
+  cut: Position,
+): Promise<FencerEvent[]> {
   const window = (upTo: number): Window => ({ cut: upTo, most: MOST_LOOKED_AT, windowSeconds: EVENTS_WINDOW_SECONDS });
   const history = async () => {
     const { history } = plan;
@@ -83,9 +112,14 @@ export async function readPlanned(db: Db, plan: ReadPlan, namespace: string | nu
     if ('uid' in history) return historyOfJob(db, history.uid, cut.history, MOST_OF_ONE_JOB);
     const job = await getJob(db, history.job.namespace, history.job.name);
     // A job deleted since: its rows of the last hour, selected by name like any others.
-    return job ? historyOfJob(db, job.uid, cut.history, MOST_OF_ONE_JOB) : recentHistory(db, window(cut.history), history.job.namespace);
+    return job
+      ? historyOfJob(db, job.uid, cut.history, MOST_OF_ONE_JOB)
+      : recentHistory(db, window(cut.history), history.job.namespace);
   };
-  const [rows, clusterRows] = await Promise.all([history(), plan.cluster ? recentClusterEvents(db, window(cut.cluster)) : []]);
+  const [rows, clusterRows] = await Promise.all([
+    history(),
+    plan.cluster ? recentClusterEvents(db, window(cut.cluster)) : [],
+  ]);
   const events = [...rows.map(fromHistory), ...clusterRows.map(fromClusterEvent)];
   return namespace === null ? events : events.filter((e) => e.namespace === namespace);
 }
@@ -99,14 +133,24 @@ export interface EventList {
   remainingItemCount?: number;
 }
 
-export async function listEvents(db: Db, shape: EventShape, namespace: string | null, query: ObjectQuery): Promise<EventList> {
+export async function listEvents(
+  db: Db,
+  shape: EventShape,
+  namespace: string | null,
+  query: ObjectQuery,
+): Promise<EventList> {
   const token = query.continue ? parseContinue(query.continue) : null;
   // The pages after the first read at the first's cut: together they are one list.
   const cut = token?.cut ?? (await settledCut(db, SETTLE_WAIT_MS));
   const resourceVersion = formatPosition(cut);
   const events = await readPlanned(db, planOf(namespace, query.fieldSelector), namespace, cut);
   const objects = events.map((event) => render(shape, event, resourceVersion));
-  const found = selectObjects(objects, { labelSelector: query.labelSelector, fieldSelector: query.fieldSelector, limit: query.limit, continue: token?.page });
+  const found = selectObjects(objects, {
+    labelSelector: query.labelSelector,
+    fieldSelector: query.fieldSelector,
+    limit: query.limit,
+    continue: token?.page,
+  });
   return {
     items: found.items,
     at: cut,
@@ -116,7 +160,12 @@ export async function listEvents(db: Db, shape: EventShape, namespace: string | 
 }
 
 /** One Event by name: the row its name names, if it lives in that namespace. */
-export async function getEvent(db: Db, shape: EventShape, namespace: string, name: string): Promise<KubeEvent | undefined> {
+export async function getEvent(
+  db: Db,
+  shape: EventShape,
+  namespace: string,
+  name: string,
+): Promise<KubeEvent | undefined> {
   const row = parseEventName(name);
   if (!row) return undefined;
   const cut = await settledCut(db, SETTLE_WAIT_MS);
@@ -128,7 +177,8 @@ export async function getEvent(db: Db, shape: EventShape, namespace: string, nam
     const found = await clusterEvent(db, row.id);
     event = found && fromClusterEvent(found);
   }
-  if (!event || event.namespace !== namespace || eventName(event.table, event.regarding.name, event.id) !== name) return undefined;
+  if (!event || event.namespace !== namespace || eventName(event.table, event.regarding.name, event.id) !== name)
+    return undefined;
   return render(shape, event, formatPosition(cut));
 }
 

@@ -9,15 +9,65 @@ import type { IncludeObject, ListMeta, Table, TableColumnDefinition, TableRow } 
 import type { KubeEvent } from './present.js';
 
 const COLUMNS: TableColumnDefinition[] = [
-  { name: 'Last Seen', type: 'string', format: '', description: 'The time at which the most recent occurrence of this event was recorded.', priority: 0 },
-  { name: 'Type', type: 'string', format: '', description: 'Type of this event (Normal, Warning), new types could be added in the future', priority: 0 },
-  { name: 'Reason', type: 'string', format: '', description: "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.", priority: 0 },
+  {
+    name: 'Last Seen',
+    type: 'string',
+    format: '',
+    description: 'The time at which the most recent occurrence of this event was recorded.',
+    priority: 0,
+  },
+  {
+    name: 'Type',
+    type: 'string',
+    format: '',
+    description: 'Type of this event (Normal, Warning), new types could be added in the future',
+    priority: 0,
+  },
+  {
+    name: 'Reason',
+    type: 'string',
+    format: '',
+    description:
+      "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
+    priority: 0,
+  },
   { name: 'Object', type: 'string', format: '', description: 'The object that this event is about.', priority: 0 },
-  { name: 'Subobject', type: 'string', format: '', description: 'If referring to a piece of an object instead of an entire object, the field of the object it refers to.', priority: 1 },
-  { name: 'Source', type: 'string', format: '', description: 'The component reporting this event. Should be a short machine understandable string.', priority: 1 },
-  { name: 'Message', type: 'string', format: '', description: 'A human-readable description of the status of this operation.', priority: 0 },
-  { name: 'First Seen', type: 'string', format: '', description: 'The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)', priority: 1 },
-  { name: 'Count', type: 'string', format: '', description: 'The number of times this event has occurred.', priority: 1 },
+  {
+    name: 'Subobject',
+    type: 'string',
+    format: '',
+    description:
+      'If referring to a piece of an object instead of an entire object, the field of the object it refers to.',
+    priority: 1,
+  },
+  {
+    name: 'Source',
+    type: 'string',
+    format: '',
+    description: 'The component reporting this event. Should be a short machine understandable string.',
+    priority: 1,
+  },
+  {
+    name: 'Message',
+    type: 'string',
+    format: '',
+    description: 'A human-readable description of the status of this operation.',
+    priority: 0,
+  },
+  {
+    name: 'First Seen',
+    type: 'string',
+    format: '',
+    description: 'The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)',
+    priority: 1,
+  },
+  {
+    name: 'Count',
+    type: 'string',
+    format: '',
+    description: 'The number of times this event has occurred.',
+    priority: 1,
+  },
   { name: 'Name', type: 'string', format: 'name', description: NAME_DESCRIPTION, priority: 1 },
 ];
 
@@ -38,7 +88,8 @@ export function eventTable(events: readonly KubeEvent[], options: EventTableOpti
     rows: events.map((event) => {
       const row: TableRow = { cells: cellsOf(event, options.now) };
       if (options.includeObject === 'Object') row.object = event;
-      if (options.includeObject === 'Metadata') row.object = { kind: 'PartialObjectMetadata', apiVersion, metadata: { ...event.metadata } };
+      if (options.includeObject === 'Metadata')
+        row.object = { kind: 'PartialObjectMetadata', apiVersion, metadata: { ...event.metadata } };
       return row;
     }),
   };

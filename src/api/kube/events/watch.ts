@@ -57,14 +57,21 @@ export async function streamEventWatch(
       const read = await readOn(db, cursor, BATCH);
       cursor = read.cursor;
       const resourceVersion = formatPosition(positionOf(cursor));
-      const events = [...read.history.map(fromHistory), ...read.cluster.map(fromClusterEvent)].sort((a, b) => a.at.getTime() - b.at.getTime());
+      const events = [...read.history.map(fromHistory), ...read.cluster.map(fromClusterEvent)].sort(
+        (a, b) => a.at.getTime() - b.at.getTime(),
+      );
       for (const event of events) {
         if (namespace !== null && event.namespace !== namespace) continue;
         const object = render(shape, event, resourceVersion);
         if (selectObjects([object], selection).items.length === 1) stream.send('ADDED', shown(object));
       }
       if (heldIds(cursor) > MOST_HELD) {
-        stream.send('ERROR', expired(`more than ${MOST_HELD} events streamed while a database transaction older than them stayed open; list again`));
+        stream.send(
+          'ERROR',
+          expired(
+            `more than ${MOST_HELD} events streamed while a database transaction older than them stayed open; list again`,
+          ),
+        );
         return;
       }
       stream.bookmark(() => ({ apiVersion: groupVersion, kind: 'Event', metadata: { resourceVersion } }));
