@@ -35,7 +35,7 @@ export const ROUND_LIMIT = 10_000;
 const UNBOUNDED = 2 ** 31 - 1;
 
 /** Jobs end (and free room) many times a second on a busy cluster: place for them together. */
-const MIN_GAP_MS = 30;
+const MAX_REST_MS = 30;
 
 /**
  * Most reasons a round writes. A flood of 10,000 jobs gets its WaitingForShare over a few rounds
@@ -46,7 +46,7 @@ export const REASONS_PER_ROUND = 1000;
 
 export class Placement implements Reconciler {
   readonly name = 'placement';
-  readonly minGapMs = MIN_GAP_MS;
+  readonly maxRestMs = MAX_REST_MS;
   /** Reasons already written, so a waiting job costs no write per pass. */
   private readonly marked = new ReasonMarks();
   /** Fair share's deficits and turn, from round to round (a new leader starts afresh). */
