@@ -7,6 +7,7 @@ import { HttpError } from '../errors/http-error.js';
 import { jobRoutes } from './routes/jobs.js';
 import { nodeRoutes } from './routes/nodes.js';
 import { RetryLaterError } from '../errors/retry-later-error.js';
+import { SessionLostError } from '../errors/session-lost-error.js';
 import { IdempotencyKeyReusedError } from '../errors/idempotency-key-reused-error.js';
 import { workflowRoutes } from './routes/workflows.js';
 import { queueRoutes } from './routes/queues.js';
@@ -43,6 +44,10 @@ export function buildServer(ctx: ApiContext): FastifyInstance {
     } else if (err instanceof RetryLaterError) {
       status = 429;
       void reply.header('Retry-After', String(err.retryAfterSeconds));
+    } else if (err instanceof SessionLostError) {
+      // Nothing of the request was written: the caller sends it again (the same Idempotency-Key).
+      status = 503;
+      void reply.header('Retry-After', '1');
     } else if (err.message === POOL_WAIT_EXCEEDED) {
       // The replica is too busy to reach the database in time: the caller should try another.
       status = 503;

@@ -1,6 +1,7 @@
 // Connection pools. Every session says which replica it belongs to (fencer.replica), so the
 // history triggers can record who made each change.
 import pg from 'pg';
+import { SessionLostError } from '../errors/session-lost-error.js';
 
 /** A pool's own handle: what opens and closes connections and counts them. */
 export type Pool = pg.Pool;
@@ -71,7 +72,11 @@ export function isRetryable(err: unknown): boolean {
   return typeof err === 'object' && err !== null && RETRYABLE.has((err as { code?: string }).code ?? '');
 }
 
-/** Runs fn in a transaction, retrying on serialization failures and deadlocks. */
+/**
+ * Runs fn in a transaction, retrying on serialization failures and deadlocks, and on a session
+ * that ended before COMMIT (e.g. idle_in_transaction_session_timeout after this process stalled):
+ * nothing of it was written, so it runs again on another connection.
+ */
 export async function transaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, attempts = 5): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const tx = await db.connect();
@@ -81,17 +86,21 @@ export async function transaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, attempt
     const swallow = () => {};
     tx.on('error', swallow);
     let broken = false;
+    let committing = false;
     try {
       await tx.query('BEGIN');
       const result = await fn(tx);
+      committing = true;
       await tx.query('COMMIT');
       return result;
-    } catch (err) {
+    } catch (thrown) {
       broken = await tx.query('ROLLBACK').then(
         () => false,
         () => true,
       );
-      if (attempt >= attempts || !isRetryable(err)) throw err;
+      const lost = broken && !committing && thrown instanceof Error && !isRetryable(thrown);
+      const err = lost ? new SessionLostError(thrown) : thrown;
+      if (attempt >= attempts || !(lost || isRetryable(err))) throw err;
       await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * attempt));
     } finally {
       tx.off('error', swallow);

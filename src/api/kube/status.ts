@@ -2,6 +2,7 @@
 import { HttpError } from '../../errors/http-error.js';
 import { ValidationError } from '../../errors/validation-error.js';
 import { RetryLaterError } from '../../errors/retry-later-error.js';
+import { SessionLostError } from '../../errors/session-lost-error.js';
 
 export interface Status {
   kind: 'Status';
@@ -58,6 +59,8 @@ export function statusOf(thrown: unknown): Status {
   }
   if (err instanceof RetryLaterError)
     return { ...base, reason: 'TooManyRequests', code: 429, details: { retryAfterSeconds: err.retryAfterSeconds } };
+  if (err instanceof SessionLostError)
+    return { ...base, reason: 'ServiceUnavailable', code: 503, details: { retryAfterSeconds: 1 } };
   const code =
     err instanceof HttpError
       ? err.statusCode
