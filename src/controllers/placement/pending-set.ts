@@ -15,6 +15,9 @@ import type { PendingJob } from '../../scheduling/best-fit.js';
 import { pendingJobOf, type PendingRow } from '../../store/decisions.js';
 import { guardBroken } from '../../guards.js';
 
+/** The node selector of every job that has none. */
+const NO_SELECTOR: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 /** Read whole again this often even when no notification was lost. */
 const RELOAD_MS = 60_000;
 /** More named jobs than this waiting to be read: read everything instead (and bound memory on standbys). */
@@ -30,7 +33,7 @@ interface PendingSetRow extends PendingRow {
 
 interface Entry {
   job: PendingJob;
-  lane: string;
+  lane: LaneJobs;
   waiting: boolean;
   dueMs: number;
   createdMs: number;
@@ -63,6 +66,11 @@ export interface Selection {
 export class PendingSet {
   private readonly entries = new Map<string, Entry>();
   private readonly lanes = new Map<string, LaneJobs>();
+  /**
+   * One copy of each namespace, image and pool name: a driver row's strings are its own,
+   * and a backlog of 100,000 jobs would otherwise hold each name 100,000 times (leader RSS).
+   */
+  private readonly names = new Map<string, string>();
   private changed = new Set<string>();
   /** Times `changed` overflowed: one during a full read means that read missed what was dropped. */
   private overflows = 0;
@@ -101,6 +109,7 @@ export class PendingSet {
       const rows = (await db.query<PendingSetRow>(sql('placement/pending_all'))).rows;
       this.entries.clear();
       this.lanes.clear();
+      this.names.clear();
       for (const row of rows) this.put(row);
       this.dbNowMs = rows[0]?.db_now_ms ?? (await this.clock(db));
       // Names dropped while the read ran may be of jobs it did not see: read everything again next round.
@@ -164,21 +173,19 @@ export class PendingSet {
   }
 
   private put(row: PendingSetRow): void {
-    const entry: Entry = {
-      job: pendingJobOf(row),
-      lane: `${row.namespace}/${row.queue}/${row.lane}`,
-      waiting: row.waiting,
-      dueMs: row.due_ms,
-      createdMs: row.created_ms,
-    };
+    const key = `${row.namespace}/${row.queue}/${row.lane}`;
+    let lane = this.lanes.get(key);
+    if (!lane)
+      this.lanes.set(key, (lane = { queue: `${row.namespace}/${row.queue}`, entries: [], sorted: true, stale: 0 }));
+    const job = pendingJobOf(row);
+    job.namespace = this.name(row.namespace);
+    job.queue = lane.queue;
+    job.image = row.image === null ? null : this.name(row.image);
+    job.pool = row.pool === null ? null : this.name(row.pool);
+    if (Object.keys(job.nodeSelector).length === 0) job.nodeSelector = NO_SELECTOR;
+    const entry: Entry = { job, lane, waiting: row.waiting, dueMs: row.due_ms, createdMs: row.created_ms };
     this.drop(row.uid);
     this.entries.set(row.uid, entry);
-    let lane = this.lanes.get(entry.lane);
-    if (!lane)
-      this.lanes.set(
-        entry.lane,
-        (lane = { queue: `${row.namespace}/${row.queue}`, entries: [], sorted: true, stale: 0 }),
-      );
     const last = lane.entries.at(-1);
     if (last && compareArrival(last, entry) > 0) lane.sorted = false;
     lane.entries.push(entry);
@@ -188,8 +195,14 @@ export class PendingSet {
     const entry = this.entries.get(uid);
     if (!entry) return;
     this.entries.delete(uid);
-    const lane = this.lanes.get(entry.lane);
-    if (lane) lane.stale++;
+    entry.lane.stale++; // a lane forgotten meanwhile (all stale) is no one's: counting there is harmless
+  }
+
+  private name(s: string): string {
+    const known = this.names.get(s);
+    if (known !== undefined) return known;
+    this.names.set(s, s);
+    return s;
   }
 
   /** Sorts a lane that took a job out of order, and forgets its dropped entries once they are many. */

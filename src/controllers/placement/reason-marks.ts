@@ -4,8 +4,15 @@
 /** Forgotten all at once past this many jobs: a reason written again is only a wasted write. */
 const MOST_MARKS = 100_000;
 
+interface Mark {
+  reason: string;
+  message: string;
+}
+
 export class ReasonMarks {
-  private readonly marks = new Map<string, { reason: string; message: string }>();
+  private readonly marks = new Map<string, Mark>();
+  /** One object per distinct reason and message: thousands of jobs wait for the same one. */
+  private readonly shared = new Map<string, Mark>();
 
   has(uid: string, reason: string, message: string): boolean {
     const m = this.marks.get(uid);
@@ -14,7 +21,15 @@ export class ReasonMarks {
 
   /** Call once they are written. */
   mark(written: ReadonlyArray<{ jobUid: string; reason: string; message: string }>): void {
-    for (const w of written) this.marks.set(w.jobUid, { reason: w.reason, message: w.message });
-    if (this.marks.size > MOST_MARKS) this.marks.clear();
+    for (const w of written) {
+      const key = `${w.reason}\n${w.message}`;
+      let mark = this.shared.get(key);
+      if (!mark) this.shared.set(key, (mark = { reason: w.reason, message: w.message }));
+      this.marks.set(w.jobUid, mark);
+    }
+    if (this.marks.size > MOST_MARKS) {
+      this.marks.clear();
+      this.shared.clear();
+    }
   }
 }
