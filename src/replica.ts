@@ -175,9 +175,9 @@ export class Replica {
       client.off('error', swallow);
       client.release();
     }
-    this.listener.on('jobs', () => this.placement.nudge());
-    this.listener.on('pending', (uid) => {
-      this.pendingSet.named(uid);
+    this.listener.on('room', () => this.placement.nudge());
+    this.listener.on('pending', (uids) => {
+      for (const uid of uids) this.pendingSet.named(uid);
       this.placement.nudge();
     });
     // An assignment that ends may be a failure to retry or a need that a workflow waits on.

@@ -150,8 +150,9 @@ async function startAll(tx: Tx, node: string, reports: readonly NodeReport[]): P
     tx,
     rows.map((a) => ({ jobUid: a.job_uid, assignmentId: a.id, phase: 'Running', reason: null, message: null })),
   );
-  // Claimed: room in the node's unclaimed backlog (placement/nodes.sql), so placement looks again.
-  if (rows.length > 0) await tx.query(sql('jobs/notify_pending'));
+  // Claimed: room in the node's unclaimed backlog (placement/nodes.sql), which no job's pending
+  // state shows (the job went Assigned → Running), so placement is told.
+  if (rows.length > 0) await tx.query(sql('placement/notify_room'));
   return rows;
 }
 
@@ -177,7 +178,7 @@ async function endAll(tx: Tx, node: string, reports: readonly NodeReport[]): Pro
   const ended = new Set(rows.map((a) => a.id));
   const stopped = [...ends.keys()].filter((id) => !ended.has(id));
   if (stopped.length > 0 && (await tx.query(sql('assignments/release_holds'), [stopped, node])).rowCount! > 0)
-    await tx.query(sql('jobs/notify_pending'));
+    await tx.query(sql('placement/notify_room'));
   // A job that succeeded is done. Any other end (a failure, a run given up) is the leader's to
   // decide: retried after a backoff, Failed, or Dead (job-reconcile, src/scheduling/retry.ts).
   const succeeded = rows.flatMap((a) => {

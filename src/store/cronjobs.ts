@@ -327,7 +327,6 @@ async function makeWorkflows(tx: Tx, cron: DueCronJob, fire: Date[], guards: Fir
         : { at, outcome: 'Skipped', reason: 'NameTaken', uid: null, job: request.name },
     );
   }
-  if (records.some((r) => r.outcome === 'Fired')) await tx.query(sql('jobs/notify_pending'));
   return records;
 }
 

@@ -516,5 +516,4 @@ export async function retryJobs(tx: Tx, runs: EndedRun[]): Promise<void> {
     }),
     decided.map((d) => d.run.cause === 'disruption'),
   ]);
-  await tx.query(sql('jobs/notify_pending'));
 }

@@ -181,7 +181,6 @@ export async function submitInTx(
     ).rows;
     for (const row of rows) existing.set(key(row), row);
   }
-  if (inserted.length > 0) await tx.query(sql('jobs/notify_pending'));
   return jobs.map((job): SubmitResult => {
     const row = created.get(key(job));
     if (row) return { outcome: 'created', job: row };
@@ -268,10 +267,7 @@ export async function replayJobs(
     if (dead.length === 0) return [];
     const uids = dead.map((j) => j.uid);
     await tx.query(sql('jobs/lock'), [uids]);
-    const replayed = (await tx.query<JobRow>(sql('jobs/replay'), [uids, `replayed by ${actor ?? 'an unnamed user'}`]))
-      .rows;
-    if (replayed.length > 0) await tx.query(sql('jobs/notify_pending'));
-    return replayed;
+    return (await tx.query<JobRow>(sql('jobs/replay'), [uids, `replayed by ${actor ?? 'an unnamed user'}`])).rows;
   });
 }
 

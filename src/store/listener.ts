@@ -1,16 +1,18 @@
-// One LISTEN connection per replica. NOTIFY on submit wakes placement; NOTIFY on an
-// assignment change wakes the watch streams of that node; NOTIFY fencer_pending names a job
-// whose place among the pending ones changed. After a reconnect it says so, since notifications
-// sent meanwhile are lost and everything must be looked at again.
+// One LISTEN connection per replica, on the channels of src/store/channels.ts: fencer_pending
+// names jobs whose place among the pending ones changed; fencer_room says placement has room a
+// job's state does not show; fencer_assignments names a node whose assignments changed. After a
+// reconnect it says so, since notifications sent meanwhile are lost and everything must be
+// looked at again.
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { createClient } from './db.js';
 import { delay } from '../lifecycle.js';
+import { CHANNELS, pendingUids } from './channels.js';
 
 export interface ListenerEvents {
-  jobs: [];
-  pending: [uid: string];
+  room: [];
+  pending: [uids: string[]];
   assignments: [node: string];
   reconnected: [];
 }
@@ -61,14 +63,12 @@ export class Listener extends EventEmitter<ListenerEvents> {
           client.on('end', () => resolve());
         });
         client.on('notification', (n) => {
-          if (n.channel === 'fencer_pending' && n.payload) this.emit('pending', n.payload);
-          else if (n.channel === 'fencer_jobs') this.emit('jobs');
-          else if (n.channel === 'fencer_assignments' && n.payload) this.emit('assignments', n.payload);
+          if (n.channel === CHANNELS.pending && n.payload) this.emit('pending', pendingUids(n.payload));
+          else if (n.channel === CHANNELS.room) this.emit('room');
+          else if (n.channel === CHANNELS.assignments && n.payload) this.emit('assignments', n.payload);
         });
         await client.connect();
-        await client.query('LISTEN fencer_jobs');
-        await client.query('LISTEN fencer_assignments');
-        await client.query('LISTEN fencer_pending');
+        for (const channel of Object.values(CHANNELS)) await client.query(`LISTEN ${channel}`);
         this.connections++;
         this.client = client;
         if (!first) this.emit('reconnected');

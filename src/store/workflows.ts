@@ -215,7 +215,6 @@ export async function retryWorkflow(
     await tx.query(sql('workflows/lock_jobs'), [workflow.uid]);
     await tx.query(sql('workflows/retry'), [workflow.uid, overdueSlackMs]);
     await tx.query(sql('workflows/reopen'), [workflow.uid]);
-    await tx.query(sql('jobs/notify_pending'));
     return { outcome: 'done', ...(await readWorkflow(tx, namespace, name))! };
   });
 }
@@ -264,9 +263,7 @@ async function lockWorkflow(
 
 /** Releases waiting jobs whose needs all succeeded (workflows/release.sql); how many. */
 export async function releaseReadyJobs(tx: Tx, limit: number): Promise<number> {
-  const released = (await tx.query(sql('workflows/release'), [limit])).rowCount ?? 0;
-  if (released > 0) await tx.query(sql('jobs/notify_pending'));
-  return released;
+  return (await tx.query(sql('workflows/release'), [limit])).rowCount ?? 0;
 }
 
 /** Skips waiting jobs with a need that did not succeed (workflows/skip.sql); how many. */

@@ -13,6 +13,7 @@ import { CLEAN, jobPhases, runFindings } from '../helpers/history.js';
 import { jobYaml, submit } from '../helpers/jobs.js';
 import { unfinishedCount } from '../../src/store/jobs.js';
 import { leaderAfter as leaderAfterEpoch } from '../helpers/leader.js';
+import { CHANNELS } from '../../src/store/channels.js';
 
 let t: TestDatabase;
 let cluster: Cluster;
@@ -108,7 +109,7 @@ describe('a cluster of real processes', () => {
          SELECT assignment_id, uid, 'node-3', $2, 1, 'Assigned', cpu_millis, memory_bytes, duration_ms, now() + interval '5 s' FROM j`,
         [name, assignmentEpoch],
       );
-      await t.db.query("SELECT pg_notify('fencer_assignments', 'node-3')");
+      await t.db.query('SELECT pg_notify($1, $2)', [CHANNELS.assignments, 'node-3']);
     };
     await place('epoch-new', epoch);
     await eventually(() => nodeLog('node-3').some((l) => l.event === 'start' && l.job === 'default/epoch-new'), {

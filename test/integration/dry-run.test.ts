@@ -15,9 +15,9 @@ import { startReplica } from '../helpers/replica.js';
 import { eventually } from '../helpers/eventually.js';
 import { registerNode } from '../../src/store/nodes.js';
 import type { Replica } from '../../src/replica.js';
+import { CHANNELS } from '../../src/store/channels.js';
 
 const HOUR = 3_600_000;
-const CHANNELS = ['fencer_pending', 'fencer_jobs', 'fencer_assignments'];
 /** The test's own channel: PostgreSQL delivers a listener's notifications in commit order, whatever the channel. */
 const MARKS = 'dry_run_test';
 let t: TestDatabase;
@@ -124,7 +124,7 @@ beforeAll(async () => {
   listener = new pg.Client({ connectionString: t.url });
   await listener.connect();
   listener.on('notification', (n) => heard.push({ channel: n.channel, payload: n.payload ?? '' }));
-  for (const channel of [...CHANNELS, MARKS]) await listener.query(`LISTEN ${channel}`);
+  for (const channel of [...Object.values(CHANNELS), MARKS]) await listener.query(`LISTEN ${channel}`);
 
   const ok = async (answer: Promise<Answer>) => {
     const { status, body } = await answer;
@@ -404,7 +404,7 @@ describe('after every dry run', () => {
     expect(barrier.status).toBe(201);
     const uid = (barrier.body.metadata as { uid: string }).uid;
     await eventually(() => expect(heard.length).toBeGreaterThan(0));
-    expect(heard[0]).toEqual({ channel: 'fencer_pending', payload: uid });
+    expect(heard[0]).toEqual({ channel: CHANNELS.pending, payload: uid });
     await eventually(async () =>
       expect((await call('GET', '/api/v1/namespaces/default/jobs/barrier')).body.status).toMatchObject({
         phase: 'Assigned',

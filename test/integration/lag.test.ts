@@ -31,6 +31,7 @@ import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { jobYaml, submit } from '../helpers/jobs.js';
 import { setFaults } from '../helpers/faults.js';
+import { CHANNELS } from '../../src/store/channels.js';
 
 const TIMINGS = { ...DEFAULT_TIMINGS, confirmTimeoutMs: 1500 };
 const JOBS = 12;
@@ -106,7 +107,7 @@ async function burstWithLateReports(
     await listener.connect();
     const asked = new Set<string>();
     listener.on('notification', (n) => asked.add(n.payload ?? ''));
-    await listener.query('LISTEN fencer_assignments');
+    await listener.query(`LISTEN ${CHANNELS.assignments}`);
     const overdue = async () =>
       (
         await c.t.db.query<{ node: string }>(

@@ -18,6 +18,7 @@ import { applyReports } from '../../src/store/assignments.js';
 import { jobRequest } from '../helpers/jobs.js';
 import { StaleIncarnationError } from '../../src/errors/stale-incarnation-error.js';
 import type { Db } from '../../src/store/db.js';
+import { CHANNELS } from '../../src/store/channels.js';
 
 const logger = pino({ level: 'silent' });
 let t: TestDatabase;
@@ -265,7 +266,7 @@ describe('registering again', () => {
       const asked: string[] = [];
       const listener = await t.db.connect();
       listener.on('notification', (n) => asked.push(n.payload ?? ''));
-      await listener.query('LISTEN fencer_assignments');
+      await listener.query(`LISTEN ${CHANNELS.assignments}`);
       if (broken) process.env.FENCER_BREAK_GUARDS = 'not-reported-is-loss';
       try {
         await new JobReconcile(

@@ -19,6 +19,7 @@ import { eventually } from '../helpers/eventually.js';
 import { jobYaml, submit } from '../helpers/jobs.js';
 import { setFaults } from '../helpers/faults.js';
 import { delay } from '../../src/lifecycle.js';
+import { CHANNELS } from '../../src/store/channels.js';
 
 const CONFIRM_TIMEOUT_MS = 1500;
 
@@ -89,7 +90,7 @@ async function lateStart(c: { t: TestDatabase; cluster: Cluster; faults: string 
   // faults within 50 ms; the NOTIFY starts a read, given a moment to finish): node-1 must still
   // hear of the assignment, late.
   await delay(250);
-  await c.t.db.query("SELECT pg_notify('fencer_assignments', 'node-1')");
+  await c.t.db.query('SELECT pg_notify($1, $2)', [CHANNELS.assignments, 'node-1']);
   await delay(500);
   expect(
     await submit(

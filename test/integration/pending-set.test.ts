@@ -50,7 +50,7 @@ function job(name: string, extra: Partial<JobRequest> = {}): JobRequest {
 /** The set, fed by the listener, as placement keeps it. */
 function followedSet(): PendingSet {
   const set = new PendingSet(() => listener.listening);
-  listener.on('pending', (uid) => set.named(uid));
+  listener.on('pending', (uids) => uids.forEach((uid) => set.named(uid)));
   return set;
 }
 

@@ -1,0 +1,51 @@
+// The NOTIFY channels named in SQL (src/store/sql, src/store/migrations) are exactly those of
+// src/store/channels.ts: a channel renamed on one side only would leave its listener deaf.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { CHANNELS, pendingUids } from '../../src/store/channels.js';
+
+const STORE = fileURLToPath(new URL('../../src/store', import.meta.url));
+
+function sqlFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sqlFiles(path);
+    return entry.name.endsWith('.sql') ? [path] : [];
+  });
+}
+
+/** Every channel a statement notifies: pg_notify('name', …) and NOTIFY name. */
+function channelsNamed(text: string): string[] {
+  const code = text.replace(/--.*$/gm, ''); // comments may name channels in prose
+  return [...code.matchAll(/pg_notify\(\s*'([a-z_]+)'|\bNOTIFY\s+([a-z_]+)/gi)].map((m) => m[1] ?? m[2]!);
+}
+
+describe('NOTIFY channels', () => {
+  const files = [...sqlFiles(join(STORE, 'sql')), ...sqlFiles(join(STORE, 'migrations'))];
+  const named = new Set(files.flatMap((file) => channelsNamed(readFileSync(file, 'utf8'))));
+
+  it('finds the SQL that sends them', () => {
+    expect(files.length).toBeGreaterThan(50);
+    expect(channelsNamed("SELECT pg_notify('fencer_x', '') -- pg_notify('fencer_y')\nNOTIFY fencer_z")).toEqual([
+      'fencer_x',
+      'fencer_z',
+    ]);
+  });
+
+  it('every channel the SQL names is a constant', () => {
+    const known = new Set<string>(Object.values(CHANNELS));
+    expect([...named].filter((channel) => !known.has(channel))).toEqual([]);
+  });
+
+  it('every constant is sent by some SQL', () => {
+    expect(Object.values(CHANNELS).filter((channel) => !named.has(channel))).toEqual([]);
+  });
+
+  it('reads the uids of a fencer_pending payload', () => {
+    expect(pendingUids('a')).toEqual(['a']);
+    expect(pendingUids('a,b,c')).toEqual(['a', 'b', 'c']);
+    expect(pendingUids('')).toEqual([]);
+  });
+});
