@@ -36,6 +36,7 @@ import { ReportBatcher, type Report } from './report-batcher.js';
 import { delay } from '../lifecycle.js';
 import { parseCpu, parseMemory } from '../domain/quantity.js';
 import { DEFAULT_MAX_JOBS } from '../domain/resources.js';
+import { NODE_ROUTES } from '../domain/node-routes.js';
 
 export interface AgentOptions {
   name: string;
@@ -256,7 +257,7 @@ export class Agent {
     const signal = this.lifetime.signal;
     for (let round = 0; !signal.aborted; round++) {
       try {
-        const reply = await this.client.request<RegisterResponse>('POST', '/api/v1/nodes/register', request, signal);
+        const reply = await this.client.request<RegisterResponse>('POST', NODE_ROUTES.register.path(), request, signal);
         if (reply.status >= 300)
           throw new Error(`registration refused: HTTP ${reply.status} ${errorMessage(reply.body)}`);
         this.heardBack(reply.sentAt); // a registration records a heartbeat
@@ -274,7 +275,7 @@ export class Agent {
 
   private async heartbeatLoop(): Promise<void> {
     const signal = this.lifetime.signal;
-    const path = `/api/v1/nodes/${encodeURIComponent(this.options.name)}/heartbeat`;
+    const path = NODE_ROUTES.heartbeat.path(this.options.name);
     let next = performance.now() + this.options.timings.heartbeatMs;
     while (!signal.aborted) {
       await delay(next - performance.now(), signal);
@@ -313,12 +314,14 @@ export class Agent {
 
   private async watchLoop(): Promise<void> {
     const signal = this.lifetime.signal;
-    const base = `/api/v1/nodes/${encodeURIComponent(this.options.name)}/watch`;
     while (!signal.aborted) {
       let stream: WatchStream;
       try {
         // Numbered, so that an attempt that reaches the database late cannot replace a newer one.
-        const path = `${base}?incarnation=${this.incarnation}&attempt=${++this.watchAttempts}`;
+        const path = NODE_ROUTES.watch.path(this.options.name, {
+          incarnation: this.incarnation,
+          attempt: ++this.watchAttempts,
+        });
         stream = await this.client.openWatch(path, this.options.timings.watchSilenceMs, signal);
       } catch (err) {
         if (signal.aborted) return;

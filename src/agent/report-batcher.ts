@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { ReplicaClient } from './replica-client.js';
 import { delay } from '../lifecycle.js';
 import { agentReportRetries } from './metrics.js';
+import { NODE_ROUTES } from '../domain/node-routes.js';
 
 export type Report =
   | { kind: 'started'; id: string }
@@ -58,7 +59,7 @@ export class ReportBatcher {
 
   private async flush(): Promise<void> {
     await new Promise<void>((resolve) => setImmediate(resolve));
-    const path = `/api/v1/nodes/${encodeURIComponent(this.node)}/reports`;
+    const path = NODE_ROUTES.reports.path(this.node);
     for (let failures = 0; this.queue.length > 0;) {
       const batch = this.take();
       if (batch.length === 0) continue;

@@ -10,6 +10,7 @@ import { delay } from '../lifecycle.js';
 import { writeFaults, type Faults, type PathFault } from '../faults.js';
 import type { NodeRow } from '../store/rows.js';
 import { formatCpu, formatMemory } from '../domain/quantity.js';
+import { NODE_ROUTES } from '../domain/node-routes.js';
 
 export type FaultKind =
   | 'kill-leader'
@@ -255,7 +256,7 @@ export async function lateRegistration(cluster: Cluster, node: string): Promise<
         bodies.flatMap((body) =>
           [0, 5, 20].map(async (wait) => {
             await delay(wait);
-            await fetch(`${url}/api/v1/nodes/register`, {
+            await fetch(`${url}${NODE_ROUTES.register.path()}`, {
               method: 'POST',
               body,
               headers: { 'content-type': 'application/json' },

@@ -7,6 +7,7 @@ import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { startReplica } from '../helpers/replica.js';
 import { eventually } from '../helpers/eventually.js';
 import type { Replica } from '../../src/replica.js';
+import { NODE_ROUTES } from '../../src/domain/node-routes.js';
 
 let t: TestDatabase;
 let replica: Replica;
@@ -200,33 +201,15 @@ describe('while no replica leads', () => {
     expect(hugeJob.status.conditions[0]).toMatchObject({ reason: 'Unschedulable', status: 'False' });
     expect(hugeJob.status.conditions[0].message).toMatch(/larger than every node/);
 
-    // A report about an assignment that is not the node's, or not active, is 409.
-    expect(
-      (await post(`/api/v1/assignments/${placed.id}/started`, JSON.stringify({ node: 'other' }), 'application/json'))
-        .status,
-    ).toBe(409);
-    expect(
-      (await post(`/api/v1/assignments/${placed.id}/started`, JSON.stringify({ node: 'n1' }), 'application/json'))
-        .status,
-    ).toBe(200);
-    expect(
-      (
-        await post(
-          `/api/v1/assignments/${placed.id}/finished`,
-          JSON.stringify({ node: 'n1', outcome: 'Succeeded' }),
-          'application/json',
-        )
-      ).status,
-    ).toBe(200);
-    expect(
-      (
-        await post(
-          `/api/v1/assignments/${placed.id}/finished`,
-          JSON.stringify({ node: 'n1', outcome: 'Succeeded' }),
-          'application/json',
-        )
-      ).status,
-    ).toBe(409);
+    // A node's reports go in batches (the agent's one route). A report about an assignment that
+    // is not the node's, or not active, is answered not-active, and the node stops that job.
+    const batch = (node: string, reports: unknown) =>
+      post(NODE_ROUTES.reports.path(node), JSON.stringify({ reports }), 'application/json');
+    const report = async (node: string, one: Record<string, unknown>) => (await batch(node, [one])).body.outcomes[0];
+    expect(await report('other', { kind: 'started', id: placed.id })).toBe('not-active');
+    expect(await report('n1', { kind: 'started', id: placed.id })).toBe('ok');
+    expect(await report('n1', { kind: 'finished', id: placed.id, outcome: 'Succeeded' })).toBe('ok');
+    expect(await report('n1', { kind: 'finished', id: placed.id, outcome: 'Succeeded' })).toBe('not-active');
     const done = await (await fetch(`${replica.url}/api/v1/namespaces/default/jobs/ok`)).json();
     expect(done.status.phase).toBe('Succeeded');
 
@@ -240,28 +223,9 @@ describe('while no replica leads', () => {
           .find((a: any) => a.job === 'default/given-up'),
       { what: 'given-up on the stream' },
     );
-    expect(
-      (await post(`/api/v1/assignments/${first.id}/started`, JSON.stringify({ node: 'n1' }), 'application/json'))
-        .status,
-    ).toBe(200);
-    expect(
-      (
-        await post(
-          `/api/v1/assignments/${first.id}/abandoned`,
-          JSON.stringify({ node: 'n1', reason: 'self-fence' }),
-          'application/json',
-        )
-      ).status,
-    ).toBe(200);
-    expect(
-      (
-        await post(
-          `/api/v1/assignments/${first.id}/abandoned`,
-          JSON.stringify({ node: 'n1', reason: 'self-fence' }),
-          'application/json',
-        )
-      ).status,
-    ).toBe(409);
+    expect(await report('n1', { kind: 'started', id: first.id })).toBe('ok');
+    expect(await report('n1', { kind: 'abandoned', id: first.id, reason: 'self-fence' })).toBe('ok');
+    expect(await report('n1', { kind: 'abandoned', id: first.id, reason: 'self-fence' })).toBe('not-active');
     const retried = await eventually(
       () =>
         lines
@@ -275,8 +239,6 @@ describe('while no replica leads', () => {
 
     // Many reports in one request, answered one by one, in order: only the node's own active
     // assignment changes; a bad batch changes nothing and names the field.
-    const batch = (node: string, reports: unknown) =>
-      post(`/api/v1/nodes/${node}/reports`, JSON.stringify({ reports }), 'application/json');
     const fromOther = await batch('other', [{ kind: 'started', id: retried.id }]);
     expect(fromOther.body).toEqual({ outcomes: ['not-active'] });
     const refused = await batch('n1', [

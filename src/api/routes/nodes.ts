@@ -14,9 +14,10 @@ import { API_VERSION, DEFAULT_MAX_JOBS } from '../../domain/resources.js';
 import { parseCpu, parseMemory } from '../../domain/quantity.js';
 import { isDns1123Subdomain } from '../../domain/names.js';
 import type { RegisterResponse } from '../../domain/assignment.js';
+import { NODE_ROUTES } from '../../domain/node-routes.js';
 
 export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  app.post('/api/v1/nodes/register', async (request) => {
+  app.post(NODE_ROUTES.register.route, async (request) => {
     const body = jsonObject(request.body);
     const { name, cpuMillis, memoryBytes, labels, incarnation, generation, images, maxJobs } =
       validateRegistration(body);
@@ -30,7 +31,7 @@ export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     return answer;
   });
 
-  app.post<{ Params: { name: string } }>('/api/v1/nodes/:name/heartbeat', async (request) => {
+  app.post<{ Params: { name: string } }>(NODE_ROUTES.heartbeat.route, async (request) => {
     await injectFault('heartbeats', request.params.name);
     const state = await heartbeat(ctx.liveness, request.params.name);
     if (state === 'unknown') throw new HttpError(404, `node ${request.params.name} is not registered`);
@@ -40,7 +41,7 @@ export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
   });
 
   app.get<{ Params: { name: string }; Querystring: { attempt?: string; incarnation?: string } }>(
-    '/api/v1/nodes/:name/watch',
+    NODE_ROUTES.watch.route,
     async (request, reply) => {
       const { name } = request.params;
       const session = randomUUID();
