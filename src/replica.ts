@@ -32,7 +32,7 @@ import { buildServer } from './api/server.js';
 import { epochGauge, leaderGauge } from './metrics/registry.js';
 import { exportClusterState } from './metrics/cluster.js';
 import { openKubeWatches } from './api/kube/watch.js';
-import { guardBroken } from './guards.js';
+import { isBroken } from './testing/broken-guards.js';
 import { blockLoopOnFault, exhaustPoolOnFault } from './faults.js';
 import { DecisionThread } from './lifecycle.js';
 import type { Policy } from './scheduling/policies.js';
@@ -94,7 +94,7 @@ export class Replica {
     // Every session dies when idle inside a transaction: a replica frozen mid-transaction must
     // not hold the lease row (FOR SHARE) or a job's or node's row lock for long, or it would
     // stall the leader's decisions and any takeover.
-    const idleInTxTimeoutMs = guardBroken('idle-in-tx-timeout') ? undefined : timings.idleInTxTimeoutMs;
+    const idleInTxTimeoutMs = isBroken('idle-in-tx-timeout') ? undefined : timings.idleInTxTimeoutMs;
     this.api = createPool({ databaseUrl, replica: name, max: 10, idleInTxTimeoutMs, waitMs: API_WAIT_MS });
     this.liveness = createPool({ databaseUrl, replica: name, max: 4, idleInTxTimeoutMs, waitMs: API_WAIT_MS });
     this.decisions = createPool({ databaseUrl, replica: name, max: 4, idleInTxTimeoutMs });

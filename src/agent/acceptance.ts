@@ -18,11 +18,11 @@ export interface AcceptanceMemory {
 
 export type AcceptanceDecision = 'run' | 'reject-stale-epoch' | 'ignore-duplicate';
 
-/** The test-only switches of src/guards.ts, passed in so this module stays pure. */
+/** The test-only switches of src/testing/broken-guards.ts, passed in so this module stays pure. */
 export interface AcceptanceOptions {
-  /** guardBroken('node-epoch-check'): run assignments from an older epoch. */
+  /** isBroken('node-epoch-check'): run assignments from an older epoch. */
   epochCheckBroken?: boolean;
-  /** guardBroken('node-dedupe'): run an assignment id already seen. */
+  /** isBroken('node-dedupe'): run an assignment id already seen. */
   dedupeBroken?: boolean;
 }
 

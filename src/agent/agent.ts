@@ -21,7 +21,7 @@ import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import type { AssignmentMessage, RegisterRequest, RegisterResponse } from '../domain/assignment.js';
 import { FENCE_CHECK_MS, selfFenceRule, type SelfFenceRule, type Timings } from '../config.js';
-import { guardBroken } from '../guards.js';
+import { isBroken } from '../testing/broken-guards.js';
 import { newAcceptanceMemory, planSnapshot, type AcceptanceOptions } from './acceptance.js';
 import {
   DEFAULT_REQUEST_TIMEOUT_MS,
@@ -51,12 +51,6 @@ export interface AgentOptions {
   logFile: string;
   timings: Timings;
   logger: Logger;
-  /** Test-only guard switches; default from FENCER_BREAK_GUARDS (src/guards.ts). */
-  guards?: AcceptanceOptions & {
-    selfFenceBroken?: boolean;
-    claimFirstBroken?: boolean;
-    fenceOnHeartbeatsBroken?: boolean;
-  };
 }
 
 export type FenceCause = 'no-heartbeat' | 'no-watch';
@@ -113,7 +107,12 @@ const PREDECESSOR_WINDOW_MS = 10 * 60_000; // outcomes older than this are of no
 export class Agent {
   private readonly client: ReplicaClient;
   private readonly log: Logger;
-  private readonly guards: Required<NonNullable<AgentOptions['guards']>>;
+  /** The guards broken on purpose in this process (none in production). */
+  private readonly guards: Required<AcceptanceOptions> & {
+    selfFenceBroken: boolean;
+    claimFirstBroken: boolean;
+    fenceOnHeartbeatsBroken: boolean;
+  };
   private readonly lifetime = new AbortController(); // loops, watch, heartbeats
   private readonly reportsLifetime = new AbortController(); // outlives `lifetime` by the drain
   private readonly memory = newAcceptanceMemory();
@@ -144,12 +143,13 @@ export class Agent {
 
   constructor(private readonly options: AgentOptions) {
     this.log = options.logger;
+    // Broken on purpose (src/testing/broken-guards.ts): each read once, here.
     this.guards = {
-      epochCheckBroken: options.guards?.epochCheckBroken ?? guardBroken('node-epoch-check'),
-      dedupeBroken: options.guards?.dedupeBroken ?? guardBroken('node-dedupe'),
-      selfFenceBroken: options.guards?.selfFenceBroken ?? guardBroken('self-fence'),
-      claimFirstBroken: options.guards?.claimFirstBroken ?? guardBroken('claim-first'),
-      fenceOnHeartbeatsBroken: options.guards?.fenceOnHeartbeatsBroken ?? guardBroken('fence-on-heartbeats'),
+      epochCheckBroken: isBroken('node-epoch-check'),
+      dedupeBroken: isBroken('node-dedupe'),
+      selfFenceBroken: isBroken('self-fence'),
+      claimFirstBroken: isBroken('claim-first'),
+      fenceOnHeartbeatsBroken: isBroken('fence-on-heartbeats'),
     };
     this.fenceRule = selfFenceRule(options.timings);
     this.client = new ReplicaClient({ replicas: options.replicas, spreadKey: options.name });
@@ -164,7 +164,7 @@ export class Agent {
       (round) => backoffMs(round, REPORT_BACKOFF_MAX_MS),
       reportTimeoutMs,
       (sentAt) => {
-        // Broken on purpose (src/guards.ts, fence-on-heartbeats): an answered report counts as a heartbeat.
+        // Broken on purpose (src/testing/broken-guards.ts, fence-on-heartbeats): an answered report counts as a heartbeat.
         if (this.guards.fenceOnHeartbeatsBroken) this.heardBack(sentAt);
       },
     );
@@ -433,7 +433,7 @@ export class Agent {
     this.startJob(claim.assignment);
   }
 
-  /** Broken on purpose (src/guards.ts, claim-first): runs at once, claims afterwards. */
+  /** Broken on purpose (src/testing/broken-guards.ts, claim-first): runs at once, claims afterwards. */
   private async runThenClaim(claim: Claim): Promise<void> {
     const { id } = claim.assignment;
     this.claims.delete(id);

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../store/db.js';
 import { rehearse } from '../store/rehearsal.js';
 import { HttpError } from '../errors/http-error.js';
-import { guardBroken } from '../guards.js';
+import { isBroken } from '../testing/broken-guards.js';
 import { deleteOptionsOf } from './delete-options.js';
 
 declare module 'fastify' {
@@ -63,12 +63,12 @@ export function checkDryRuns(app: FastifyInstance): void {
 
 /** Runs a route's write, or rehearses it when the request is a dry run. */
 export function writeOrRehearse<T>(request: FastifyRequest, db: Db, write: (db: Db) => Promise<T>): Promise<T> {
-  return isDryRun(request) && !guardBroken('dry-run') ? rehearse(db, write) : write(db);
+  return rehearseIf(isDryRun(request), db, write);
 }
 
-/** The dry-run query to pass on when a route answers through another (`?dryRun=All` or ''). */
-export function dryRunQuery(request: FastifyRequest, joiner: '?' | '&' = '?'): string {
-  return isDryRun(request) ? `${joiner}dryRun=All` : '';
+/** Runs a write, or rehearses it when `dryRun` (isDryRun of the request that asked for it). */
+export function rehearseIf<T>(dryRun: boolean, db: Db, write: (db: Db) => Promise<T>): Promise<T> {
+  return dryRun && !isBroken('dry-run') ? rehearse(db, write) : write(db);
 }
 
 /** Route options of a write that honours dryRun=All. */

@@ -8,7 +8,7 @@ import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Db } from '../store/db.js';
 import { markDelivered, snapshotFor } from '../store/assignments.js';
-import { guardBroken } from '../guards.js';
+import { isBroken } from '../testing/broken-guards.js';
 import { closeWatch } from '../store/nodes.js';
 import type { WatchMessage } from '../domain/assignment.js';
 import { faultFor } from '../faults.js';
@@ -63,8 +63,8 @@ class WatchStream {
         try {
           const readAt = performance.now();
           const { assignments, undelivered } = await snapshotFor(this.db, this.node);
-          // Broken on purpose (src/guards.ts, confirm-at-delivery): the deadline starts at the read.
-          const atRead = guardBroken('confirm-at-delivery');
+          // Broken on purpose (src/testing/broken-guards.ts, confirm-at-delivery): the deadline starts at the read.
+          const atRead = isBroken('confirm-at-delivery');
           if (atRead) this.startDeadlines(undelivered);
           this.deliver({ type: 'snapshot', assignments }, readAt, atRead ? [] : undelivered);
         } catch (err) {

@@ -5,7 +5,7 @@ import type { Db, Tx } from '../store/db.js';
 import { transaction } from '../store/db.js';
 import { sql } from '../store/sql.js';
 import { LeaseLostError } from '../errors/lease-lost-error.js';
-import { guardBroken } from '../guards.js';
+import { isBroken } from '../testing/broken-guards.js';
 import { fencedCommitSeconds } from '../metrics/registry.js';
 
 const DECISION_LOCK_TIMEOUT_MS = 300;
@@ -17,7 +17,7 @@ export interface EpochSource {
 export async function fenced<T>(db: Db, lease: EpochSource, fn: (tx: Tx, epoch: number) => Promise<T>): Promise<T> {
   const epoch = lease.epoch();
   if (epoch === null) throw new LeaseLostError(null, null);
-  const breakFence = guardBroken('fence');
+  const breakFence = isBroken('fence');
   const committing = fencedCommitSeconds.startTimer();
   const result = await transaction(db, async (tx) => {
     // A decision must not wait long on a row another session holds (say a frozen replica's

@@ -18,7 +18,7 @@ export function matchesSelector(labels: Record<string, string>, selector: Record
 
 /** What a job asks of its node beyond room: node labels, its workflow's pool, an image. */
 export interface Matching {
-  /** Test-only: broken variants of the matching (src/guards.ts), read once per round. */
+  /** Test-only: broken variants of the matching (src/testing/broken-guards.ts), read once per round. */
   ignoreLabels?: boolean;
   ignorePool?: boolean;
   ignoreImage?: boolean;

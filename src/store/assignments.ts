@@ -7,7 +7,7 @@ import { sql } from './sql.js';
 import type { EndedAssignment } from './rows.js';
 import type { AssignmentMessage } from '../domain/assignment.js';
 import { parseDuration } from '../domain/duration.js';
-import { guardBroken } from '../guards.js';
+import { isBroken } from '../testing/broken-guards.js';
 import { jobLatenessSeconds, jobStartSeconds, reportApplySeconds } from '../metrics/registry.js';
 
 export type EndState = 'Succeeded' | 'Failed' | 'Lost' | 'Unconfirmed' | 'Cancelled';
@@ -42,7 +42,7 @@ export async function endUnconfirmed(tx: Tx, ids: string[], undeliveredMs: numbe
  */
 export async function withdrawAssignments(tx: Tx, ids: string[], overdueSlackMs: number): Promise<EndedAssignment[]> {
   if (ids.length === 0) return [];
-  const hold = guardBroken('cancel-hold') ? null : overdueSlackMs;
+  const hold = isBroken('cancel-hold') ? null : overdueSlackMs;
   return notifyEnded(
     tx,
     (await tx.query<EndedAssignment>(sql('assignments/end'), [ids, 'Cancelled', null, hold])).rows,

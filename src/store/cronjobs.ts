@@ -20,6 +20,7 @@ import { submitInTx } from './jobs.js';
 import { occurrenceJob, occurrenceWorkflow } from '../api/validation/cronjob.js';
 import { insertOccurrenceWorkflow } from './workflows.js';
 import { isDeepStrictEqual } from 'node:util';
+import { isBroken } from '../testing/broken-guards.js';
 
 export type CronApplyOutcome = 'created' | 'configured' | 'unchanged';
 
@@ -191,14 +192,6 @@ export async function readDueCronJobs(db: Db, limit: number, holdBack: readonly 
   return (await db.query<DueCronJob>(sql('cronjobs/due'), [limit, holdBack])).rows;
 }
 
-/** Test-only guard switches (src/guards.ts): each drops one of the fire's three guards. */
-export interface FireGuards {
-  versionBroken: boolean;
-  cursorBroken: boolean;
-  nameBroken: boolean;
-  replaceWaitBroken?: boolean;
-}
-
 export type FireResult =
   | { outcome: 'stale' }
   | { outcome: 'replacing'; cancelled: number }
@@ -227,8 +220,11 @@ export async function fireCronJob(
   schedule: CronSchedule,
   maxOccurrences: number,
   overdueSlackMs: number,
-  guards: FireGuards,
 ): Promise<FireResult> {
+  // Broken on purpose (src/testing/broken-guards.ts): each drops one of the fire's guards.
+  const versionBroken = isBroken('cron-version');
+  const cursorBroken = isBroken('cron-cursor');
+  const nameBroken = isBroken('cron-name');
   const now = await clock(tx);
   const busy = (await tx.query<{ busy: number }>(sql('cronjobs/busy'), [cron.uid])).rows[0]!.busy;
   const decision = decideFire({
@@ -247,8 +243,8 @@ export async function fireCronJob(
       cron.uid,
       cron.version,
       cron.next_fire_at,
-      guards.versionBroken,
-      guards.cursorBroken,
+      versionBroken,
+      cursorBroken,
     ]);
     if (locked.rowCount === 0) return { outcome: 'stale' };
     const active = (
@@ -264,7 +260,7 @@ export async function fireCronJob(
       `replaced by the next run of cronjob ${cron.name}`,
     ]);
     await tx.query(sql('cronjobs/cancel_workflows'), [cron.uid]);
-    if (!guards.replaceWaitBroken) return { outcome: 'replacing', cancelled: active.length };
+    if (!isBroken('cron-replace-wait')) return { outcome: 'replacing', cancelled: active.length };
   }
   const handled = [...decision.fire, ...decision.skip.map((x) => x.at)];
   if (handled.length === 0) return { outcome: 'done', decision, now, fired: [], nameTaken: [] };
@@ -277,14 +273,14 @@ export async function fireCronJob(
     decision.nextCursor,
     last,
     lastFired,
-    guards.versionBroken,
-    guards.cursorBroken,
+    versionBroken,
+    cursorBroken,
   ]);
   if (advanced.rowCount === 0) return { outcome: 'stale' };
 
   const records: OccurrenceRecord[] = cron.spec.workflowTemplate
-    ? await makeWorkflows(tx, cron, decision.fire, guards)
-    : await makeJobs(tx, cron, schedule, decision.fire, guards);
+    ? await makeWorkflows(tx, cron, decision.fire, nameBroken)
+    : await makeJobs(tx, cron, schedule, decision.fire, nameBroken);
   records.push(...decision.skip.map((x) => ({ at: x.at, outcome: 'Skipped', reason: x.reason, uid: null, job: null })));
   await recordOccurrences(tx, cron, schedule, records);
   const fired = records.filter((r) => r.outcome === 'Fired').map((r) => ({ at: r.at, job: r.job! }));
@@ -303,9 +299,9 @@ async function makeJobs(
   cron: DueCronJob,
   schedule: CronSchedule,
   fire: Date[],
-  guards: FireGuards,
+  nameBroken: boolean,
 ): Promise<OccurrenceRecord[]> {
-  const requests = fire.map((at) => occurrenceJob(cron, schedule, at, guards.nameBroken));
+  const requests = fire.map((at) => occurrenceJob(cron, schedule, at, nameBroken));
   const results = requests.length > 0 ? await submitInTx(tx, requests, null, cron.uid) : [];
   return fire.map((at, i) => {
     const { outcome, job } = results[i]!;
@@ -316,10 +312,10 @@ async function makeJobs(
 }
 
 /** Each occurrence's Workflow (and its jobs), as makeJobs. */
-async function makeWorkflows(tx: Tx, cron: DueCronJob, fire: Date[], guards: FireGuards): Promise<OccurrenceRecord[]> {
+async function makeWorkflows(tx: Tx, cron: DueCronJob, fire: Date[], nameBroken: boolean): Promise<OccurrenceRecord[]> {
   const records: OccurrenceRecord[] = [];
   for (const at of fire) {
-    const request = occurrenceWorkflow(cron, at, guards.nameBroken);
+    const request = occurrenceWorkflow(cron, at, nameBroken);
     const workflow = await insertOccurrenceWorkflow(tx, request, cron.uid);
     records.push(
       workflow

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db, Tx } from './db.js';
 import { sql } from './sql.js';
 import { endAssignments, endUnconfirmed } from './assignments.js';
-import { guardBroken } from '../guards.js';
+import { isBroken } from '../testing/broken-guards.js';
 import type { NodeCapacity, PendingJob, Placement } from '../scheduling/best-fit.js';
 import type { NamespaceQuotaState, QueueState } from '../scheduling/fair-share.js';
 import type { Lane } from '../domain/resources.js';
@@ -225,7 +225,7 @@ export async function commitPlacements(
   claimed?: ClaimedJob[],
 ): Promise<number> {
   if (placements.length === 0) return 0;
-  if (guardBroken('queue-limit-commit')) await tx.query(sql('placement/skip_limit_check'));
+  if (isBroken('queue-limit-commit')) await tx.query(sql('placement/skip_limit_check'));
   if (tokens.size > 0) await tx.query(sql('placement/take_tokens'), [[...tokens.keys()], [...tokens.values()]]);
   const result = await tx.query<{
     placed: number;
@@ -289,7 +289,7 @@ export async function nodeSuspects(db: Db, quietMs: number): Promise<{ ready: nu
 export async function declareNodeDead(tx: Tx, node: string, rule: DeathRule, reason: string): Promise<number | null> {
   // Its heartbeat row first: a heartbeat in flight lands before the re-check below, and one
   // that comes later waits and is told the node is dead.
-  if (!guardBroken('death-heartbeat-lock')) await tx.query(sql('nodes/lock_heartbeat'), [node]);
+  if (!isBroken('death-heartbeat-lock')) await tx.query(sql('nodes/lock_heartbeat'), [node]);
   const held = (await tx.query<{ job_uid: string; id: string }>(sql('assignments/active_job_uids_on_node'), [node]))
     .rows;
   await tx.query(sql('jobs/lock'), [held.map((h) => h.job_uid)]);
@@ -369,7 +369,7 @@ export async function overdueAssignments(
 /**
  * Ends runs their live node never answered about, long after their end and after being asked
  * again and again, and retries their jobs: a disruption (the node lost the run), using no attempt.
- * Broken on purpose (src/guards.ts, not-reported-is-loss), called at the first silence with cause
+ * Broken on purpose (src/testing/broken-guards.ts, not-reported-is-loss), called at the first silence with cause
  * 'job': a late report taken for a failure.
  */
 export async function expireOverdue(

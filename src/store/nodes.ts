@@ -5,7 +5,7 @@ import { sql } from './sql.js';
 import type { NodeRow } from './rows.js';
 import { endAssignments } from './assignments.js';
 import { StaleIncarnationError } from '../errors/stale-incarnation-error.js';
-import { guardBroken } from '../guards.js';
+import { isBroken } from '../testing/broken-guards.js';
 import { DEFAULT_MAX_JOBS } from '../domain/resources.js';
 
 /**
@@ -26,7 +26,7 @@ export async function registerNode(
   images: readonly string[] = [],
   maxJobs: number = DEFAULT_MAX_JOBS,
 ): Promise<NodeRow> {
-  if (guardBroken('registration-generation')) generation = null; // broken on purpose (src/guards.ts)
+  if (isBroken('registration-generation')) generation = null; // broken on purpose (src/testing/broken-guards.ts)
   return transaction(db, async (tx) => {
     // The heartbeat row first: the lock order of declaring a node dead (heartbeat, jobs, node).
     await tx.query(sql('nodes/heartbeat'), [name]);
@@ -73,7 +73,7 @@ export async function registerNode(
  * being declared meanwhile is the answer (410), never a stale 'Ready'.
  */
 export async function heartbeat(db: Db, name: string): Promise<'Ready' | 'Dead' | 'unknown'> {
-  const query = guardBroken('heartbeat-forward') ? 'nodes/beat_backwards' : 'nodes/beat'; // broken on purpose (src/guards.ts)
+  const query = isBroken('heartbeat-forward') ? 'nodes/beat_backwards' : 'nodes/beat'; // broken on purpose (src/testing/broken-guards.ts)
   const row = (await db.query<{ state: 'Ready' | 'Dead' | null }>(sql(query), [name])).rows[0];
   return row?.state ?? 'unknown';
 }

@@ -2,7 +2,7 @@
 // events after a position in watch order, and forgetting old ones (the leader's).
 import type { Db, Tx } from './db.js';
 import { sql } from './sql.js';
-import { guardBroken } from '../guards.js';
+import { isBroken } from '../testing/broken-guards.js';
 
 /** A place in the watch order: an event's xid (as text: xid8 exceeds 2^53) and id. */
 export interface WatchPosition {
@@ -20,7 +20,7 @@ export interface WatchEvent extends WatchPosition {
 
 /** The resourceVersion of a list read after this call. */
 export async function listVersion(db: Db): Promise<number> {
-  return (await db.query<{ rv: number }>(sql('watch/list_version'), [guardBroken('watch-xmin')])).rows[0]!.rv;
+  return (await db.query<{ rv: number }>(sql('watch/list_version'), [isBroken('watch-xmin')])).rows[0]!.rv;
 }
 
 /** Where a watch from `rv` resumes; 'gone' when that event is no longer kept (or never was). */
@@ -31,7 +31,7 @@ export async function positionOf(db: Db, rv: number): Promise<WatchPosition | 'g
 }
 
 export async function eventsAfter(db: Db, from: WatchPosition, limit: number): Promise<WatchEvent[]> {
-  return (await db.query<WatchEvent>(sql('watch/next'), [from.xid, from.id, limit, guardBroken('watch-xmin')])).rows;
+  return (await db.query<WatchEvent>(sql('watch/next'), [from.xid, from.id, limit, isBroken('watch-xmin')])).rows;
 }
 
 /** How many events older than keepSeconds were forgotten (at most `limit`). */

@@ -19,14 +19,12 @@ import {
   prunableJobs,
   readDueCronJobs,
   type DueCronJob,
-  type FireGuards,
 } from '../../src/store/cronjobs.js';
 import { occurrencesBetween } from '../../src/scheduling/cron.js';
 import { scheduleOf, validateCronJob } from '../../src/api/validation/cronjob.js';
 import { parseManifests } from '../../src/api/validation/manifest.js';
 import { readCronRecords } from '../../src/checker/read.js';
 import { findCronViolations } from '../../src/checker/cron.js';
-import { guardBroken } from '../../src/guards.js';
 import type { CronJobRequest } from '../../src/domain/resources.js';
 import { eventually } from '../helpers/eventually.js';
 
@@ -69,17 +67,8 @@ async function setup(label: string): Promise<TestDatabase> {
   return t;
 }
 
-function guards(): FireGuards {
-  return {
-    versionBroken: guardBroken('cron-version'),
-    cursorBroken: guardBroken('cron-cursor'),
-    nameBroken: guardBroken('cron-name'),
-    replaceWaitBroken: guardBroken('cron-replace-wait'),
-  };
-}
-
 async function fire(t: TestDatabase, read: DueCronJob) {
-  return fenced(t.db, leader, (tx) => fireCronJob(tx, read, scheduleOf(read.spec), 100, 60_000, guards()));
+  return fenced(t.db, leader, (tx) => fireCronJob(tx, read, scheduleOf(read.spec), 100, 60_000));
 }
 
 async function dueOne(t: TestDatabase): Promise<DueCronJob> {

@@ -74,7 +74,7 @@ async function disconnect(name: string, closedMs: number, beatMs: number): Promi
 }
 
 describe('node-health', () => {
-  // Broken variant (src/guards.ts, death-heartbeat-lock): the heartbeat is answered Ready while
+  // Broken variant (src/testing/broken-guards.ts, death-heartbeat-lock): the heartbeat is answered Ready while
   // the death commits, and the node would keep its jobs.
   it.each([false, true])(
     'answers a heartbeat that comes while the node is being declared dead with Dead, never Ready (lock broken: %s)',
@@ -241,7 +241,7 @@ describe('registering again', () => {
 
   // Lag is not loss: a run past its end with no report from its live node is a question to the
   // node (a snapshot sent now; it says again how the run ended), never a failure, and never placed
-  // again while its node may still run it. Broken variant (src/guards.ts, not-reported-is-loss):
+  // again while its node may still run it. Broken variant (src/testing/broken-guards.ts, not-reported-is-loss):
   // the run is ended Lost and retried using an attempt, although its node may report it yet.
   it.each([false, true])(
     'job-reconcile asks a live node about a run past its end with no report, and leaves it running (guard broken: %s)',
@@ -349,7 +349,7 @@ describe('registering again', () => {
     });
   });
 
-  // Broken variant (src/guards.ts, registration-generation): the late registration ends what the newer process runs.
+  // Broken variant (src/testing/broken-guards.ts, registration-generation): the late registration ends what the newer process runs.
   it.each([false, true])(
     'refuses a late registration from an older process of the node: what the newer one runs goes on (check broken: %s)',
     async (broken) => {

@@ -2,7 +2,7 @@
 // replicas and agents; faults injected per path and per node (src/faults.ts): reports answered
 // 503 while heartbeats pass, snapshots delivered late while keepalives flow, heartbeats refused
 // while reports pass. The verdict is the checker's, over the history and the nodes' own run logs.
-// Each scenario also runs with the guard that closes it broken (src/guards.ts), where the
+// Each scenario also runs with the guard that closes it broken (src/testing/broken-guards.ts), where the
 // checker must find the two runs at once: the proof that the scenario can fail. A node cut off
 // for good is here too, with the self-fence broken.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import { Cluster } from '../../src/simulator/cluster.js';
 import { DEFAULT_TIMINGS } from '../../src/config.js';
 import { check } from '../../src/checker/check.js';
 import { readCheckInput } from '../../src/checker/read.js';
-import type { Guard } from '../../src/guards.js';
+import type { BreakableGuard } from '../../src/testing/broken-guards.js';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { jobYaml, submit } from '../helpers/jobs.js';
@@ -24,7 +24,7 @@ import { CHANNELS } from '../../src/store/channels.js';
 const CONFIRM_TIMEOUT_MS = 1500;
 
 /** A cluster of 2 replicas and 2 nodes with the faults file; node-1 alone in pool "default". */
-function overloadCluster(label: string, broken: Guard | null) {
+function overloadCluster(label: string, broken: BreakableGuard | null) {
   const c = {} as { t: TestDatabase; cluster: Cluster; home: string; faults: string };
   beforeAll(async () => {
     c.t = await freshDatabase(label);

@@ -1,5 +1,5 @@
 // The workflow's and the matching's guards, each with its broken variant run here too
-// (FENCER_BREAK_GUARDS, src/guards.ts): placement honours a workflow's pool and a job's node
+// (FENCER_BREAK_GUARDS, src/testing/broken-guards.ts): placement honours a workflow's pool and a job's node
 // selector; the leader's workflow pass skips a job whose need failed, and writes nothing once
 // deposed (the fence). The controllers run in this process
 // against a real PostgreSQL, with a lease that says we lead at epoch 7.

@@ -201,7 +201,7 @@ export function occurrenceJob(
   const job = toJobRequest(
     {
       namespace: cronJob.namespace,
-      // Broken on purpose (src/guards.ts, cron-name): each fire makes a name of its own.
+      // Broken on purpose (src/testing/broken-guards.ts, cron-name): each fire makes a name of its own.
       name: nameBroken ? `${name}-${Math.random().toString(36).slice(2, 7)}` : name,
       generateName: null,
       labels: { ...template.metadata?.labels, [CRONJOB_LABEL]: cronJob.name },

@@ -6,7 +6,6 @@ import type { Logger } from 'pino';
 import type { Db } from '../../store/db.js';
 import type { Lease } from '../../lease/lease.js';
 import { fenced } from '../../lease/fenced.js';
-import { guardBroken } from '../../guards.js';
 import type { CronSchedule } from '../../scheduling/cron.js';
 import {
   fireCronJob,
@@ -17,7 +16,6 @@ import {
   pruneWorkflows,
   readDueCronJobs,
   type DueCronJob,
-  type FireGuards,
 } from '../../store/cronjobs.js';
 import { scheduleOf } from '../../api/validation/cronjob.js';
 import { QuotaExceededError } from '../../errors/quota-exceeded-error.js';
@@ -55,17 +53,11 @@ export class CronController implements Reconciler {
   ) {}
 
   async reconcile(log: Logger): Promise<ReconcileResult> {
-    const guards: FireGuards = {
-      versionBroken: guardBroken('cron-version'),
-      cursorBroken: guardBroken('cron-cursor'),
-      nameBroken: guardBroken('cron-name'),
-      replaceWaitBroken: guardBroken('cron-replace-wait'),
-    };
     const clock = performance.now();
     for (const [uid, until] of this.blockedUntil) if (until <= clock) this.blockedUntil.delete(uid);
     const due = await readDueCronJobs(this.db, CRONJOBS_PER_PASS, [...this.blockedUntil.keys()]);
     let more = due.length === CRONJOBS_PER_PASS;
-    for (const cron of due) more = (await this.fire(cron, guards, log)) || more;
+    for (const cron of due) more = (await this.fire(cron, log)) || more;
     if (this.passes++ % PRUNE_EVERY !== 0) return more ? 'requeue' : 'done';
     const prunable = await prunableJobs(this.db, PRUNE_PER_PASS);
     const workflows = await prunableWorkflows(this.db, PRUNE_PER_PASS);
@@ -83,22 +75,20 @@ export class CronController implements Reconciler {
   }
 
   /** Whether this CronJob has more due occurrences than one fire handled. */
-  private async fire(cron: DueCronJob, guards: FireGuards, log: Logger): Promise<boolean> {
+  private async fire(cron: DueCronJob, log: Logger): Promise<boolean> {
     const who = `${cron.namespace}/${cron.name}`;
     try {
       const schedule = this.scheduleOf(cron);
       let result;
       try {
         result = await fenced(this.db, this.lease, (tx) =>
-          fireCronJob(tx, cron, schedule, OCCURRENCES_PER_FIRE, this.overdueSlackMs, guards),
+          fireCronJob(tx, cron, schedule, OCCURRENCES_PER_FIRE, this.overdueSlackMs),
         );
       } catch (error) {
         // Several occurrences at once (catchUp all) may be more than the namespace's pending
         // quota takes: one at a time gets through as room frees, instead of never.
         if (!(error instanceof QuotaExceededError)) throw error;
-        result = await fenced(this.db, this.lease, (tx) =>
-          fireCronJob(tx, cron, schedule, 1, this.overdueSlackMs, guards),
-        );
+        result = await fenced(this.db, this.lease, (tx) => fireCronJob(tx, cron, schedule, 1, this.overdueSlackMs));
       }
       if (result.outcome === 'stale') {
         log.info({ cronjob: who }, 'the cronjob changed since it was read: nothing fired');

@@ -18,7 +18,7 @@ import {
   unconfirmedAssignments,
   type ConfirmRule,
 } from '../../store/decisions.js';
-import { guardBroken } from '../../guards.js';
+import { isBroken } from '../../testing/broken-guards.js';
 import type { ReconcileResult, Reconciler } from '../controller.js';
 
 const BATCH = 1000;
@@ -55,7 +55,7 @@ export class JobReconcile implements Reconciler {
       orphanedJobs(this.db, BATCH),
       overdueAssignments(this.db, BATCH, this.overdueSlackMs),
     ]);
-    const lossy = guardBroken('not-reported-is-loss'); // broken on purpose (src/guards.ts)
+    const lossy = isBroken('not-reported-is-loss'); // broken on purpose (src/testing/broken-guards.ts)
     const unanswered = lossy ? overdue : await this.ask(overdue, log);
     if (unconfirmed.length === 0 && orphans.length === 0 && unanswered.length === 0) return 'done';
     const [returned, retried, expired] = await fenced(this.db, this.lease, async (tx) => [

@@ -13,7 +13,7 @@ import type { Db } from '../../store/db.js';
 import { sql } from '../../store/sql.js';
 import type { PendingJob } from '../../scheduling/best-fit.js';
 import { pendingJobOf, type PendingRow } from '../../store/decisions.js';
-import { guardBroken } from '../../guards.js';
+import { isBroken } from '../../testing/broken-guards.js';
 
 /** The node selector of every job that has none. */
 const NO_SELECTOR: Record<string, string> = Object.freeze({}) as Record<string, string>;
@@ -102,7 +102,7 @@ export class PendingSet {
   async sync(db: Db): Promise<boolean> {
     const connection = this.listening();
     if (connection === null) return false;
-    const stale = connection !== this.readUnder && !guardBroken('pending-set-reread');
+    const stale = connection !== this.readUnder && !isBroken('pending-set-reread');
     if (stale || this.readUnder === null || performance.now() - this.readAt > RELOAD_MS) {
       this.changed.clear(); // before the read: a job named from here on is read again next round
       const overflows = this.overflows;

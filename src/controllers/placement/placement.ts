@@ -6,7 +6,7 @@ import type { Db } from '../../store/db.js';
 import type { Lease } from '../../lease/lease.js';
 import { fenced } from '../../lease/fenced.js';
 import { bestFit, type PendingJob, type Placement as JobPlacement } from '../../scheduling/best-fit.js';
-import { guardBroken } from '../../guards.js';
+import { isBroken } from '../../testing/broken-guards.js';
 import { DEFAULT_POLICY, type Policy } from '../../scheduling/policies.js';
 import {
   commitPlacements,
@@ -68,8 +68,8 @@ export class Placement implements Reconciler {
   ) {}
 
   private async readInput(): Promise<PlacementInput> {
-    // Broken on purpose (src/guards.ts, unclaimed-bound): a node is given all it has room for at once.
-    const maxUnclaimed = guardBroken('unclaimed-bound') ? UNBOUNDED : this.maxUnclaimed;
+    // Broken on purpose (src/testing/broken-guards.ts, unclaimed-bound): a node is given all it has room for at once.
+    const maxUnclaimed = isBroken('unclaimed-bound') ? UNBOUNDED : this.maxUnclaimed;
     const state = await readRoundState(this.db, this.freshHeartbeatMs, maxUnclaimed);
     if (!this.pending || !(await this.pending.sync(this.db))) return readPendingJobs(this.db, ROUND_LIMIT, state);
     return {
@@ -89,7 +89,7 @@ export class Placement implements Reconciler {
       queues: input.queues,
       quotas: input.quotas,
       memory: this.shareMemory,
-      ignoreLimits: guardBroken('queue-limit-plan'),
+      ignoreLimits: isBroken('queue-limit-plan'),
       reasonKnown: (uid, reason, message) => this.marked.has(uid, reason, message),
       maxReasons: REASONS_PER_ROUND,
     };
@@ -97,7 +97,7 @@ export class Placement implements Reconciler {
       jobs,
       nodes,
       this.fairShare ? this.policy : { ...this.policy, ordering: 'arrival' },
-      { ignorePool: guardBroken('pool-match'), ignoreLabels: guardBroken('label-match') },
+      { ignorePool: isBroken('pool-match'), ignoreLabels: isBroken('label-match') },
       shares,
     );
     placementDecideSeconds.observe((performance.now() - decideAt) / 1000);

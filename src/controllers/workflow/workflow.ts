@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../../store/db.js';
 import type { Lease } from '../../lease/lease.js';
 import { fenced } from '../../lease/fenced.js';
-import { guardBroken } from '../../guards.js';
+import { isBroken } from '../../testing/broken-guards.js';
 import { closeSettledWorkflows, releaseReadyJobs, skipBlockedJobs } from '../../store/workflows.js';
 import type { ReconcileResult, Reconciler } from '../controller.js';
 
@@ -22,7 +22,7 @@ export class WorkflowController implements Reconciler {
   ) {}
 
   async reconcile(log: Logger): Promise<ReconcileResult> {
-    const skipping = !guardBroken('skip-blocked');
+    const skipping = !isBroken('skip-blocked');
     const { released, skipped, closed } = await fenced(this.db, this.lease, async (tx) => ({
       skipped: skipping ? await skipBlockedJobs(tx, BATCH) : 0,
       released: await releaseReadyJobs(tx, BATCH),

@@ -1,8 +1,10 @@
-// Test-only switches that break one safety guard on purpose, so a test can show that the
-// guard is what keeps the system correct (docs/testing.md lists each and the test that
-// catches it). Set FENCER_BREAK_GUARDS=name,name in a process's environment. Never in production.
+// The one seam for broken variants: test-only switches that break one safety guard on purpose,
+// so a test can show that the guard is what keeps the system correct (docs/testing.md lists each
+// and the test that catches it). Set FENCER_BREAK_GUARDS=name,name in a process's environment.
+// Never in production. Each guard is read in one place, where it is kept; no production
+// signature carries a switch.
 
-export type Guard =
+export type BreakableGuard =
   | 'fence' // fenced(tx) stops comparing the lease epoch with ours
   | 'node-epoch-check' // the agent runs assignments from an older epoch
   | 'node-dedupe' // the agent runs an assignment id it has already seen
@@ -30,11 +32,17 @@ export type Guard =
   | 'dry-run' // writes ignore dryRun=All and make the change they were asked only to check
   | 'watch-xmin'; // watches and list versions take events of ended transactions past a running one's (xid order)
 
-export function guardBroken(guard: Guard, env: NodeJS.ProcessEnv = process.env): boolean {
+/** Whether FENCER_BREAK_GUARDS breaks this guard. */
+export function isBroken(guard: BreakableGuard, env: NodeJS.ProcessEnv = process.env): boolean {
+  return brokenGuards(env).includes(guard);
+}
+
+/** Every guard FENCER_BREAK_GUARDS names (a process logs them at start). */
+export function brokenGuards(env: NodeJS.ProcessEnv = process.env): string[] {
   const raw = env.FENCER_BREAK_GUARDS;
-  if (!raw) return false;
+  if (!raw) return [];
   return raw
     .split(',')
     .map((s) => s.trim())
-    .includes(guard);
+    .filter((s) => s !== '');
 }
