@@ -19,11 +19,9 @@ import { checkDryRuns, dryRunAsked } from './dry-run.js';
 import { uiRoutes } from './routes/ui.js';
 import type { ErrorBody } from '../domain/resources.js';
 import { httpRequestSeconds, httpRequests, httpShed } from '../metrics/registry.js';
+import { isPoolWaitExceeded, POOL_WAIT_MESSAGE } from './pool-wait.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
-
-/** What pg's pool throws when no connection came free within its connectionTimeoutMillis. */
-const POOL_WAIT_EXCEEDED = 'timeout exceeded when trying to connect';
 
 export function buildServer(ctx: ApiContext): FastifyInstance {
   const app = Fastify({ bodyLimit: BODY_LIMIT_BYTES, logger: false, forceCloseConnections: true });
@@ -48,11 +46,11 @@ export function buildServer(ctx: ApiContext): FastifyInstance {
       // Nothing of the request was written: the caller sends it again (the same Idempotency-Key).
       status = 503;
       void reply.header('Retry-After', '1');
-    } else if (err.message === POOL_WAIT_EXCEEDED) {
+    } else if (isPoolWaitExceeded(err)) {
       // The replica is too busy to reach the database in time: the caller should try another.
       status = 503;
       httpShed.inc();
-      body.error.message = 'replica busy: no database connection free in time; try another replica';
+      body.error.message = POOL_WAIT_MESSAGE;
     } else if (typeof (err as { statusCode?: number }).statusCode === 'number') {
       status = (err as unknown as { statusCode: number }).statusCode;
       if ((err as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {

@@ -1,13 +1,14 @@
 // CronJobs: apply (create or edit; one YAML or JSON document), get, list, delete, and a
 // CronJob's recent occurrences. Any replica, no leader needed: firing is the leader's.
 import type { FastifyInstance } from 'fastify';
-import { REHEARSABLE, writeOrRehearse } from '../dry-run.js';
+import { rehearseIf, REHEARSABLE } from '../dry-run.js';
+import { writeOptionsOf, type WriteAnswer, type WriteOptions } from '../write-options.js';
 import type { ApiContext } from '../context.js';
 import { HttpError } from '../../errors/http-error.js';
 import { readCronJobSubmission } from '../validation/cronjob.js';
 import { applyCronJob, deleteCronJob, getCronJob, listCronJobs, recentOccurrences } from '../../store/cronjobs.js';
 import { presentCronJob } from '../present.js';
-import { API_VERSION } from '../../domain/resources.js';
+import { API_VERSION, type CronJob } from '../../domain/resources.js';
 import { overdueSlackMs } from '../../config.js';
 
 interface CronJobParams {
@@ -17,12 +18,43 @@ interface CronJobParams {
 
 const OCCURRENCES_SHOWN = 20;
 
+/** Creates or edits the CronJob a POST /api/v1/cronjobs body holds. */
+export async function applyCronJobOf(
+  ctx: ApiContext,
+  text: string,
+  contentType: string | undefined,
+  options: WriteOptions,
+): Promise<WriteAnswer> {
+  const cronJob = readCronJobSubmission(text, contentType);
+  const result = await rehearseIf(options.dryRun, ctx.db, (db) => applyCronJob(db, cronJob));
+  return { code: result.outcome === 'created' ? 201 : 200, body: presentCronJob(result.cronJob) };
+}
+
+/** Deletes a CronJob and, unless `orphan`, its Jobs and workflows. */
+export async function removeCronJob(
+  ctx: ApiContext,
+  namespace: string,
+  name: string,
+  orphan: boolean,
+  options: WriteOptions,
+): Promise<CronJob> {
+  const row = await rehearseIf(options.dryRun, ctx.db, (db) =>
+    deleteCronJob(db, namespace, name, overdueSlackMs(ctx.timings), orphan),
+  );
+  if (!row) throw notFound(namespace, name);
+  return presentCronJob(row);
+}
+
 export function cronJobRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.post('/api/v1/cronjobs', REHEARSABLE, async (request, reply) => {
-    const cronJob = readCronJobSubmission(String(request.body ?? ''), request.headers['content-type']);
-    const result = await writeOrRehearse(request, ctx.db, (db) => applyCronJob(db, cronJob));
-    reply.code(result.outcome === 'created' ? 201 : 200);
-    return presentCronJob(result.cronJob);
+    const answer = await applyCronJobOf(
+      ctx,
+      String(request.body ?? ''),
+      request.headers['content-type'],
+      writeOptionsOf(request),
+    );
+    reply.code(answer.code);
+    return answer.body;
   });
 
   app.get<{ Querystring: { namespace?: string } }>('/api/v1/cronjobs', async (request) => {
@@ -65,13 +97,8 @@ export function cronJobRoutes(app: FastifyInstance, ctx: ApiContext): void {
     '/api/v1/namespaces/:namespace/cronjobs/:name',
     REHEARSABLE,
     async (request) => {
-      const { namespace, name } = request.params;
       const orphan = propagationOf(request.query.propagationPolicy) === 'Orphan';
-      const row = await writeOrRehearse(request, ctx.db, (db) =>
-        deleteCronJob(db, namespace, name, overdueSlackMs(ctx.timings), orphan),
-      );
-      if (!row) throw notFound(namespace, name);
-      return presentCronJob(row);
+      return removeCronJob(ctx, request.params.namespace, request.params.name, orphan, writeOptionsOf(request));
     },
   );
 }

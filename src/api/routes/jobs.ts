@@ -1,6 +1,6 @@
 // Jobs: create (YAML or JSON), get, list (a page at a time), delete, cancel, replay. Any replica, no leader needed.
 import { overdueSlackMs } from '../../config.js';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { readSubmissionOffLoop } from '../validation/off-loop.js';
 import { HttpError } from '../../errors/http-error.js';
@@ -20,9 +20,10 @@ import { continueToken, pageLimitOf, parseContinue } from '../list-page.js';
 
 /** The latest events a job's events list shows. */
 const EVENTS_SHOWN = 100;
-import { API_VERSION, type JobRequest } from '../../domain/resources.js';
-import { actorOf, idempotencyKeyOf } from '../request-headers.js';
-import { isDryRun, REHEARSABLE, writeOrRehearse } from '../dry-run.js';
+import { API_VERSION, type Job, type JobRequest } from '../../domain/resources.js';
+import { actorOf } from '../request-headers.js';
+import { rehearseIf, REHEARSABLE, writeOrRehearse } from '../dry-run.js';
+import { writeOptionsOf, type WriteOptions, type WriteAnswer } from '../write-options.js';
 
 interface JobParams {
   namespace: string;
@@ -40,9 +41,9 @@ interface ListQuery {
 /** Room for a backlog of ten thousand jobs in one request. */
 const BATCH_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 
-async function submitMany(ctx: ApiContext, request: FastifyRequest, jobs: JobRequest[], reply: FastifyReply) {
+async function submitMany(ctx: ApiContext, jobs: JobRequest[], options: WriteOptions): Promise<WriteAnswer> {
   await ctx.backlog.admit(jobs.length);
-  const result = await writeOrRehearse(request, ctx.db, (db) => submitJobs(db, jobs));
+  const result = await rehearseIf(options.dryRun, ctx.db, (db) => submitJobs(db, jobs));
   if (result.outcome === 'conflict') {
     const { namespace, name } = result.job;
     throw new HttpError(
@@ -51,30 +52,63 @@ async function submitMany(ctx: ApiContext, request: FastifyRequest, jobs: JobReq
     );
   }
   const created = result.results.filter((r) => r.outcome === 'created').length;
-  if (!isDryRun(request)) ctx.backlog.accepted(created);
-  reply.code(created > 0 ? 201 : 200);
-  return { apiVersion: API_VERSION, kind: 'JobList', items: result.results.map((r) => presentJob(r.job)) };
+  if (!options.dryRun) ctx.backlog.accepted(created);
+  return {
+    code: created > 0 ? 201 : 200,
+    body: { apiVersion: API_VERSION, kind: 'JobList', items: result.results.map((r) => presentJob(r.job)) },
+  };
+}
+
+/**
+ * Creates what a POST /api/v1/jobs body holds. One document: that job. Several (`---` documents
+ * or a JSON array): all of them in one transaction, all accepted or none, answered with a JobList.
+ */
+export async function createJobs(
+  ctx: ApiContext,
+  text: string,
+  contentType: string | undefined,
+  options: WriteOptions,
+): Promise<WriteAnswer> {
+  const { jobs, several } = await readSubmissionOffLoop(text, contentType);
+  if (several) return submitMany(ctx, jobs, options);
+  const job = jobs[0]!;
+  const key = options.idempotencyKey();
+  await ctx.backlog.admit(1);
+  const result = await rehearseIf(options.dryRun, ctx.db, (db) => submitJob(db, job, key));
+  if (result.outcome === 'conflict') {
+    throw new HttpError(
+      409,
+      `job ${job.namespace}/${job.name} already exists with a different spec (jobs are immutable; delete it first)`,
+    );
+  }
+  if (result.outcome === 'created' && !options.dryRun) ctx.backlog.accepted(1);
+  return { code: result.outcome === 'created' ? 201 : 200, body: presentJob(result.job) };
+}
+
+/** Deletes a job (stopping its run); a workflow's job goes only with its workflow (409). */
+export async function removeJob(ctx: ApiContext, namespace: string, name: string, options: WriteOptions): Promise<Job> {
+  const result = await rehearseIf(options.dryRun, ctx.db, (db) =>
+    deleteJob(db, namespace, name, overdueSlackMs(ctx.timings)),
+  );
+  if (result.outcome === 'not-found') throw notFound(namespace, name);
+  if (result.outcome === 'owned')
+    throw new HttpError(
+      409,
+      `job ${namespace}/${name} belongs to workflow ${result.workflow}: delete the workflow (fencer delete workflow ${result.workflow})`,
+    );
+  return presentJob(result.job);
 }
 
 export function jobRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  // One document: that job. Several (`---` documents or a JSON array): all of them in one
-  // transaction, all accepted or none, answered with a JobList.
   app.post('/api/v1/jobs', { bodyLimit: BATCH_BODY_LIMIT_BYTES, ...REHEARSABLE }, async (request, reply) => {
-    const { jobs, several } = await readSubmissionOffLoop(String(request.body ?? ''), request.headers['content-type']);
-    if (several) return submitMany(ctx, request, jobs, reply);
-    const job = jobs[0]!;
-    const key = idempotencyKeyOf(request);
-    await ctx.backlog.admit(1);
-    const result = await writeOrRehearse(request, ctx.db, (db) => submitJob(db, job, key));
-    if (result.outcome === 'conflict') {
-      throw new HttpError(
-        409,
-        `job ${job.namespace}/${job.name} already exists with a different spec (jobs are immutable; delete it first)`,
-      );
-    }
-    if (result.outcome === 'created' && !isDryRun(request)) ctx.backlog.accepted(1);
-    reply.code(result.outcome === 'created' ? 201 : 200);
-    return presentJob(result.job);
+    const answer = await createJobs(
+      ctx,
+      String(request.body ?? ''),
+      request.headers['content-type'],
+      writeOptionsOf(request),
+    );
+    reply.code(answer.code);
+    return answer.body;
   });
 
   // A page at a time (list-page.ts): `limit` (500 when none, at most 1000) and the `continue` of
@@ -103,19 +137,9 @@ export function jobRoutes(app: FastifyInstance, ctx: ApiContext): void {
     return { apiVersion: API_VERSION, kind: 'JobEventList', items: rows.map(presentJobEvent) };
   });
 
-  app.delete<{ Params: JobParams }>('/api/v1/namespaces/:namespace/jobs/:name', REHEARSABLE, async (request) => {
-    const { namespace, name } = request.params;
-    const result = await writeOrRehearse(request, ctx.db, (db) =>
-      deleteJob(db, namespace, name, overdueSlackMs(ctx.timings)),
-    );
-    if (result.outcome === 'not-found') throw notFound(namespace, name);
-    if (result.outcome === 'owned')
-      throw new HttpError(
-        409,
-        `job ${namespace}/${name} belongs to workflow ${result.workflow}: delete the workflow (fencer delete workflow ${result.workflow})`,
-      );
-    return presentJob(result.job);
-  });
+  app.delete<{ Params: JobParams }>('/api/v1/namespaces/:namespace/jobs/:name', REHEARSABLE, async (request) =>
+    removeJob(ctx, request.params.namespace, request.params.name, writeOptionsOf(request)),
+  );
 
   app.post<{ Params: JobParams }>('/api/v1/namespaces/:namespace/jobs/:name/cancel', REHEARSABLE, async (request) => {
     const { namespace, name } = request.params;

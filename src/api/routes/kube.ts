@@ -20,12 +20,16 @@ import { readNamespace } from './queues.js';
 import { streamWatch } from '../kube/watch.js';
 import { listVersion } from '../../store/watch.js';
 import { expectedVersionOf, mergePatch, replaceObject } from '../kube/updates.js';
-import { propagationOf } from './cronjobs.js';
-import { dryRunQuery, REHEARSABLE, writeOrRehearse } from '../dry-run.js';
+import { REHEARSABLE, writeOrRehearse } from '../dry-run.js';
+import { isPoolWaitExceeded, shedPoolWait } from '../pool-wait.js';
+import { writeOptionsOf, type WriteAnswer, type WriteOptions } from '../write-options.js';
+import { createJobs, removeJob } from './jobs.js';
+import { createWorkflow, removeWorkflow } from './workflows.js';
+import { applyCronJobOf, propagationOf, removeCronJob } from './cronjobs.js';
+import { applyQueueOf, applyQuotaOf, removeQueue, removeQuota } from './queues.js';
 import { deleteOptionsOf } from '../delete-options.js';
 import YAML from 'yaml';
-import { ValidationError } from '../../errors/validation-error.js';
-import { RetryLaterError } from '../../errors/retry-later-error.js';
+import { IdempotencyKeyReusedError } from '../../errors/idempotency-key-reused-error.js';
 import { kubeEventRoutes } from './kube-events.js';
 
 interface GroupVersion {
@@ -46,6 +50,9 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     // Discovery of /apis lists events.k8s.io too; its routes are kubeEventRoutes'.
     const groups = apisKinds();
     const objects = kubeObjects(ctx);
+    // A create is the kind's /api/v1 create of the object as JSON, refusals thrown as they are.
+    const create = (kind: KubeKind, object: Record<string, unknown>, options: WriteOptions) =>
+      apiErrorsOf(() => writesOf(kind, 'POST').create(ctx, JSON.stringify(object), 'application/json', options));
     kubeEventRoutes(kube, ctx);
 
     kube.get('/version', async () => ({
@@ -151,38 +158,31 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
       if (!object) throw new HttpError(404, `${kind.plural}.${kind.group} "${request.params.name}" not found`);
       return answer(request, reply, kind, [object], null);
     };
-    // Writes go through the /api/v1 routes (one validation and one store path per kind), with
-    // their answers turned into Kubernetes ones: a create of an object that exists is
-    // AlreadyExists even when it is the same, refusals are Status objects with their causes.
+    // Creates and deletes call the /api/v1 routes' write functions (one validation and one store
+    // path per kind), with their answers turned into Kubernetes ones: a create of an object that
+    // exists is AlreadyExists even when it is the same, refusals are Status objects with their causes.
     kube.post<{ Params: ListParams }>(
       '/apis/:group/:version/namespaces/:namespace/:plural',
       REHEARSABLE,
       async (request, reply) => {
         const kind = kindOf(kinds, request.params);
         const object = objectIn(String(request.body ?? ''), request.params.namespace!);
-        // The /api/v1 route of a Queue, ResourceQuota or CronJob applies (creates or changes): a
+        // The /api/v1 write of a Queue, ResourceQuota or CronJob applies (creates or changes): a
         // create of one that exists must not change it. A create racing another for the same name
         // may still be taken as a change.
         const named = (object.metadata as { name?: unknown }).name;
         if (typeof named === 'string' && named !== '' && (await objects.get(kind, request.params.namespace!, named))) {
           throw new KubeError(409, 'AlreadyExists', `${kind.plural}.${kind.group} "${named}" already exists`);
         }
-        const answered = await app.inject({
-          method: 'POST',
-          url: `/api/v1/${kind.plural}${dryRunQuery(request)}`,
-          payload: JSON.stringify(object),
-          headers: { 'content-type': 'application/json' },
-        });
-        const body = answered.json() as Record<string, unknown>;
-        if (answered.statusCode === 200)
+        const answered = await create(kind, object, writeOptionsOf(request));
+        if (answered.code === 200)
           throw new KubeError(
             409,
             'AlreadyExists',
-            `${kind.plural}.${kind.group} "${String((body.metadata as { name?: string })?.name)}" already exists`,
+            `${kind.plural}.${kind.group} "${String((answered.body as { metadata?: { name?: string } }).metadata?.name)}" already exists`,
           );
-        if (answered.statusCode >= 300) throw fromFencer(answered.statusCode, body, answered.headers['retry-after']);
         void reply.code(201);
-        return body;
+        return answered.body;
       },
     );
     // propagationPolicy (query or DeleteOptions body): Orphan leaves a CronJob's Jobs and
@@ -202,14 +202,8 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
             'Invalid',
             "propagationPolicy Orphan: a workflow's jobs wait on each other through it and cannot be left without it",
           );
-        const query =
-          policy === 'Orphan' ? `?propagationPolicy=Orphan${dryRunQuery(request, '&')}` : dryRunQuery(request);
-        const answered = await app.inject({
-          method: 'DELETE',
-          url: `/api/v1/namespaces/${encodeURIComponent(namespace!)}/${kind.plural}/${encodeURIComponent(name)}${query}`,
-        });
-        const body = answered.json() as Record<string, unknown>;
-        if (answered.statusCode >= 300) throw fromFencer(answered.statusCode, body, undefined);
+        const remove = writesOf(kind, 'DELETE').remove;
+        await apiErrorsOf(() => remove(ctx, namespace!, name, policy === 'Orphan', writeOptionsOf(request)));
         return {
           kind: 'Status',
           apiVersion: 'v1',
@@ -266,20 +260,13 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
           if (!current) {
             if (type !== 'application/apply-patch+yaml')
               throw new HttpError(404, `${kind.plural}.${kind.group} "${name}" not found`);
-            const answered = await app.inject({
-              method: 'POST',
-              url: `/api/v1/${kind.plural}${dryRunQuery(request)}`,
-              payload: JSON.stringify({ ...patch, metadata: { ...(patch.metadata as object), name } }),
-              headers: { 'content-type': 'application/json' },
-            });
-            if (answered.statusCode >= 300)
-              throw fromFencer(
-                answered.statusCode,
-                answered.json() as Record<string, unknown>,
-                answered.headers['retry-after'],
-              );
+            const answered = await create(
+              kind,
+              { ...patch, metadata: { ...(patch.metadata as object), name } },
+              writeOptionsOf(request),
+            );
             void reply.code(201);
-            return answered.json();
+            return answered.body;
           }
           // A patch that names a resourceVersion (kubectl label --resource-version) is a
           // precondition: a Conflict if the object has moved on, never read again and retried.
@@ -370,17 +357,49 @@ function objectIn(text: string, namespace: string): Record<string, unknown> {
   return { ...fields, metadata: { ...metadata, namespace } };
 }
 
-/** A refusal of the /api/v1 route, as the error the Status handler turns into a Kubernetes answer. */
-function fromFencer(
-  code: number,
-  body: Record<string, unknown>,
-  retryAfter: string | number | string[] | undefined,
-): Error {
-  const error = (body.error ?? {}) as {
-    message?: string;
-    details?: Array<{ path: string; message: string; line?: number }>;
-  };
-  if (code === 400 && error.details) return new ValidationError(error.details);
-  if (code === 429) return new RetryLaterError(error.message ?? 'too many requests', Number(retryAfter ?? 5));
-  return new HttpError(code, error.message ?? `refused (${code})`);
+/** The writes of each kind the /api/v1 routes serve, by plural: the Kubernetes API's are the same. */
+interface KindWrites {
+  create(ctx: ApiContext, text: string, contentType: string, options: WriteOptions): Promise<WriteAnswer>;
+  remove(ctx: ApiContext, namespace: string, name: string, orphan: boolean, options: WriteOptions): Promise<unknown>;
+}
+
+const WRITES: Record<string, KindWrites> = {
+  jobs: {
+    create: createJobs,
+    remove: (ctx, namespace, name, _orphan, options) => removeJob(ctx, namespace, name, options),
+  },
+  workflows: {
+    create: createWorkflow,
+    remove: (ctx, namespace, name, _orphan, options) => removeWorkflow(ctx, namespace, name, options),
+  },
+  cronjobs: { create: applyCronJobOf, remove: removeCronJob },
+  queues: {
+    create: applyQueueOf,
+    remove: (ctx, namespace, name, _orphan, options) => removeQueue(ctx, namespace, name, options),
+  },
+  resourcequotas: {
+    create: applyQuotaOf,
+    remove: (ctx, namespace, name, _orphan, options) => removeQuota(ctx, namespace, name, options),
+  },
+};
+
+function writesOf(kind: KubeKind, method: 'POST' | 'DELETE'): KindWrites {
+  const writes = WRITES[kind.plural];
+  if (!writes) throw new HttpError(404, `no route for ${method} of ${kind.plural}`);
+  return writes;
+}
+
+/**
+ * Refusals the /api/v1 error handler answers by code (src/api/server.ts) that the Status handler
+ * would otherwise take for a 500: a reused Idempotency-Key (409) and a replica with no database
+ * connection free in time (503).
+ */
+async function apiErrorsOf<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof IdempotencyKeyReusedError) throw new HttpError(409, error.message);
+    if (isPoolWaitExceeded(error)) throw shedPoolWait();
+    throw error;
+  }
 }

@@ -1,7 +1,8 @@
 // Queues and ResourceQuotas: apply (create or change; one YAML or JSON document), get, list,
 // delete; and a namespace's use against its limits. Any replica, no leader needed.
 import type { FastifyInstance } from 'fastify';
-import { REHEARSABLE, writeOrRehearse } from '../dry-run.js';
+import { rehearseIf, REHEARSABLE } from '../dry-run.js';
+import { writeOptionsOf, type WriteAnswer, type WriteOptions } from '../write-options.js';
 import type { ApiContext } from '../context.js';
 import { HttpError } from '../../errors/http-error.js';
 import { readQueueSubmission, readResourceQuotaSubmission } from '../validation/queue.js';
@@ -27,12 +28,73 @@ interface ObjectParams {
   name: string;
 }
 
+/** Creates or changes the Queue a POST /api/v1/queues body holds. */
+export async function applyQueueOf(
+  ctx: ApiContext,
+  text: string,
+  contentType: string | undefined,
+  options: WriteOptions,
+): Promise<WriteAnswer> {
+  const queue = readQueueSubmission(text, contentType);
+  const result = await rehearseIf(options.dryRun, ctx.db, (db) => applyQueue(db, queue));
+  return { code: result.outcome === 'created' ? 201 : 200, body: presentQueue(result.queue) };
+}
+
+/** Deletes a queue (409 while it has unfinished jobs, and for `default`). */
+export async function removeQueue(
+  ctx: ApiContext,
+  namespace: string,
+  name: string,
+  options: WriteOptions,
+): Promise<DeletedStatus> {
+  const result = await rehearseIf(options.dryRun, ctx.db, (db) => deleteQueue(db, namespace, name));
+  if (result.outcome === 'not-found') throw notFound('queue', namespace, name);
+  if (result.outcome === 'not-allowed')
+    throw new HttpError(409, `queue ${namespace}/${name} cannot be deleted: ${result.why}`);
+  return deleted('queues', namespace, name);
+}
+
+/** Creates or changes the ResourceQuota a POST /api/v1/resourcequotas body holds (one per namespace). */
+export async function applyQuotaOf(
+  ctx: ApiContext,
+  text: string,
+  contentType: string | undefined,
+  options: WriteOptions,
+): Promise<WriteAnswer> {
+  const quota = readResourceQuotaSubmission(text, contentType);
+  const result = await rehearseIf(options.dryRun, ctx.db, (db) => applyQuota(db, quota));
+  if (result.outcome === 'conflict') {
+    throw new HttpError(
+      409,
+      `namespace ${quota.namespace} already has ResourceQuota ${result.quota.name} (one per namespace): ` +
+        `apply the change to ${result.quota.name}, or delete it first`,
+    );
+  }
+  return { code: result.outcome === 'created' ? 201 : 200, body: presentResourceQuota(result.quota) };
+}
+
+/** Deletes a namespace's ResourceQuota. */
+export async function removeQuota(
+  ctx: ApiContext,
+  namespace: string,
+  name: string,
+  options: WriteOptions,
+): Promise<DeletedStatus> {
+  if (!(await rehearseIf(options.dryRun, ctx.db, (db) => deleteQuota(db, namespace, name))))
+    throw notFound('resourcequota', namespace, name);
+  return deleted('resourcequotas', namespace, name);
+}
+
 export function queueRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.post('/api/v1/queues', REHEARSABLE, async (request, reply) => {
-    const queue = readQueueSubmission(String(request.body ?? ''), request.headers['content-type']);
-    const result = await writeOrRehearse(request, ctx.db, (db) => applyQueue(db, queue));
-    reply.code(result.outcome === 'created' ? 201 : 200);
-    return presentQueue(result.queue);
+    const answer = await applyQueueOf(
+      ctx,
+      String(request.body ?? ''),
+      request.headers['content-type'],
+      writeOptionsOf(request),
+    );
+    reply.code(answer.code);
+    return answer.body;
   });
 
   app.get<{ Querystring: { namespace?: string } }>('/api/v1/queues', async (request) => {
@@ -52,27 +114,19 @@ export function queueRoutes(app: FastifyInstance, ctx: ApiContext): void {
     return presentQueue(row);
   });
 
-  app.delete<{ Params: ObjectParams }>('/api/v1/namespaces/:namespace/queues/:name', REHEARSABLE, async (request) => {
-    const { namespace, name } = request.params;
-    const result = await writeOrRehearse(request, ctx.db, (db) => deleteQueue(db, namespace, name));
-    if (result.outcome === 'not-found') throw notFound('queue', namespace, name);
-    if (result.outcome === 'not-allowed')
-      throw new HttpError(409, `queue ${namespace}/${name} cannot be deleted: ${result.why}`);
-    return deleted('queues', namespace, name);
-  });
+  app.delete<{ Params: ObjectParams }>('/api/v1/namespaces/:namespace/queues/:name', REHEARSABLE, async (request) =>
+    removeQueue(ctx, request.params.namespace, request.params.name, writeOptionsOf(request)),
+  );
 
   app.post('/api/v1/resourcequotas', REHEARSABLE, async (request, reply) => {
-    const quota = readResourceQuotaSubmission(String(request.body ?? ''), request.headers['content-type']);
-    const result = await writeOrRehearse(request, ctx.db, (db) => applyQuota(db, quota));
-    if (result.outcome === 'conflict') {
-      throw new HttpError(
-        409,
-        `namespace ${quota.namespace} already has ResourceQuota ${result.quota.name} (one per namespace): ` +
-          `apply the change to ${result.quota.name}, or delete it first`,
-      );
-    }
-    reply.code(result.outcome === 'created' ? 201 : 200);
-    return presentResourceQuota(result.quota);
+    const answer = await applyQuotaOf(
+      ctx,
+      String(request.body ?? ''),
+      request.headers['content-type'],
+      writeOptionsOf(request),
+    );
+    reply.code(answer.code);
+    return answer.body;
   });
 
   app.get<{ Querystring: { namespace?: string } }>('/api/v1/resourcequotas', async (request) => {
@@ -96,12 +150,7 @@ export function queueRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.delete<{ Params: ObjectParams }>(
     '/api/v1/namespaces/:namespace/resourcequotas/:name',
     REHEARSABLE,
-    async (request) => {
-      const { namespace, name } = request.params;
-      if (!(await writeOrRehearse(request, ctx.db, (db) => deleteQuota(db, namespace, name))))
-        throw notFound('resourcequota', namespace, name);
-      return deleted('resourcequotas', namespace, name);
-    },
+    async (request) => removeQuota(ctx, request.params.namespace, request.params.name, writeOptionsOf(request)),
   );
 
   app.get<{ Params: { namespace: string } }>('/api/v1/namespaces/:namespace', async (request) => {
@@ -131,8 +180,15 @@ function notFound(kind: string, namespace: string, name: string): HttpError {
   return new HttpError(404, `${kind} ${namespace}/${name} not found`);
 }
 
+interface DeletedStatus {
+  apiVersion: string;
+  kind: 'Status';
+  status: 'Success';
+  details: { name: string; namespace: string; group: string; kind: string };
+}
+
 /** The answer to a delete whose object is gone, as the Kubernetes apiserver's Status. */
-function deleted(plural: string, namespace: string, name: string) {
+function deleted(plural: string, namespace: string, name: string): DeletedStatus {
   return {
     apiVersion: API_VERSION,
     kind: 'Status',

@@ -1,7 +1,8 @@
 // Workflows: create (one YAML or JSON document: the workflow and all its jobs, or nothing), get,
 // list, cancel, retry, delete. Any replica, no leader needed.
 import type { FastifyInstance } from 'fastify';
-import { isDryRun, REHEARSABLE, writeOrRehearse } from '../dry-run.js';
+import { rehearseIf, REHEARSABLE, writeOrRehearse } from '../dry-run.js';
+import { writeOptionsOf, type WriteAnswer, type WriteOptions } from '../write-options.js';
 import type { ApiContext } from '../context.js';
 import { HttpError } from '../../errors/http-error.js';
 import { readWorkflowSubmission } from '../validation/workflow.js';
@@ -15,27 +16,57 @@ import {
   type WorkflowActionResult,
 } from '../../store/workflows.js';
 import { presentWorkflow } from '../present.js';
-import { API_VERSION } from '../../domain/resources.js';
+import { API_VERSION, type Workflow } from '../../domain/resources.js';
 import { overdueSlackMs, workflowMaxJobs } from '../../config.js';
-import { actorOf, idempotencyKeyOf } from '../request-headers.js';
+import { actorOf } from '../request-headers.js';
 
 interface WorkflowParams {
   namespace: string;
   name: string;
 }
 
-export function workflowRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  const maxJobs = workflowMaxJobs();
+/** Creates the workflow a POST /api/v1/workflows body holds, with all its jobs, or nothing. */
+export async function createWorkflow(
+  ctx: ApiContext,
+  text: string,
+  contentType: string | undefined,
+  options: WriteOptions,
+): Promise<WriteAnswer> {
+  const workflow = readWorkflowSubmission(text, contentType, workflowMaxJobs());
+  const key = options.idempotencyKey();
+  await ctx.backlog.admit(workflow.jobs.length);
+  const result = await rehearseIf(options.dryRun, ctx.db, (db) => submitWorkflow(db, workflow, key));
+  if (result.outcome === 'created' && !options.dryRun) ctx.backlog.accepted(workflow.jobs.length);
+  if (result.outcome === 'conflict') throw new HttpError(409, result.what);
+  return { code: result.outcome === 'created' ? 201 : 200, body: presentWorkflow(result.workflow, result.jobs) };
+}
 
+/** Deletes a workflow and its jobs (stopping those that run). */
+export async function removeWorkflow(
+  ctx: ApiContext,
+  namespace: string,
+  name: string,
+  options: WriteOptions,
+): Promise<Workflow> {
+  return answer(
+    await rehearseIf(options.dryRun, ctx.db, (db) =>
+      deleteWorkflow(db, namespace, name, options.actor, overdueSlackMs(ctx.timings)),
+    ),
+    namespace,
+    name,
+  );
+}
+
+export function workflowRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.post('/api/v1/workflows', REHEARSABLE, async (request, reply) => {
-    const workflow = readWorkflowSubmission(String(request.body ?? ''), request.headers['content-type'], maxJobs);
-    const key = idempotencyKeyOf(request);
-    await ctx.backlog.admit(workflow.jobs.length);
-    const result = await writeOrRehearse(request, ctx.db, (db) => submitWorkflow(db, workflow, key));
-    if (result.outcome === 'created' && !isDryRun(request)) ctx.backlog.accepted(workflow.jobs.length);
-    if (result.outcome === 'conflict') throw new HttpError(409, result.what);
-    reply.code(result.outcome === 'created' ? 201 : 200);
-    return presentWorkflow(result.workflow, result.jobs);
+    const answer = await createWorkflow(
+      ctx,
+      String(request.body ?? ''),
+      request.headers['content-type'],
+      writeOptionsOf(request),
+    );
+    reply.code(answer.code);
+    return answer.body;
   });
 
   app.get<{ Querystring: { namespace?: string } }>('/api/v1/workflows', async (request) => {
@@ -66,16 +97,7 @@ export function workflowRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.delete<{ Params: WorkflowParams }>(
     '/api/v1/namespaces/:namespace/workflows/:name',
     REHEARSABLE,
-    async (request) => {
-      const { namespace, name } = request.params;
-      return answer(
-        await writeOrRehearse(request, ctx.db, (db) =>
-          deleteWorkflow(db, namespace, name, actorOf(request), overdueSlackMs(ctx.timings)),
-        ),
-        namespace,
-        name,
-      );
-    },
+    async (request) => removeWorkflow(ctx, request.params.namespace, request.params.name, writeOptionsOf(request)),
   );
 
   app.post<{ Params: WorkflowParams }>(
