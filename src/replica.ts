@@ -31,9 +31,9 @@ import { WatchHub } from './api/watch-hub.js';
 import { buildServer } from './api/server.js';
 import { epochGauge, leaderGauge } from './metrics/registry.js';
 import { exportClusterState } from './metrics/cluster.js';
-import { openKubeWatches } from './api/kube/watch.js';
+import { openKubeWatches } from './api/kube/object-watch.js';
 import { isBroken } from './testing/broken-guards.js';
-import { blockLoopOnFault, exhaustPoolOnFault } from './faults.js';
+import { blockLoopOnFault, exhaustPoolOnFault } from './testing/overload-faults.js';
 import { DecisionThread } from './lifecycle.js';
 import type { Policy } from './scheduling/policies.js';
 

@@ -9,7 +9,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../store/db.js';
 import { sql } from '../store/sql.js';
-import { eventsAfter, listVersion, positionOf, type WatchPosition } from '../store/watch.js';
+import { eventsAfter, listVersion, positionOf, type WatchPosition } from '../store/watch-feed.js';
 import { delay } from '../lifecycle.js';
 
 export interface Change {

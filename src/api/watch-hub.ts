@@ -11,7 +11,7 @@ import { markDelivered, snapshotFor } from '../store/assignments.js';
 import { isBroken } from '../testing/broken-guards.js';
 import { closeWatch } from '../store/nodes.js';
 import type { WatchMessage } from '../domain/assignment.js';
-import { faultFor } from '../faults.js';
+import { faultFor } from '../testing/overload-faults.js';
 
 const KEEPALIVE_MS = 500;
 /**

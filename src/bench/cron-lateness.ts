@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Cluster } from '../simulator/cluster.js';
+import { Cluster } from '../simulator/local-cluster.js';
 import { DEFAULT_TIMINGS } from '../config.js';
 import { createPool } from '../store/db.js';
 import { delay } from '../lifecycle.js';
@@ -15,7 +15,7 @@ import { applyCronJob } from '../store/cronjobs.js';
 import { sql } from '../store/sql.js';
 import { validateCronJob } from '../api/validation/cronjob.js';
 import { parseManifests } from '../api/validation/manifest.js';
-import { freezeLeader, killLeader } from '../chaos/faults.js';
+import { freezeLeader, killLeader } from '../chaos/campaign-faults.js';
 import { nextLeader } from '../chaos/observe.js';
 import { check, type CheckReport } from '../checker/check.js';
 import { readCheckInput } from '../checker/read.js';

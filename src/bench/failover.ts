@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { Cluster } from '../simulator/cluster.js';
+import { Cluster } from '../simulator/local-cluster.js';
 import { DEFAULT_TIMINGS } from '../config.js';
 import { jobPhases, jobsPlacedTwice } from '../store/history.js';
 import { createPool } from '../store/db.js';

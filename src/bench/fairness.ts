@@ -23,7 +23,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { Cluster } from '../simulator/cluster.js';
+import { Cluster } from '../simulator/local-cluster.js';
 import { benchRuntime } from '../simulator/docker-runtime.js';
 import { DEFAULT_TIMINGS } from '../config.js';
 import { createPool, type Db, type Pool } from '../store/db.js';

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
-import { Cluster } from '../simulator/cluster.js';
+import { Cluster } from '../simulator/local-cluster.js';
 import { benchRuntime } from '../simulator/docker-runtime.js';
 import { createPool } from '../store/db.js';
 import { check, verdictOf, type Verdict } from '../checker/check.js';

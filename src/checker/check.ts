@@ -17,7 +17,7 @@
 //      cron occurrences     — each handled once, none early, none missed (./cron.ts).
 import type { RunLogLine } from '../agent/run-log.js';
 import { instant, type Instant } from './instant.js';
-import { findCronViolations, type CronCursor, type CronFindings, type CronOccurrenceRecord } from './cron.js';
+import { findCronViolations, type CronCursor, type CronFindings, type CronOccurrenceRecord } from './cron-findings.js';
 
 /** One row of the `history` table (README "The history"); times in ms since the Unix epoch. */
 export interface HistoryRow {

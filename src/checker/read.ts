@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { readRunLog, type RunLogLine } from '../agent/run-log.js';
 import type { CheckInput, HistoryRow, QueueLimit } from './check.js';
-import type { CronCursor, CronOccurrenceRecord } from './cron.js';
+import type { CronCursor, CronOccurrenceRecord } from './cron-findings.js';
 import { sql } from '../store/sql.js';
 
 /** Anything that runs a query: a pg Client, Pool or PoolClient. */

@@ -73,7 +73,7 @@ export function registerChaosCommands(program: Command): void {
       if (!state) throw new Error('no cluster is running here (fencer cluster up)');
       const status = await fetchStatus(state.replicas.map((r) => r.url));
       if (!status.leader) throw new Error('no replica leads right now');
-      const { terminateBackends } = await import('../chaos/faults.js');
+      const { terminateBackends } = await import('../chaos/campaign-faults.js');
       const n = await terminateBackends(state.databaseUrl, status.leader);
       process.stdout.write(`terminated ${n} PostgreSQL sessions of ${status.leader} (epoch ${status.epoch})\n`);
     });

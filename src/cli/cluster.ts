@@ -234,7 +234,7 @@ async function followLog(file: string, offset: number, exited: Promise<void>): P
 
 /** The supervisor: runs the Cluster in this process until SIGINT/SIGTERM. */
 async function runCluster(opts: UpOptions): Promise<void> {
-  const { Cluster } = await import('../simulator/cluster.js');
+  const { Cluster } = await import('../simulator/local-cluster.js');
   const home = fencerHome();
   const say = (message: string) => process.stdout.write(`${new Date().toISOString()} ${message}\n`);
   const stopRequested = new AbortController();

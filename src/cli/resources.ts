@@ -35,7 +35,7 @@ import {
   type OutputFormat,
   type RenderOptions,
 } from './output.js';
-import type { WatchedObject } from './watch.js';
+import type { WatchedObject } from './get-watch.js';
 import { describeWorkflow, renderWorkflows } from './workflow-output.js';
 import {
   describeNamespace,
@@ -452,7 +452,7 @@ async function watch(client: ApiClient, type: string, name: string | undefined, 
   const stop = new AbortController();
   process.once('SIGINT', () => stop.abort());
   let headed = false; // an empty list prints nothing: the first change then prints the header
-  const { watchObjects } = await import('./watch.js');
+  const { watchObjects } = await import('./get-watch.js');
   await watchObjects(
     client,
     {

@@ -14,7 +14,7 @@ import {
   parseSchedule,
   type CronSchedule,
   type FireDecision,
-} from '../scheduling/cron.js';
+} from '../scheduling/cron-schedule.js';
 import { withdrawAssignments } from './assignments.js';
 import { submitInTx } from './jobs.js';
 import { occurrenceJob, occurrenceWorkflow } from '../api/validation/cronjob.js';

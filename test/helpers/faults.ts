@@ -1,2 +1,2 @@
-// Switches the test-only faults of src/faults.ts for every replica of a cluster.
-export { writeFaults as setFaults } from '../../src/faults.js';
+// Switches the test-only faults of src/testing/overload-faults.ts for every replica of a cluster.
+export { writeFaults as setFaults } from '../../src/testing/overload-faults.js';

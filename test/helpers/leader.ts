@@ -1,5 +1,5 @@
 // Waits for a cluster's leadership to move past an epoch (after a kill or a freeze); the new leader.
-import type { Cluster } from '../../src/simulator/cluster.js';
+import type { Cluster } from '../../src/simulator/local-cluster.js';
 import { eventually } from './eventually.js';
 
 export async function leaderAfter(

@@ -20,11 +20,11 @@ import {
   readDueCronJobs,
   type DueCronJob,
 } from '../../src/store/cronjobs.js';
-import { occurrencesBetween } from '../../src/scheduling/cron.js';
+import { occurrencesBetween } from '../../src/scheduling/cron-schedule.js';
 import { scheduleOf, validateCronJob } from '../../src/api/validation/cronjob.js';
 import { parseManifests } from '../../src/api/validation/manifest.js';
 import { readCronRecords } from '../../src/checker/read.js';
-import { findCronViolations } from '../../src/checker/cron.js';
+import { findCronViolations } from '../../src/checker/cron-findings.js';
 import type { CronJobRequest } from '../../src/domain/resources.js';
 import { eventually } from '../helpers/eventually.js';
 

@@ -15,7 +15,12 @@ import type { Replica } from '../../src/replica.js';
 import { applyCronJob } from '../../src/store/cronjobs.js';
 import { validateCronJob } from '../../src/api/validation/cronjob.js';
 import { parseManifests } from '../../src/api/validation/manifest.js';
-import { nextOccurrence, occurrencesBetween, parseSchedule, ON_TIME_SECONDS } from '../../src/scheduling/cron.js';
+import {
+  nextOccurrence,
+  occurrencesBetween,
+  parseSchedule,
+  ON_TIME_SECONDS,
+} from '../../src/scheduling/cron-schedule.js';
 
 let t: TestDatabase;
 let replica: Replica;

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Cluster } from '../../src/simulator/cluster.js';
+import { Cluster } from '../../src/simulator/local-cluster.js';
 import { DEFAULT_TIMINGS } from '../../src/config.js';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';

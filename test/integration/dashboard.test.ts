@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { Cluster } from '../../src/simulator/cluster.js';
+import { Cluster } from '../../src/simulator/local-cluster.js';
 import { DEFAULT_TIMINGS } from '../../src/config.js';
 import { projectRoot } from '../../src/paths.js';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_TIMINGS } from '../../src/config.js';
 import type { Job, List } from '../../src/domain/resources.js';
-import { Cluster } from '../../src/simulator/cluster.js';
+import { Cluster } from '../../src/simulator/local-cluster.js';
 import { createPool, type Pool } from '../../src/store/db.js';
 import { eventually } from '../helpers/eventually.js';
 import { CLEAN, runFindings } from '../helpers/history.js';

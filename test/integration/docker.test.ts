@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_TIMINGS } from '../../src/config.js';
 import { freePort } from '../../src/net/free-port.js';
-import { Cluster } from '../../src/simulator/cluster.js';
+import { Cluster } from '../../src/simulator/local-cluster.js';
 import { DEFAULT_IMAGE, dockerUnavailable } from '../../src/simulator/docker-runtime.js';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';

@@ -23,7 +23,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { Cluster } from '../../src/simulator/cluster.js';
+import { Cluster } from '../../src/simulator/local-cluster.js';
 import { DEFAULT_TIMINGS, overdueSlackMs } from '../../src/config.js';
 import { check } from '../../src/checker/check.js';
 import { readCheckInput } from '../../src/checker/read.js';

@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Cluster } from '../../src/simulator/cluster.js';
+import { Cluster } from '../../src/simulator/local-cluster.js';
 import { DEFAULT_TIMINGS } from '../../src/config.js';
 import { projectRoot } from '../../src/paths.js';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';

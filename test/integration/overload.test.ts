@@ -1,5 +1,5 @@
 // Never run twice, also under overload: a control plane that is slow rather than dead. Real
-// replicas and agents; faults injected per path and per node (src/faults.ts): reports answered
+// replicas and agents; faults injected per path and per node (src/testing/overload-faults.ts): reports answered
 // 503 while heartbeats pass, snapshots delivered late while keepalives flow, heartbeats refused
 // while reports pass. The verdict is the checker's, over the history and the nodes' own run logs.
 // Each scenario also runs with the guard that closes it broken (src/testing/broken-guards.ts), where the
@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Cluster } from '../../src/simulator/cluster.js';
+import { Cluster } from '../../src/simulator/local-cluster.js';
 import { DEFAULT_TIMINGS } from '../../src/config.js';
 import { check } from '../../src/checker/check.js';
 import { readCheckInput } from '../../src/checker/read.js';

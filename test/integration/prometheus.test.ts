@@ -9,7 +9,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Cluster } from '../../src/simulator/cluster.js';
+import { Cluster } from '../../src/simulator/local-cluster.js';
 import { DEFAULT_TIMINGS } from '../../src/config.js';
 import { projectRoot } from '../../src/paths.js';
 import { freePort } from '../../src/net/free-port.js';

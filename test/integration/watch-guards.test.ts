@@ -11,7 +11,13 @@ import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { jobRequest } from '../helpers/jobs.js';
 import { submitJob } from '../../src/store/jobs.js';
-import { eventsAfter, listVersion, positionOf, type WatchEvent, type WatchPosition } from '../../src/store/watch.js';
+import {
+  eventsAfter,
+  listVersion,
+  positionOf,
+  type WatchEvent,
+  type WatchPosition,
+} from '../../src/store/watch-feed.js';
 
 let t: TestDatabase;
 let a: pg.Client;

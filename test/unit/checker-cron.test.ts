@@ -2,7 +2,7 @@
 // handled once, none early, none missed between two records of one version (one recorded under
 // another version counts), and no two runs at once under Forbid or Replace.
 import { describe, expect, it } from 'vitest';
-import { findCronViolations, type CronOccurrenceRecord } from '../../src/checker/cron.js';
+import { findCronViolations, type CronOccurrenceRecord } from '../../src/checker/cron-findings.js';
 import { instant } from '../../src/checker/instant.js';
 import type { Run } from '../../src/checker/check.js';
 

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { jsonObject } from '../body.js';
 import { ValidationError } from '../../errors/validation-error.js';
-import { injectFault } from '../faults.js';
+import { injectFault } from '../route-faults.js';
 import { applyReports, type NodeReport } from '../../store/assignments.js';
 import { NODE_ROUTES } from '../../domain/node-routes.js';
 

@@ -8,7 +8,7 @@ import { HttpError } from '../../errors/http-error.js';
 import { ValidationError } from '../../errors/validation-error.js';
 import { heartbeat, listNodes, openWatch, registerNode } from '../../store/nodes.js';
 import { presentNode } from '../present.js';
-import { injectFault } from '../faults.js';
+import { injectFault } from '../route-faults.js';
 import { StaleIncarnationError } from '../../errors/stale-incarnation-error.js';
 import { API_VERSION, DEFAULT_MAX_JOBS } from '../../domain/resources.js';
 import { parseCpu, parseMemory } from '../../domain/quantity.js';

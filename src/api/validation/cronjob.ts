@@ -3,7 +3,7 @@
 // own checks; the schedule and time zone through the cron math that will fire them, so a
 // schedule accepted here is one the controller can compute (and one that fires at all).
 import type { CronJobRequest, CronJobSpec, JobRequest, WorkflowRequest } from '../../domain/resources.js';
-import { ScheduleError, occurrenceName, parseSchedule, type CronSchedule } from '../../scheduling/cron.js';
+import { ScheduleError, occurrenceName, parseSchedule, type CronSchedule } from '../../scheduling/cron-schedule.js';
 import { formatPath, type Manifest, type ManifestPath } from './manifest.js';
 import { validateWorkflow } from './workflow.js';
 import { ValidationError } from '../../errors/validation-error.js';

@@ -1,12 +1,12 @@
 // cron: the leader's pass over CronJobs whose next occurrence is due by the database's clock.
-// For each, one fenced transaction decides with the pure rules (src/scheduling/cron.ts) what the
+// For each, one fenced transaction decides with the pure rules (src/scheduling/cron-schedule.ts) what the
 // due occurrences become and carries it out, guarded by the cursor and version it read: a fire
 // that an edit or an earlier fire overtook writes nothing, and the next pass reads afresh.
 import type { Logger } from 'pino';
 import type { Db } from '../../store/db.js';
 import type { Lease } from '../../lease/lease.js';
 import { fenced } from '../../lease/fenced.js';
-import type { CronSchedule } from '../../scheduling/cron.js';
+import type { CronSchedule } from '../../scheduling/cron-schedule.js';
 import {
   fireCronJob,
   markBlocked,

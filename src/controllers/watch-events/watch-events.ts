@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../../store/db.js';
 import type { Lease } from '../../lease/lease.js';
 import { fenced } from '../../lease/fenced.js';
-import { pruneWatchEvents } from '../../store/watch.js';
+import { pruneWatchEvents } from '../../store/watch-feed.js';
 import { pruneClusterEvents } from '../../store/cluster-events.js';
 import type { ReconcileResult, Reconciler } from '../controller.js';
 

@@ -14,7 +14,7 @@ import type { TableVersion } from '../accept.js';
 import type { ObjectQuery } from '../objects.js';
 import { selectObjects } from '../selectors.js';
 import type { IncludeObject } from '../table.js';
-import { expired, openWatch } from '../watch.js';
+import { expired, openWatch } from '../object-watch.js';
 import { statusOf } from '../status.js';
 import { delay } from '../../../lifecycle.js';
 import { cursorAt, formatPosition, heldIds, parsePosition, positionOf, readOn, type EventCursor } from './feed.js';

@@ -1,6 +1,6 @@
 // A watch as Kubernetes clients read it: one JSON event per line ({"type": "ADDED" | "MODIFIED" |
 // "DELETED" | "BOOKMARK" | "ERROR", "object": …}), from a resourceVersion, on any replica. The
-// events come from the watch feed (src/store/watch.ts) in watch order; each object is read as it
+// events come from the watch feed (src/store/watch-feed.ts) in watch order; each object is read as it
 // is now but carries the event's resourceVersion, so a client resuming from what it last saw
 // misses nothing (it may see a newer state twice). From no version (or "0"): every object
 // ADDED first, then the changes after the list. A version no longer kept: an ERROR event with
@@ -8,7 +8,7 @@
 // (the Events' too, events/watch.ts).
 import type { FastifyReply } from 'fastify';
 import type { Db } from '../../store/db.js';
-import { eventsAfter, listVersion, positionOf, type WatchPosition } from '../../store/watch.js';
+import { eventsAfter, listVersion, positionOf, type WatchPosition } from '../../store/watch-feed.js';
 import { groupVersionOf, type KubeKind } from './kinds.js';
 import type { KubeObjects, ObjectQuery } from './objects.js';
 import { selectObjects } from './selectors.js';

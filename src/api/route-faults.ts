@@ -1,6 +1,6 @@
-// Applies the test-only faults of src/faults.ts to a route: wait, then answer with the fault's
+// Applies the test-only faults of src/testing/overload-faults.ts to a route: wait, then answer with the fault's
 // status instead of serving. Nothing happens unless FENCER_TEST_FAULTS is set.
-import { faultFor } from '../faults.js';
+import { faultFor } from '../testing/overload-faults.js';
 import { HttpError } from '../errors/http-error.js';
 import { delay } from '../lifecycle.js';
 

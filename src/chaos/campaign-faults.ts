@@ -4,10 +4,10 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
 import { randomUUID } from 'node:crypto';
-import type { Cluster } from '../simulator/cluster.js';
+import type { Cluster } from '../simulator/local-cluster.js';
 import { applicationName } from '../store/db.js';
 import { delay } from '../lifecycle.js';
-import { writeFaults, type Faults, type PathFault } from '../faults.js';
+import { writeFaults, type Faults, type PathFault } from '../testing/overload-faults.js';
 import type { NodeRow } from '../store/rows.js';
 import { formatCpu, formatMemory } from '../domain/quantity.js';
 import { NODE_ROUTES } from '../domain/node-routes.js';
@@ -138,7 +138,7 @@ export async function terminateBackends(databaseUrl: string, replica: string): P
 }
 
 /**
- * The test-only faults file every replica of a campaign reads (FENCER_TEST_FAULTS, src/faults.ts):
+ * The test-only faults file every replica of a campaign reads (FENCER_TEST_FAULTS, src/testing/overload-faults.ts):
  * faults that overlap in time are merged, and each is taken out again when it heals.
  */
 export class FaultFile {
