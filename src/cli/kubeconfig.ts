@@ -2,7 +2,7 @@
 // one (a cluster per replica, the current context "fencer" on the first), so kubectl and client
 // libraries need no --server; and the CLI finds its replicas there when told none. Loaded only
 // when needed: the library takes most of a second to load.
-import { existsSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -10,12 +10,21 @@ import { KubeConfig } from '@kubernetes/client-node';
 export const FENCER_CONTEXT = 'fencer';
 const CLUSTER_PREFIX = 'fencer-replica-';
 
-/** A kubeconfig (JSON, which kubectl reads as YAML) whose current context is fencer's first replica. */
-export function kubeconfigFor(servers: readonly string[]): string {
+export interface KubeconfigUser {
+  /** A bearer token (`fencer token create`), sent by kubectl as `Authorization: Bearer`. */
+  token?: string;
+}
+
+/**
+ * A kubeconfig (JSON, which kubectl reads as YAML) whose current context is fencer's first
+ * replica, with the user's token when given (the file then holds a secret: writeKubeconfig
+ * makes it readable by its owner alone).
+ */
+export function kubeconfigFor(servers: readonly string[], user: KubeconfigUser = {}): string {
   const kc = new KubeConfig();
   kc.loadFromOptions({
     clusters: servers.map((server, i) => ({ name: `${CLUSTER_PREFIX}${i + 1}`, server, skipTLSVerify: false })),
-    users: [{ name: 'fencer' }],
+    users: [{ name: 'fencer', ...(user.token ? { token: user.token } : {}) }],
     contexts: servers.map((_, i) => ({
       name: i === 0 ? FENCER_CONTEXT : `${FENCER_CONTEXT}-${i + 1}`,
       cluster: `${CLUSTER_PREFIX}${i + 1}`,
@@ -26,8 +35,10 @@ export function kubeconfigFor(servers: readonly string[]): string {
   return kc.exportConfig();
 }
 
-export function writeKubeconfig(file: string, servers: readonly string[]): void {
-  writeFileSync(file, `${kubeconfigFor(servers)}\n`, { mode: 0o600 });
+export function writeKubeconfig(file: string, servers: readonly string[], user: KubeconfigUser = {}): void {
+  writeFileSync(file, `${kubeconfigFor(servers, user)}\n`, { mode: 0o600 });
+  // writeFileSync's mode applies only to a file it creates; one holding a token must be private.
+  if (user.token) chmodSync(file, 0o600);
 }
 
 /** The kubeconfig file kubectl would read ($KUBECONFIG's first entry, else ~/.kube/config), if it exists. */

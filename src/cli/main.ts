@@ -17,6 +17,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   proxy: async () => (await import('./proxy.js')).registerProxyCommand,
   bench: async () => (await import('./bench.js')).registerBenchCommands,
   chaos: async () => (await import('./chaos.js')).registerChaosCommands,
+  token: async () => (await import('./token.js')).registerTokenCommands,
 };
 const PROCESS_COMMANDS = new Set(['agent', 'proxy', 'replica']);
 

@@ -3,6 +3,8 @@ import { HttpError } from '../../errors/http-error.js';
 import { ValidationError } from '../../errors/validation-error.js';
 import { RetryLaterError } from '../../errors/retry-later-error.js';
 import { SessionLostError } from '../../errors/session-lost-error.js';
+import { UnauthorizedError } from '../../errors/unauthorized-error.js';
+import { ForbiddenError } from '../../errors/forbidden-error.js';
 
 export interface Status {
   kind: 'Status';
@@ -12,11 +14,28 @@ export interface Status {
   message: string;
   reason: string;
   code: number;
-  details?: { causes?: Array<{ reason: string; message: string; field: string }>; retryAfterSeconds?: number };
+  details?: {
+    causes?: Array<{ reason: string; message: string; field: string }>;
+    retryAfterSeconds?: number;
+    /** A 403's target, as Kubernetes fills them: the API group, the resource (as `kind`) and the name. */
+    group?: string;
+    kind?: string;
+    name?: string;
+  };
+}
+
+/**
+ * What a 401 answers with besides its Status: kubectl then says "You must be logged in to the
+ * server". RFC 6750: a token that was sent but refused is an invalid_token.
+ */
+export function challengeHeader(tokenSent: boolean): Record<string, string> {
+  return { 'WWW-Authenticate': tokenSent ? 'Bearer realm="fencer", error="invalid_token"' : 'Bearer realm="fencer"' };
 }
 
 const REASONS: Record<number, string> = {
   400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
   404: 'NotFound',
   405: 'MethodNotAllowed',
   406: 'NotAcceptable',
@@ -49,6 +68,11 @@ export function statusOf(thrown: unknown): Status {
     message: err.message,
   };
   if (err instanceof KubeError) return { ...base, reason: err.reason, code: err.statusCode };
+  if (err instanceof UnauthorizedError) return { ...base, reason: 'Unauthorized', code: 401 };
+  if (err instanceof ForbiddenError) {
+    const { group, resource, name } = err.target;
+    return { ...base, reason: 'Forbidden', code: 403, details: { ...(name ? { name } : {}), group, kind: resource } };
+  }
   if (err instanceof ValidationError) {
     return {
       ...base,
