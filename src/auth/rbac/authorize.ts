@@ -105,7 +105,8 @@ function visitRulesFor(user: UserInfo, namespace: string, policy: Policy, visit:
 
 /** The rules of the role a binding names (a Role is looked up in the binding's namespace), or null when it does not exist. */
 function roleRules(ref: RoleRef, namespace: string, policy: Policy): readonly PolicyRule[] | null {
-  if (ref.kind === 'ClusterRole') return policy.clusterRoles.find((r: ClusterRole) => r.name === ref.name)?.rules ?? null;
+  if (ref.kind === 'ClusterRole')
+    return policy.clusterRoles.find((r: ClusterRole) => r.name === ref.name)?.rules ?? null;
   if (namespace === '') return null; // a ClusterRoleBinding cannot name a Role (validation refuses it)
   return policy.roles.find((r: Role) => r.namespace === namespace && r.name === ref.name)?.rules ?? null;
 }

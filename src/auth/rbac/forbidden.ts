@@ -21,7 +21,8 @@ export function forbiddenMessage(attributes: RequestAttributes): string {
  */
 export function forbidden(attributes: RequestAttributes, reason = ''): ForbiddenError {
   const why = reason === '' ? forbiddenMessage(attributes) : `${forbiddenMessage(attributes)}: ${reason}`;
-  if (!isResourceRequest(attributes)) return new ForbiddenError(`forbidden: ${why}`, { group: '', resource: '', name: '' });
+  if (!isResourceRequest(attributes))
+    return new ForbiddenError(`forbidden: ${why}`, { group: '', resource: '', name: '' });
   const { apiGroup: group, resource, name = '' } = attributes;
   const qualified = group === '' ? resource : `${resource}.${group}`;
   const message = name === '' ? `${qualified} is forbidden: ${why}` : `${qualified} "${name}" is forbidden: ${why}`;

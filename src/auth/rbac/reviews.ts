@@ -38,7 +38,11 @@ export interface SelfSubjectAccessReview {
 }
 
 /** Whether `user` may do what the review's spec asks (kubectl auth can-i). */
-export function accessReview(user: UserInfo, spec: SelfSubjectAccessReviewSpec, policy: Policy): SelfSubjectAccessReview {
+export function accessReview(
+  user: UserInfo,
+  spec: SelfSubjectAccessReviewSpec,
+  policy: Policy,
+): SelfSubjectAccessReview {
   const decision = authorize(attributesOf(user, spec), policy);
   return {
     apiVersion: 'authorization.k8s.io/v1',

@@ -122,14 +122,19 @@ async function signingKeyFromPem(pem: string, file: string): Promise<SigningKey>
 
 /** The members of a public JWK that name the key (no private part, no metadata). */
 function publicPart(jwk: JWK): JWK {
-  return jwk.kty === 'EC' ? { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } : { kty: jwk.kty, crv: jwk.crv, x: jwk.x };
+  return jwk.kty === 'EC'
+    ? { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y }
+    : { kty: jwk.kty, crv: jwk.crv, x: jwk.x };
 }
 
 /** The algorithm a key is for, from its type and curve; refuses any other key. */
 function algorithmOf(jwk: JWK, where: string): TokenAlgorithm {
-  const alg = jwk.kty === 'OKP' && jwk.crv === 'Ed25519' ? 'EdDSA' : jwk.kty === 'EC' && jwk.crv === 'P-256' ? 'ES256' : null;
+  const alg =
+    jwk.kty === 'OKP' && jwk.crv === 'Ed25519' ? 'EdDSA' : jwk.kty === 'EC' && jwk.crv === 'P-256' ? 'ES256' : null;
   if (alg === null)
-    throw new Error(`${where}: a ${jwk.kty ?? 'typeless'} key${jwk.crv ? ` on ${jwk.crv}` : ''}; only Ed25519 (EdDSA) and P-256 (ES256) keys sign fencer tokens`);
+    throw new Error(
+      `${where}: a ${jwk.kty ?? 'typeless'} key${jwk.crv ? ` on ${jwk.crv}` : ''}; only Ed25519 (EdDSA) and P-256 (ES256) keys sign fencer tokens`,
+    );
   if (jwk.alg !== undefined && jwk.alg !== alg && !(alg === 'EdDSA' && jwk.alg === 'Ed25519'))
     throw new Error(`${where}: key ${jwk.kid ?? ''} says alg ${jwk.alg}, but it is a key for ${alg}`);
   return alg;
@@ -141,11 +146,13 @@ function algorithmOf(jwk: JWK, where: string): TokenAlgorithm {
  */
 export function checkedJwks(value: unknown, where: string): JSONWebKeySet {
   const keys = (value as { keys?: unknown } | null)?.keys;
-  if (!Array.isArray(keys) || keys.length === 0) throw new Error(`${where}: not a JWKS (no "keys" array, or it is empty)`);
+  if (!Array.isArray(keys) || keys.length === 0)
+    throw new Error(`${where}: not a JWKS (no "keys" array, or it is empty)`);
   const kids = new Set<string>();
   for (const key of keys as JWK[]) {
     const at = `${where}: key ${typeof key.kid === 'string' ? `"${key.kid}"` : kids.size + 1}`;
-    if (typeof key.kid !== 'string' || key.kid === '') throw new Error(`${at} has no kid (tokens name their key by it)`);
+    if (typeof key.kid !== 'string' || key.kid === '')
+      throw new Error(`${at} has no kid (tokens name their key by it)`);
     if (kids.has(key.kid)) throw new Error(`${at} appears twice`);
     kids.add(key.kid);
     if (key.d !== undefined || key.k !== undefined)

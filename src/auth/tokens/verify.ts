@@ -98,7 +98,8 @@ export class TokenVerifier {
     if (typeof payload.iat === 'number' && payload.iat > now.getTime() / 1000 + skew)
       throw new UnauthorizedError('token issued in the future (iat)');
     if (payload.jti !== undefined) {
-      if (typeof payload.jti !== 'string' || payload.jti === '') throw new UnauthorizedError('token jti is not a string');
+      if (typeof payload.jti !== 'string' || payload.jti === '')
+        throw new UnauthorizedError('token jti is not a string');
       if (this.options.isRevoked && (await this.options.isRevoked(payload.jti)))
         throw new UnauthorizedError('token revoked');
     }
@@ -205,16 +206,18 @@ export function localKeySet(jwks: unknown, where = 'JWKS'): KeySet {
  */
 export function fileKeySet(file: string, recheckMs = 5_000, clock: () => number = () => performance.now()): KeySet {
   let keys: KeySet | undefined;
-  let seenMtime = -1;
+  let seen = '';
   let lookedAt = -Infinity;
   const refresh = () => {
     if (keys !== undefined && clock() - lookedAt < recheckMs) return;
     lookedAt = clock();
     try {
-      const mtime = statSync(file).mtimeMs;
-      if (mtime === seenMtime && keys !== undefined) return;
+      // A rewrite renames a new file over the old (a new inode), so this sees it even within one mtime tick.
+      const { mtimeMs, ino, size } = statSync(file);
+      const signature = `${mtimeMs}:${ino}:${size}`;
+      if (signature === seen && keys !== undefined) return;
       keys = createLocalJWKSet(readJwks(file));
-      seenMtime = mtime;
+      seen = signature;
     } catch (err) {
       if (keys === undefined) throw err;
     }
