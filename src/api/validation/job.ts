@@ -234,7 +234,7 @@ export function labelProblems(path: ManifestPath, labels: unknown): SchemaProble
 }
 
 /** As Kubernetes: a map of strings, keys like label keys, at most 256 KiB in all. */
-function annotationProblems(annotations: unknown): SchemaProblem[] {
+export function annotationProblems(annotations: unknown): SchemaProblem[] {
   const path = ['metadata', 'annotations'];
   if (annotations === undefined) return [];
   if (!isFields(annotations)) return [{ path, message: `must be a map of strings, not ${describe(annotations)}` }];
