@@ -35,6 +35,35 @@ export function kubeconfigFor(servers: readonly string[], user: KubeconfigUser =
   return kc.exportConfig();
 }
 
+/** How long the admin token `fencer cluster up` writes lives: the life of a demo cluster, and then some. */
+export const ADMIN_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
+
+/**
+ * What `fencer cluster up` is to do once authentication is wired: the cluster home's signing
+ * key (made when there is none), an admin token (user `admin` in `system:masters`, which the
+ * built-in binding makes cluster-admin) and `.fencer/kubeconfig` carrying it, mode 0600.
+ */
+export async function writeAdminKubeconfig(
+  home: string,
+  servers: readonly string[],
+  opts: { issuer?: string; ttlMs?: number } = {},
+): Promise<{ file: string; jti: string; expiresAt: Date }> {
+  const { authFiles, ensureSigningKey } = await import('../auth/tokens/keys.js');
+  const { mintToken } = await import('../auth/tokens/mint.js');
+  const { DEFAULT_ISSUER } = await import('../auth/tokens/verify.js');
+  const { MASTERS_GROUP } = await import('../auth/rbac/builtin.js');
+  const files = authFiles(home);
+  const key = await ensureSigningKey(files);
+  const minted = await mintToken(key, {
+    issuer: opts.issuer ?? DEFAULT_ISSUER,
+    user: 'admin',
+    groups: [MASTERS_GROUP],
+    ttlMs: opts.ttlMs ?? ADMIN_TOKEN_TTL_MS,
+  });
+  writeKubeconfig(files.kubeconfig, servers, { token: minted.token });
+  return { file: files.kubeconfig, jti: minted.jti, expiresAt: minted.expiresAt };
+}
+
 export function writeKubeconfig(file: string, servers: readonly string[], user: KubeconfigUser = {}): void {
   writeFileSync(file, `${kubeconfigFor(servers, user)}\n`, { mode: 0o600 });
   // writeFileSync's mode applies only to a file it creates; one holding a token must be private.

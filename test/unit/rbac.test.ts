@@ -250,7 +250,13 @@ describe('authorize', () => {
     // Registering names the node in the body: the route passes it as `node`.
     expect(node({ verb: 'create', ...nodes, node: 'node-1' }).allowed).toBe(true);
     expect(node({ verb: 'create', ...nodes, node: 'node-2' }).allowed).toBe(false);
-    expect(node({ verb: 'create', ...nodes }).allowed).toBe(false); // which node? not said: refused
+    expect(node({ verb: 'create', ...nodes })).toEqual({
+      allowed: false,
+      reason: 'node "node-1" must say which node it acts for',
+    });
+    const finished = { verb: 'create', apiGroup: G, resource: 'assignments', subresource: 'finished', name: '7' };
+    expect(node({ ...finished, node: 'node-1' }).allowed).toBe(true);
+    expect(node(finished).allowed).toBe(false); // the route must say whose assignment it is
     expect(
       node({ verb: 'create', apiGroup: G, resource: 'assignments', subresource: 'finished', name: '7', node: 'node-2' })
         .allowed,

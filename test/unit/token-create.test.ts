@@ -10,7 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeConfig } from '@kubernetes/client-node';
 import { authFiles, ensureSigningKey, readJwks } from '../../src/auth/tokens/keys.js';
 import { localKeySet, TokenVerifier } from '../../src/auth/tokens/verify.js';
-import { kubeconfigFor, writeKubeconfig } from '../../src/cli/kubeconfig.js';
+import { kubeconfigFor, writeAdminKubeconfig, writeKubeconfig } from '../../src/cli/kubeconfig.js';
+import { authorize } from '../../src/auth/rbac/authorize.js';
+import { EMPTY_POLICY } from '../../src/domain/rbac.js';
 import { projectRoot } from '../../src/paths.js';
 
 const run = promisify(execFile);
@@ -124,5 +126,26 @@ describe('kubeconfig with a token', () => {
     writeKubeconfig(file, ['http://127.0.0.1:1'], { token: 'abc.def.ghi' });
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readFileSync(file, 'utf8')).toContain('abc.def.ghi');
+  });
+
+  it('writes the admin kubeconfig of a cluster home: a cluster-admin token the replicas accept', async () => {
+    const adminHome = join(home, 'admin-home');
+    const { file } = await writeAdminKubeconfig(adminHome, ['http://127.0.0.1:7001']);
+    expect(file).toBe(join(adminHome, 'kubeconfig'));
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(authFiles(adminHome).signingKey).mode & 0o777).toBe(0o600);
+    const kc = new KubeConfig();
+    kc.loadFromFile(file);
+    const verifier = new TokenVerifier({
+      issuers: [{ issuer: 'fencer', keys: localKeySet(readJwks(authFiles(adminHome).jwks)) }],
+    });
+    const admin = await verifier.verify(kc.getCurrentUser()!.token!);
+    expect(admin).toEqual({ username: 'admin', groups: ['system:masters', 'system:authenticated'] });
+    const anything = { verb: 'delete', apiGroup: 'fencer.dev', resource: 'jobs', namespace: 'x', name: 'y' };
+    expect(authorize({ user: admin, ...anything }, EMPTY_POLICY).allowed).toBe(true);
+    // A second run keeps the key: tokens given out before still verify.
+    const { kid } = readJwks(authFiles(adminHome).jwks).keys[0]!;
+    await writeAdminKubeconfig(adminHome, ['http://127.0.0.1:7001']);
+    expect(readJwks(authFiles(adminHome).jwks).keys.map((k) => k.kid)).toEqual([kid]);
   });
 });

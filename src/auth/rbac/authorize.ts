@@ -25,11 +25,9 @@ import {
   SERVICE_ACCOUNT_PREFIX,
   type ClusterRole,
   type Decision,
-  type NonResourceAttributes,
   type Policy,
   type PolicyRule,
   type RequestAttributes,
-  type ResourceAttributes,
   type Role,
   type RoleRef,
   type Subject,
@@ -146,7 +144,7 @@ function aggregate(errors: string[]): string {
 /** Whether one rule allows the request. */
 export function ruleAllows(attributes: RequestAttributes, rule: PolicyRule): boolean {
   if (!verbMatches(rule, attributes.verb)) return false;
-  if (!isResourceRequest(attributes)) return nonResourceURLMatches(rule, (attributes as NonResourceAttributes).path);
+  if (!isResourceRequest(attributes)) return nonResourceURLMatches(rule, attributes.path);
   const { apiGroup, resource, subresource, name } = attributes;
   const combined = subresource ? `${resource}/${subresource}` : resource;
   return (
@@ -188,22 +186,20 @@ export function nodeOf(user: UserInfo): string | null {
   return name === '' ? null : name;
 }
 
+/** What a node's credential acts on: a node's row, or an assignment that belongs to one. */
+const NODE_SCOPED_RESOURCES = ['nodes', 'assignments'];
+
 /**
  * Why a node's credential may not make this request, or null when the restriction does not
- * apply. A node acts only for itself: a request that names another node, or a node request
- * that names none where one is needed (the route must say which node it acts for), is refused
+ * apply. A node acts only for itself: a request about nodes or assignments must say which node
+ * it acts for (the route's `node`, or the node's name), and that must be the credential's own,
  * whatever its group is bound to.
  */
 export function nodeRestriction(attributes: RequestAttributes): string | null {
   const node = nodeOf(attributes.user);
   if (node === null || !isResourceRequest(attributes)) return null;
-  const target = targetNode(attributes);
-  if (target === undefined) return null;
+  if (!NODE_SCOPED_RESOURCES.includes(attributes.resource)) return null;
+  const target = attributes.node ?? (attributes.resource === 'nodes' ? attributes.name : undefined);
+  if (target === undefined || target === '') return `node "${node}" must say which node it acts for`;
   return target === node ? null : `node "${node}" may act only for itself, not for node "${target}"`;
-}
-
-function targetNode(attributes: ResourceAttributes): string | undefined {
-  if (attributes.node !== undefined) return attributes.node;
-  if (attributes.resource === 'nodes') return attributes.name ?? '';
-  return undefined;
 }

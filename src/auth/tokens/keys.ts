@@ -71,7 +71,10 @@ export async function ensureSigningKey(files: AuthFiles, alg: TokenAlgorithm = '
     writeSecret(files.signingKey, `${JSON.stringify(privateJwk, null, 2)}\n`);
     writePublic(files.jwks, { keys: [publicJwk] });
   }
-  return readSigningKey(files.signingKey);
+  const key = await readSigningKey(files.signingKey);
+  // A JWKS lost beside a kept key is made again from it, or no token of the key would verify.
+  if (!existsSync(files.jwks)) writePublic(files.jwks, { keys: [key.publicJwk] });
+  return key;
 }
 
 /**

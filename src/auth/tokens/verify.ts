@@ -136,8 +136,8 @@ function refusal(err: unknown, kid: string): string {
 }
 
 function fencerUser(payload: JWTPayload): UserInfo {
-  const username = payload.sub as string;
-  if (username === '') throw new UnauthorizedError('token sub is empty');
+  const username = payload.sub;
+  if (typeof username !== 'string' || username === '') throw new UnauthorizedError('token sub is not a name');
   const groups = stringList(payload.groups, 'groups');
   const extra = payload.extra === undefined ? undefined : extraOf(payload.extra);
   return {
