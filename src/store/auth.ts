@@ -1,4 +1,4 @@
-// Who may do what, as stored (migration 0024): revoked tokens, and the RBAC objects the
+// Who may do what, as stored (migration 0025): revoked tokens, and the RBAC objects the
 // authorizer reads (src/auth/rbac/). Any replica writes them, no lease needed: they are what
 // users apply, not decisions. The built-in roles are code and never stored.
 import type { Db } from './db.js';

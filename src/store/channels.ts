@@ -21,6 +21,13 @@ export const CHANNELS = {
    * Wakes that node's watch streams on every replica, placement, job-reconcile and workflow.
    */
   assignments: 'fencer_assignments',
+  /**
+   * Who may do what changed: a token revoked, a Role, ClusterRole or binding written or deleted.
+   * Payload: the table's name (revoked_tokens, rbac_roles, rbac_bindings). Sent by the statement
+   * triggers of migration 0025. Nothing acts on it yet (docs/security.md, "Wiring still to do"):
+   * it is for a replica to read its cached policy and revocations again.
+   */
+  auth: 'fencer_auth',
 } as const;
 
 export type Channel = (typeof CHANNELS)[keyof typeof CHANNELS];

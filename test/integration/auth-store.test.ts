@@ -1,4 +1,4 @@
-// The auth tables (migration 0024): RBAC objects stored and read back as the authorizer reads
+// The auth tables (migration 0025): RBAC objects stored and read back as the authorizer reads
 // them, a binding's roleRef never changing, revocations kept until their token expired, and a
 // NOTIFY fencer_auth on every change so replicas can cache the policy.
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -23,6 +23,7 @@ import {
 import { authorize } from '../../src/auth/rbac/authorize.js';
 import { ValidationError } from '../../src/errors/validation-error.js';
 import { eventually } from '../helpers/eventually.js';
+import { CHANNELS } from '../../src/store/channels.js';
 
 const RBAC = 'rbac.fencer.dev';
 let t: TestDatabase;
@@ -114,7 +115,7 @@ it('remembers a revoked token until it has expired, and says so to every replica
   await listener.connect();
   const heard: string[] = [];
   listener.on('notification', (n) => heard.push(`${n.channel}:${n.payload}`));
-  await listener.query('LISTEN fencer_auth');
+  await listener.query(`LISTEN ${CHANNELS.auth}`);
   try {
     const later = new Date(Date.now() + 3600_000);
     expect(await revokeToken(t.db, { jti: 'j-1', expiresAt: later, actor: 'ops', reason: 'leaked' })).toBe(true);

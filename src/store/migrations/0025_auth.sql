@@ -1,11 +1,11 @@
--- 0024_auth: who may do what (docs/security.md). Tokens revoked before they expire, by their id
+-- 0025_auth: who may do what (docs/security.md). Tokens revoked before they expire, by their id
 -- (jti), and the four kinds of rbac.fencer.dev/v1: Roles and ClusterRoles in rbac_roles,
 -- RoleBindings and ClusterRoleBindings in rbac_bindings. A cluster-scoped object's namespace is
 -- '' (a unique key needs a value, and NULLs are never equal). The built-in ClusterRoles and
 -- ClusterRoleBindings (cluster-admin, admin, edit, view, system:node, ...) are code, not rows
 -- (src/auth/rbac/builtin.ts). Every change of these tables sends NOTIFY fencer_auth with the
--- table's name, so a replica can keep the policy and the revocations in memory and read them
--- again only when they change.
+-- table's name (src/store/channels.ts), so a replica can keep the policy and the revocations in
+-- memory and read them again only when they change.
 CREATE TABLE revoked_tokens (
   jti        text PRIMARY KEY CHECK (jti <> ''),
   -- The token's own expiry: once past it (and the clock skew), the verifier refuses the token
