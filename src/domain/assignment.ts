@@ -41,10 +41,3 @@ export interface RegisterResponse {
   name: string;
   heartbeatIntervalMs: number;
 }
-
-/** POST /api/v1/assignments/:id/finished */
-export interface FinishReport {
-  node: string;
-  outcome: 'Succeeded' | 'Failed';
-  message?: string;
-}

@@ -200,13 +200,6 @@ export async function dockerUnavailable(image = DEFAULT_IMAGE, docker = new Dock
   return undefined;
 }
 
-/** Removes every container of a cluster, e.g. after its supervisor died. */
-export async function removeClusterContainers(clusterId: string, docker = new Docker()): Promise<number> {
-  const found = await docker.listContainers({ all: true, filters: { label: [`${LABEL_CLUSTER}=${clusterId}`] } });
-  await Promise.all(found.map((c) => removeQuietly(docker.getContainer(c.Id))));
-  return found.length;
-}
-
 /** fencer's own settings (log level, timings) reach the containers as they reach children. */
 function passedThrough(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
