@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { createPool } from '../store/db.js';
+import { sql } from '../store/sql.js';
 import { migrate } from '../store/migrate.js';
 import { startEmbeddedPostgres } from '../store/embedded.js';
 import { openWatch, registerNode } from '../store/nodes.js';
@@ -98,7 +99,7 @@ export async function runCommitRateBench(opts: CommitRateOptions): Promise<Commi
       maxUnclaimedPerNode(),
       SIMULATED_NODES_FRESH_MS,
     );
-    const count = async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM assignments')).rows[0]!.n;
+    const count = async () => (await db.query<{ n: number }>(sql('bench/assignment_count'))).rows[0]!.n;
     opts.log('placing');
     const rounds: CommitRateResult['rounds'] = [];
     let placed = 0;

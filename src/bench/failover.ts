@@ -10,6 +10,7 @@ import { Cluster } from '../simulator/local-cluster.js';
 import { DEFAULT_TIMINGS } from '../config.js';
 import { jobPhases, jobsPlacedTwice } from '../store/history.js';
 import { createPool } from '../store/db.js';
+import { readLease } from '../lease/lease.js';
 import { delay } from '../lifecycle.js';
 import { unfinishedCount } from '../store/jobs.js';
 
@@ -114,18 +115,16 @@ interface LeaseRow {
 
 async function currentLeader(db: pg.Pool): Promise<LeaseRow> {
   for (;;) {
-    const row = (await db.query<LeaseRow>('SELECT holder, epoch, acquired_at FROM lease WHERE expires_at > now()'))
-      .rows[0];
-    if (row?.holder) return row;
+    const row = await readLease(db);
+    if (row.holder && !row.free) return row as LeaseRow;
     await delay(20);
   }
 }
 
 async function nextLeader(db: pg.Pool, epoch: number): Promise<LeaseRow> {
   for (;;) {
-    const row = (await db.query<LeaseRow>('SELECT holder, epoch, acquired_at FROM lease WHERE epoch > $1', [epoch]))
-      .rows[0];
-    if (row?.holder) return row;
+    const row = await readLease(db);
+    if (row.holder && row.epoch > epoch) return row as LeaseRow;
     await delay(10);
   }
 }

@@ -27,6 +27,7 @@ import { Cluster } from '../simulator/local-cluster.js';
 import { benchRuntime } from '../simulator/docker-runtime.js';
 import { DEFAULT_TIMINGS } from '../config.js';
 import { createPool, type Db, type Pool } from '../store/db.js';
+import { sql } from '../store/sql.js';
 import { applyQueue } from '../store/queues.js';
 import { check, verdictOf, type Verdict } from '../checker/check.js';
 import { readCheckInput } from '../checker/read.js';
@@ -196,11 +197,7 @@ async function withCluster<F extends { samples: UseSample[] }>(
       jobsPerSecond: clusterCpuMillis / JOB_CPU_MILLIS / (opts.durationMs / 1000),
     });
     const phases = Object.fromEntries(
-      (
-        await db.query<{ phase: string; n: number }>(
-          'SELECT phase, count(*)::int AS n FROM jobs GROUP BY phase ORDER BY phase',
-        )
-      ).rows.map((r) => [r.phase, r.n]),
+      (await db.query<{ phase: string; n: number }>(sql('jobs/phase_counts'))).rows.map((r) => [r.phase, r.n]),
     );
     const wallMs = Date.now() - startedAt;
     const rounds = await readPlacementTimings(cluster.replicaUrls);
@@ -251,19 +248,21 @@ async function runDatabase(
 ): Promise<{ url: string; drop: () => Promise<void> } | undefined> {
   if (!serverUrl) return undefined;
   const name = `fencer_fairness_${fairShare ? 'on' : 'off'}_${Date.now().toString(36)}`;
-  const admin = async (statement: string) => {
+  /** Runs the statement the named .sql file writes for the database's name. */
+  const admin = async (writer: 'bench/create_database_statement' | 'bench/drop_database_statement') => {
     const client = new pg.Client({ connectionString: serverUrl });
     await client.connect();
     try {
+      const { statement } = (await client.query<{ statement: string }>(sql(writer), [name])).rows[0]!;
       await client.query(statement);
     } finally {
       await client.end();
     }
   };
-  await admin(`CREATE DATABASE ${name}`);
+  await admin('bench/create_database_statement');
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  return { url: url.toString(), drop: () => admin('bench/drop_database_statement') };
 }
 
 async function floodCase(run: Run, opts: FairnessOptions): Promise<FloodFacts> {
@@ -372,9 +371,7 @@ async function sample(
   for (;;) {
     const row = (
       await run.db.query<{ cpu: number; pending: Record<string, number> | null; unfinished: number }>(
-        `SELECT (SELECT coalesce(sum(allocated_cpu_millis), 0)::float8 FROM nodes) AS cpu,
-                (SELECT jsonb_object_agg(key, n) FROM (SELECT namespace || '/' || queue AS key, count(*)::int AS n FROM jobs WHERE phase = 'Pending' GROUP BY 1) p) AS pending,
-                (SELECT count(*)::int FROM jobs WHERE phase NOT IN ('Succeeded', 'Failed', 'Cancelled', 'Skipped', 'Dead')) AS unfinished`,
+        sql('bench/fairness_sample'),
       )
     ).rows[0]!;
     const s: UseSample = {
@@ -411,17 +408,7 @@ async function jobTimings(db: Db, groupBy: 'namespace' | 'queue'): Promise<Array
       finished: number | null;
       cpu: number;
       duration: number;
-    }>(
-      `SELECT j.namespace || '/' || j.name AS key, ${groupBy === 'namespace' ? 'j.namespace' : 'j.queue'} AS grp,
-              (extract(epoch FROM j.created_at) * 1000)::float8 AS created,
-              (extract(epoch FROM a.at) * 1000)::float8 AS placed,
-              (extract(epoch FROM r.at) * 1000)::float8 AS running,
-              (extract(epoch FROM j.finished_at) * 1000)::float8 AS finished,
-              j.cpu_millis::float8 AS cpu, j.duration_ms::float8 AS duration
-       FROM jobs j
-       LEFT JOIN (SELECT job_uid, min(at) AS at FROM history WHERE entity = 'job' AND to_state = 'Running' GROUP BY job_uid) r ON r.job_uid = j.uid
-       LEFT JOIN (SELECT job_uid, min(created_at) AS at FROM assignments GROUP BY job_uid) a ON a.job_uid = j.uid`,
-    )
+    }>(sql('bench/fairness_job_timings'), [groupBy])
   ).rows;
   return rows.map((r) => ({
     key: r.key,

@@ -16,6 +16,7 @@ import { SingleBar, Presets } from 'cli-progress';
 import { Cluster } from '../simulator/local-cluster.js';
 import { benchRuntime } from '../simulator/docker-runtime.js';
 import { createPool } from '../store/db.js';
+import { sql } from '../store/sql.js';
 import { check, verdictOf, type Verdict } from '../checker/check.js';
 import { readCheckInput } from '../checker/read.js';
 import { delay } from '../lifecycle.js';
@@ -110,13 +111,11 @@ export async function runPackingBench(opts: PackingOptions): Promise<PackingResu
     const acceptedAt = await submitBacklog(cluster.replicaUrls, workload);
     const submittedAt = Date.now();
     const samples = await sampleUntilDone(db, acceptedAt, opts);
-    const finishedAt = (await db.query<{ at: Date }>('SELECT max(finished_at) AS at FROM jobs')).rows[0]!.at.getTime();
+    const finishedAt = (await db.query<{ at: Date }>(sql('bench/last_finished_at'))).rows[0]!.at.getTime();
     const waiting = samples.filter((s) => s.pending > 0);
     const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0);
     const phases = Object.fromEntries(
-      (
-        await db.query<{ phase: string; n: number }>('SELECT phase, count(*)::int AS n FROM jobs GROUP BY phase')
-      ).rows.map((r) => [r.phase, r.n]),
+      (await db.query<{ phase: string; n: number }>(sql('jobs/phase_counts'))).rows.map((r) => [r.phase, r.n]),
     );
     // Stalls first: a scrape resets the event-loop delay figures (the histograms are cumulative).
     const stalls = await readStalls(cluster.replicaUrls, cluster.agentMetricsUrls);
@@ -209,12 +208,7 @@ async function sampleUntilDone(
   try {
     for (;;) {
       const row = (
-        await db.query<{ cpu: number; memory: number; pending: number; finished: number }>(
-          `SELECT (SELECT coalesce(sum(allocated_cpu_millis), 0)::bigint FROM nodes) AS cpu,
-                  (SELECT coalesce(sum(allocated_memory_bytes), 0)::bigint FROM nodes) AS memory,
-                  (SELECT count(*)::int FROM jobs WHERE phase = 'Pending') AS pending,
-                  (SELECT count(*)::int FROM jobs WHERE phase IN ('Succeeded', 'Failed', 'Cancelled', 'Dead')) AS finished`,
-        )
+        await db.query<{ cpu: number; memory: number; pending: number; finished: number }>(sql('bench/packing_sample'))
       ).rows[0]!;
       const sample = {
         atMs: Date.now() - since,

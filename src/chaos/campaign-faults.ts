@@ -6,6 +6,7 @@ import pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import type { Cluster } from '../simulator/local-cluster.js';
 import { applicationName } from '../store/db.js';
+import { sql } from '../store/sql.js';
 import { delay } from '../lifecycle.js';
 import { writeFaults, type Faults, type PathFault } from '../testing/overload-faults.js';
 import type { NodeRow } from '../store/rows.js';
@@ -127,10 +128,7 @@ export async function terminateBackends(databaseUrl: string, replica: string): P
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rowCount } = await client.query(
-      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()',
-      [applicationName(replica)],
-    );
+    const { rowCount } = await client.query(sql('chaos/terminate_backends'), [applicationName(replica)]);
     return rowCount ?? 0;
   } finally {
     await client.end();
@@ -224,12 +222,7 @@ export async function lateRegistration(cluster: Cluster, node: string): Promise<
       })
     | undefined;
   try {
-    row = (
-      await client.query(
-        'SELECT cpu_millis, memory_bytes, labels, incarnation, generation FROM nodes WHERE name = $1',
-        [node],
-      )
-    ).rows[0];
+    row = (await client.query(sql('nodes/get'), [node])).rows[0];
   } finally {
     await client.end();
   }

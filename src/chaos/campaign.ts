@@ -13,6 +13,7 @@ import { CAMPAIGN_CRONJOBS, CAMPAIGN_QUEUES, JobFlow } from './job-flow.js';
 import { applyQueue } from '../store/queues.js';
 import { applyCronJob } from '../store/cronjobs.js';
 import { sql } from '../store/sql.js';
+import { readLease } from '../lease/lease.js';
 import { seededRandom } from '../seeded-random.js';
 import { NodeDeaths, jobsOnNode, nextLeader, timeUntilRunningElsewhere } from './observe.js';
 import * as faults from './campaign-faults.js';
@@ -278,15 +279,10 @@ async function firstDecisionAfter(
 ): Promise<number | null> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const row = await db
-      .query<{ at: Date }>(
-        "SELECT min(at) AS at FROM history WHERE entity = 'assignment' AND to_state = 'Assigned' AND at > to_timestamp($1 / 1000.0)",
-        [since],
-      )
-      .then(
-        (r) => r.rows[0],
-        () => undefined,
-      );
+    const row = await db.query<{ at: Date }>(sql('chaos/first_placement_after'), [since]).then(
+      (r) => r.rows[0],
+      () => undefined,
+    );
     if (row?.at) return row.at.getTime() - since;
     await delay(100);
   }
@@ -295,13 +291,8 @@ async function firstDecisionAfter(
 
 async function currentEpoch(db: ReturnType<typeof createPool>): Promise<number> {
   for (;;) {
-    const row = await db
-      .query<{ epoch: number; holder: string | null }>('SELECT epoch, holder FROM lease WHERE expires_at > now()')
-      .then(
-        (r) => r.rows[0],
-        () => undefined,
-      );
-    if (row?.holder) return row.epoch;
+    const row = await readLease(db).catch(() => undefined);
+    if (row?.holder && !row.free) return row.epoch;
     await delay(20);
   }
 }
@@ -369,16 +360,10 @@ async function waitForAllFinished(db: ReturnType<typeof createPool>, timeoutMs: 
     );
     if (row && row.n === 0) return;
     if (Date.now() > deadline) {
-      const stuck = await db
-        .query(
-          `SELECT j.name, j.phase, j.node, j.attempt, j.reason, a.state AS assignment_state, n.state AS node_state, n.watch_session IS NOT NULL AS watching
-           FROM jobs j LEFT JOIN assignments a ON a.id = j.assignment_id LEFT JOIN nodes n ON n.name = j.node
-           WHERE j.phase NOT IN ('Succeeded', 'Failed', 'Cancelled', 'Skipped', 'Dead') LIMIT 10`,
-        )
-        .then(
-          (r) => JSON.stringify(r.rows),
-          () => '?',
-        );
+      const stuck = await db.query(sql('chaos/unfinished_jobs')).then(
+        (r) => JSON.stringify(r.rows),
+        () => '?',
+      );
       throw new Error(`${row?.n ?? '?'} jobs still unfinished after ${timeoutMs} ms: ${stuck}`);
     }
     await delay(250);

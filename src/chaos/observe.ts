@@ -2,6 +2,8 @@
 // how long a dead node's jobs took to be running elsewhere.
 import type pg from 'pg';
 import { delay } from '../lifecycle.js';
+import { readLease } from '../lease/lease.js';
+import { sql } from '../store/sql.js';
 
 export interface LeaseRow {
   holder: string | null;
@@ -17,14 +19,9 @@ export async function nextLeader(
 ): Promise<LeaseRow & { acquired_at: Date }> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const row = (
-      await db
-        .query<LeaseRow>('SELECT holder, epoch, acquired_at FROM lease WHERE epoch > $1 AND holder IS NOT NULL', [
-          epoch,
-        ])
-        .catch(() => ({ rows: [] as LeaseRow[] }))
-    ).rows[0];
-    if (row?.acquired_at) return row as LeaseRow & { acquired_at: Date };
+    const row = await readLease(db).catch(() => undefined);
+    if (row && row.epoch > epoch && row.holder !== null && row.acquired_at)
+      return row as LeaseRow & { acquired_at: Date };
     if (Date.now() > deadline) throw new Error(`no leader above epoch ${epoch} within ${timeoutMs} ms`);
     await delay(10);
   }
@@ -43,9 +40,7 @@ export class NodeDeaths {
     this.running ??= (async () => {
       while (!this.stopped) {
         const rows = await this.db
-          .query<{ name: string; state: string; dead_at: Date | null; dead_reason: string | null }>(
-            'SELECT name, state, dead_at, dead_reason FROM nodes',
-          )
+          .query<{ name: string; state: string; dead_at: Date | null; dead_reason: string | null }>(sql('nodes/list'))
           .then(
             (r) => r.rows,
             () => [],
@@ -71,9 +66,7 @@ export class NodeDeaths {
 
 /** The jobs a node holds right now (to follow them after the node dies). */
 export async function jobsOnNode(db: pg.Pool, node: string): Promise<string[]> {
-  return (
-    await db.query<{ uid: string }>("SELECT uid FROM jobs WHERE node = $1 AND phase IN ('Assigned', 'Running')", [node])
-  ).rows.map((r) => r.uid);
+  return (await db.query<{ uid: string }>(sql('chaos/jobs_on_node'), [node])).rows.map((r) => r.uid);
 }
 
 /**
@@ -91,10 +84,7 @@ export async function timeUntilRunningElsewhere(
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const { rows } = await db
-      .query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM jobs WHERE uid = ANY($1) AND ((phase = 'Running' AND node <> $2) OR phase IN ('Succeeded', 'Failed', 'Cancelled', 'Dead'))",
-        [jobs, node],
-      )
+      .query<{ n: number }>(sql('chaos/settled_elsewhere'), [jobs, node])
       .catch(() => ({ rows: [{ n: -1 }] }));
     if (rows[0]!.n === jobs.length) return Date.now() - since;
     await delay(50);

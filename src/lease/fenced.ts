@@ -8,8 +8,6 @@ import { LeaseLostError } from '../errors/lease-lost-error.js';
 import { isBroken } from '../testing/broken-guards.js';
 import { fencedCommitSeconds } from '../metrics/registry.js';
 
-const DECISION_LOCK_TIMEOUT_MS = 300;
-
 export interface EpochSource {
   epoch(): number | null;
 }
@@ -20,12 +18,11 @@ export async function fenced<T>(db: Db, lease: EpochSource, fn: (tx: Tx, epoch: 
   const breakFence = isBroken('fence');
   const committing = fencedCommitSeconds.startTimer();
   const result = await transaction(db, async (tx) => {
-    // A decision must not wait long on a row another session holds (say a frozen replica's
-    // report): while it waits it holds the lease row FOR SHARE, and the renewal waits behind it.
-    await tx.query(`SET LOCAL lock_timeout = ${DECISION_LOCK_TIMEOUT_MS}`);
+    // A decision waits on another session's row only briefly (the file says why).
+    await tx.query(sql('lease/fenced_lock_timeout'));
     const row = (await tx.query<{ epoch: number }>(sql('lease/for_share'))).rows[0]!;
     if (row.epoch !== epoch && !breakFence) throw new LeaseLostError(epoch, row.epoch);
-    await tx.query("SELECT set_config('fencer.epoch', $1, true)", [String(epoch)]);
+    await tx.query(sql('lease/fenced_epoch'), [String(epoch)]);
     await testHoldInsideFencedTx();
     return fn(tx, epoch);
   });

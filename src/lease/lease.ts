@@ -30,7 +30,7 @@
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { createClient, type Db } from '../store/db.js';
+import { createClient, inTransaction, type Db } from '../store/db.js';
 import { sql } from '../store/sql.js';
 import { Wakeup, delay } from '../lifecycle.js';
 import { leaderChanges, leaseRenewals, takeoverSeconds } from '../metrics/registry.js';
@@ -138,7 +138,7 @@ export class Lease extends EventEmitter<LeaseEvents> {
     client.on('error', () => this.dropConnection());
     await client.connect();
     // A renewal stuck behind a frozen transaction must not hang the loop forever.
-    await client.query(`SET statement_timeout = ${Math.max(500, this.opts.leaseMs)}`);
+    await client.query(sql('lease/statement_timeout'), [String(Math.max(500, this.opts.leaseMs))]);
     this.client = client;
     return client;
   }
@@ -192,43 +192,45 @@ export class Lease extends EventEmitter<LeaseEvents> {
   /** True when nobody holds the leader's liveness lock for this epoch. */
   private async leaderConnectionGone(client: pg.Client, epoch: number): Promise<boolean> {
     const key = livenessKey(epoch);
-    const { rows } = await client.query<{ got: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS got', [
+    const { rows } = await client.query<{ got: boolean }>(sql('lease/liveness_try_lock'), [
       LIVENESS_LOCK_NAMESPACE,
       key,
     ]);
     if (!rows[0]!.got) return false;
-    await client.query('SELECT pg_advisory_unlock($1, $2)', [LIVENESS_LOCK_NAMESPACE, key]);
+    await client.query(sql('lease/liveness_unlock'), [LIVENESS_LOCK_NAMESPACE, key]);
     return true;
   }
 
   private async acquire(client: pg.Client, seenEpoch: number, leaderGone: boolean): Promise<void> {
-    await client.query('BEGIN');
-    let nextEpoch: number | undefined;
+    // The liveness lock taken for the next epoch, to give back if the attempt fails after it.
+    const held: { epoch?: number } = {};
     try {
-      const row = (await client.query<LeaseRow>(sql('lease/lock'))).rows[0]!;
-      const mayTake = row.free || (leaderGone && row.epoch === seenEpoch);
-      if (!mayTake) {
-        await client.query('ROLLBACK');
-        return;
-      }
-      nextEpoch = row.epoch + 1;
-      // Hold the liveness lock of the new epoch before anyone can see that epoch.
-      const { rows } = await client.query<{ got: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS got', [
-        LIVENESS_LOCK_NAMESPACE,
-        livenessKey(nextEpoch),
-      ]);
-      if (!rows[0]!.got) {
-        nextEpoch = undefined;
-        await client.query('ROLLBACK');
-        return;
-      }
-      const sentAt = performance.now();
-      const taken = await client.query<{ epoch: number; since_alive_seconds: number | null }>(sql('lease/take'), [
-        this.opts.replica,
-        this.opts.leaseMs,
-      ]);
-      await client.query('COMMIT');
-      const { epoch, since_alive_seconds: sinceAlive } = taken.rows[0]!;
+      // Undefined when the lease may not be taken; nothing was written then, so the commit that
+      // ends the attempt only releases the row lock, as a rollback would.
+      const won = await inTransaction(client, async () => {
+        const row = (await client.query<LeaseRow>(sql('lease/lock'))).rows[0]!;
+        const mayTake = row.free || (leaderGone && row.epoch === seenEpoch);
+        if (!mayTake) return undefined;
+        held.epoch = row.epoch + 1;
+        // Hold the liveness lock of the new epoch before anyone can see that epoch.
+        const { rows } = await client.query<{ got: boolean }>(sql('lease/liveness_try_lock'), [
+          LIVENESS_LOCK_NAMESPACE,
+          livenessKey(held.epoch),
+        ]);
+        if (!rows[0]!.got) {
+          held.epoch = undefined;
+          return undefined;
+        }
+        const sentAt = performance.now();
+        const taken = await client.query<{ epoch: number; since_alive_seconds: number | null }>(sql('lease/take'), [
+          this.opts.replica,
+          this.opts.leaseMs,
+        ]);
+        return { row, sentAt, taken: taken.rows[0]! };
+      });
+      if (!won) return;
+      const { row, sentAt } = won;
+      const { epoch, since_alive_seconds: sinceAlive } = won.taken;
       leaderChanges.inc();
       // A lease that had a holder before: how long the cluster went without a live leader.
       if (sinceAlive !== null && row.epoch > 0) takeoverSeconds.observe(sinceAlive);
@@ -239,16 +241,13 @@ export class Lease extends EventEmitter<LeaseEvents> {
       );
       this.emit('elected', epoch);
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      if (nextEpoch !== undefined) await this.unlockLiveness(client, nextEpoch);
+      if (held.epoch !== undefined) await this.unlockLiveness(client, held.epoch);
       throw err;
     }
   }
 
   private async unlockLiveness(client: pg.Client, epoch: number): Promise<void> {
-    await client
-      .query('SELECT pg_advisory_unlock($1, $2)', [LIVENESS_LOCK_NAMESPACE, livenessKey(epoch)])
-      .catch(() => {});
+    await client.query(sql('lease/liveness_unlock'), [LIVENESS_LOCK_NAMESPACE, livenessKey(epoch)]).catch(() => {});
   }
 
   private depose(reason: string): void {

@@ -73,6 +73,22 @@ export function isRetryable(err: unknown): boolean {
 }
 
 /**
+ * One transaction on a session the caller keeps for itself (the lease's, the migrator's): BEGIN,
+ * fn, then COMMIT, or ROLLBACK when fn throws. No retry: such a caller decides what failure means.
+ */
+export async function inTransaction<T>(session: pg.ClientBase, fn: () => Promise<T>): Promise<T> {
+  await session.query('BEGIN');
+  try {
+    const result = await fn();
+    await session.query('COMMIT');
+    return result;
+  } catch (err) {
+    await session.query('ROLLBACK').catch(() => {});
+    throw err;
+  }
+}
+
+/**
  * Runs fn in a transaction, retrying on serialization failures and deadlocks, and on a session
  * that ended before COMMIT (e.g. idle_in_transaction_session_timeout after this process stalled):
  * nothing of it was written, so it runs again on another connection.

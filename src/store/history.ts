@@ -1,5 +1,6 @@
 // Reading the append-only history back: what a checker needs to prove promises 1 and 2.
 import type { Db } from './db.js';
+import { sql } from './sql.js';
 
 interface AssignmentEvent {
   job: string;
@@ -12,11 +13,7 @@ const ACTIVE = new Set(['Assigned', 'Running']);
 
 /** Jobs that ever had two active assignments at the same time, by the history's order. */
 export async function jobsPlacedTwice(db: Db): Promise<string[]> {
-  const rows = (
-    await db.query<AssignmentEvent>(
-      "SELECT job, job_uid, assignment, to_state FROM history WHERE entity = 'assignment' ORDER BY at, id",
-    )
-  ).rows;
+  const rows = (await db.query<AssignmentEvent>(sql('history/assignment_transitions'))).rows;
   const active = new Map<string, Set<string>>();
   const twice = new Set<string>();
   for (const row of rows) {
@@ -33,8 +30,6 @@ export async function jobsPlacedTwice(db: Db): Promise<string[]> {
 }
 
 export async function jobPhases(db: Db): Promise<Record<string, number>> {
-  const rows = (
-    await db.query<{ phase: string; n: number }>('SELECT phase, count(*)::int AS n FROM jobs GROUP BY phase')
-  ).rows;
+  const rows = (await db.query<{ phase: string; n: number }>(sql('jobs/phase_counts'))).rows;
   return Object.fromEntries(rows.map((r) => [r.phase, r.n]));
 }

@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { createClient } from './db.js';
+import { sql } from './sql.js';
 import { delay } from '../lifecycle.js';
 import { CHANNELS, pendingUids } from './channels.js';
 
@@ -68,7 +69,7 @@ export class Listener extends EventEmitter<ListenerEvents> {
           else if (n.channel === CHANNELS.assignments && n.payload) this.emit('assignments', n.payload);
         });
         await client.connect();
-        for (const channel of Object.values(CHANNELS)) await client.query(`LISTEN ${channel}`);
+        await client.query(sql('listener/listen'));
         this.connections++;
         this.client = client;
         if (!first) this.emit('reconnected');

@@ -3,6 +3,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
+import { inTransaction } from './db.js';
+import { sql } from './sql.js';
 
 const MIGRATION_LOCK = 7_310_001; // any constant; only migrations use it
 const migrationsDir = fileURLToPath(new URL('./migrations/', import.meta.url));
@@ -17,32 +19,22 @@ export function migrationFiles(): Array<{ version: number; name: string; text: s
 /** Brings the schema up to date; returns the names of the migrations it applied. */
 export async function migrate(client: pg.ClientBase): Promise<string[]> {
   const applied: string[] = [];
-  await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+  await client.query(sql('migrate/lock'), [MIGRATION_LOCK]);
   try {
-    await client.query(
-      'CREATE TABLE IF NOT EXISTS schema_migrations (version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
-    );
-    const done = new Set(
-      (await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version),
-    );
+    await client.query(sql('migrate/ledger'));
+    const done = new Set((await client.query<{ version: number }>(sql('migrate/applied'))).rows.map((r) => r.version));
     for (const migration of migrationFiles()) {
       if (done.has(migration.version)) continue;
-      await client.query('BEGIN');
-      try {
+      await inTransaction(client, async () => {
         await client.query(migration.text);
-        await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
-          migration.version,
-          migration.name,
-        ]);
-        await client.query('COMMIT');
-      } catch (err) {
-        await client.query('ROLLBACK');
+        await client.query(sql('migrate/record'), [migration.version, migration.name]);
+      }).catch((err: unknown) => {
         throw new Error(`migration ${migration.name} failed: ${(err as Error).message}`);
-      }
+      });
       applied.push(migration.name);
     }
   } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    await client.query(sql('migrate/unlock'), [MIGRATION_LOCK]);
   }
   return applied;
 }

@@ -1,5 +1,7 @@
 // Runtime code never builds SQL: every query lives in a .sql file under src/store/sql/,
-// named by what it does, with a header comment giving its parameters.
+// named by what it does, with a header comment giving its parameters. Only the brackets of a
+// transaction stay in the store's transaction helpers (db.ts, rehearsal.ts);
+// test/unit/sql-in-files.test.ts keeps it so.
 import { readFileSync } from 'node:fs';
 
 const cache = new Map<string, string>();

@@ -43,6 +43,12 @@ describe('NOTIFY channels', () => {
     expect(Object.values(CHANNELS).filter((channel) => !named.has(channel))).toEqual([]);
   });
 
+  it('the listener hears every constant (sql/listener/listen.sql)', () => {
+    const text = readFileSync(join(STORE, 'sql/listener/listen.sql'), 'utf8').replace(/--.*$/gm, '');
+    const heard = [...text.matchAll(/\bLISTEN\s+([a-z_]+)/g)].map((m) => m[1]!);
+    expect(heard.sort()).toEqual(Object.values(CHANNELS).sort());
+  });
+
   it('reads the uids of a fencer_pending payload', () => {
     expect(pendingUids('a')).toEqual(['a']);
     expect(pendingUids('a,b,c')).toEqual(['a', 'b', 'c']);

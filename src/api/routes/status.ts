@@ -13,7 +13,7 @@ export function statusRoutes(app: FastifyInstance, ctx: ApiContext): void {
 
   app.get('/readyz', async (_request, reply) => {
     try {
-      await ctx.db.query('SELECT 1');
+      await ctx.db.query(sql('status/ping'));
       return { ok: true, replica: ctx.replica, leader: ctx.lease.isLeader() };
     } catch (err) {
       reply.code(503);

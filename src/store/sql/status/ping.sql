@@ -1,0 +1,2 @@
+-- status/ping: readiness: the database answers. No parameters.
+SELECT 1
