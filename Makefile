@@ -7,13 +7,16 @@ FREEZE_SECONDS ?= 5
 
 .DEFAULT_GOAL := help
 # Chaos on the running cluster (chaos/ scripts; each works on both runtimes).
-.PHONY: help build image cluster-up jobs cluster-status kill-leader freeze-leader kill-worker cluster-down test freeze-worker partition-worker restart-postgres terminate-leader-backends campaign check bench-packing bench-placement bench-failover bench-workflows bench-cancel bench-fairness bench-cron bench-throughput
+.PHONY: help build schema image cluster-up jobs cluster-status kill-leader freeze-leader kill-worker cluster-down test freeze-worker partition-worker restart-postgres terminate-leader-backends campaign check bench-packing bench-placement bench-failover bench-workflows bench-cancel bench-fairness bench-cron bench-throughput
 
 help: ## list these targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z-]*:.*## / {printf "  \033[1m%-26s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 build: ## compile TypeScript to dist/
 	@npm run build --silent
+
+schema: build ## write docs/schema.sql again from the migrations (after adding one)
+	@node scripts/schema-snapshot.mjs
 
 image: build ## build the fencer:latest Docker image offline, from this machine's Node.js
 	@bash scripts/build-image.sh

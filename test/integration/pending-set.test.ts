@@ -169,7 +169,8 @@ describe('pending set', () => {
       await agrees(set, 'before the connection is lost');
       const before = listener.listening!;
       await t.db.query(
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'",
+        // The listener's session: its last statement is sql/listener/listen.sql (not this one).
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%LISTEN fencer_%' AND pid <> pg_backend_pid()",
       );
       await eventually(() => listener.listening === null, { what: 'the LISTEN connection lost' });
       const missed = (
