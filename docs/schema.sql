@@ -1,4 +1,4 @@
--- fencer's database schema as src/store/migrations/ leave it (0001_init.sql … 0022_watch_event_cost.sql),
+-- fencer's database schema as src/store/migrations/ leave it (0001_init.sql … 0024_pending_notify_per_statement.sql),
 -- for reading: the migrations are what builds it. Generated, do not edit: `npm run schema` writes
 -- it again, and test/integration/schema.test.ts fails when it is not current.
 
@@ -454,22 +454,28 @@ BEGIN
 END
 $function$;
 
-CREATE FUNCTION fencer_assignment_history()
+CREATE FUNCTION fencer_assignment_history_rows()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
-DECLARE
-  job_name text;
 BEGIN
-  IF TG_OP = 'INSERT' OR NEW.state IS DISTINCT FROM OLD.state THEN
-    SELECT namespace || '/' || name INTO job_name FROM jobs WHERE uid = NEW.job_uid;
+  IF TG_OP = 'INSERT' THEN
     INSERT INTO history (entity, job_uid, job, assignment, node, epoch, from_state, to_state, reason, replica)
-    VALUES ('assignment', NEW.job_uid, coalesce(job_name, '?'), NEW.id, NEW.node,
-            coalesce(fencer_decision_epoch(), CASE WHEN TG_OP = 'INSERT' THEN NEW.epoch END),
-            CASE WHEN TG_OP = 'UPDATE' THEN OLD.state END, NEW.state, NULL,
-            current_setting('fencer.replica', true));
+    SELECT 'assignment', n.job_uid, coalesce(j.namespace || '/' || j.name, '?'), n.id, n.node,
+           coalesce(fencer_decision_epoch(), n.epoch), NULL, n.state, NULL, current_setting('fencer.replica', true)
+    FROM (SELECT *, row_number() OVER () AS ord FROM new_rows) n LEFT JOIN jobs j ON j.uid = n.job_uid
+    ORDER BY n.ord;
+  ELSE
+    INSERT INTO history (entity, job_uid, job, assignment, node, epoch, from_state, to_state, reason, replica)
+    SELECT 'assignment', n.job_uid, coalesce(j.namespace || '/' || j.name, '?'), n.id, n.node,
+           fencer_decision_epoch(), o.state, n.state, NULL, current_setting('fencer.replica', true)
+    FROM (SELECT *, row_number() OVER () AS ord FROM new_rows) n
+    JOIN old_rows o ON o.id = n.id
+    LEFT JOIN jobs j ON j.uid = n.job_uid
+    WHERE n.state IS DISTINCT FROM o.state
+    ORDER BY n.ord;
   END IF;
-  RETURN NEW;
+  RETURN NULL;
 END $function$;
 
 CREATE FUNCTION fencer_cluster_event_watch()
@@ -515,27 +521,31 @@ BEGIN
   RAISE EXCEPTION 'history is append-only';
 END $function$;
 
-CREATE FUNCTION fencer_job_history()
+CREATE FUNCTION fencer_job_history_rows()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
 BEGIN
-  IF TG_OP = 'DELETE' THEN
-    INSERT INTO history (entity, job_uid, job, assignment, node, epoch, from_state, to_state, reason, replica, due_at, actor)
-    VALUES ('job', OLD.uid, OLD.namespace || '/' || OLD.name, OLD.assignment_id, OLD.node,
-            fencer_decision_epoch(), OLD.phase, 'Deleted', 'Deleted', current_setting('fencer.replica', true), OLD.due_at,
-            nullif(current_setting('fencer.actor', true), ''));
-    RETURN OLD;
-  END IF;
-  IF TG_OP = 'INSERT' OR NEW.phase IS DISTINCT FROM OLD.phase THEN
+  IF TG_OP = 'INSERT' THEN
     INSERT INTO history (entity, job_uid, job, assignment, node, epoch, from_state, to_state, reason, replica, due_at, actor, needs, queue)
-    VALUES ('job', NEW.uid, NEW.namespace || '/' || NEW.name, NEW.assignment_id, NEW.node,
-            fencer_decision_epoch(), CASE WHEN TG_OP = 'UPDATE' THEN OLD.phase END, NEW.phase, NEW.reason,
-            current_setting('fencer.replica', true), NEW.due_at, nullif(current_setting('fencer.actor', true), ''),
-            CASE WHEN TG_OP = 'INSERT' AND cardinality(NEW.needs) > 0 THEN NEW.needs END,
-            CASE WHEN TG_OP = 'INSERT' THEN NEW.namespace || '/' || NEW.queue END);
+    SELECT 'job', n.uid, n.namespace || '/' || n.name, n.assignment_id, n.node, fencer_decision_epoch(), NULL, n.phase,
+           n.reason, current_setting('fencer.replica', true), n.due_at, nullif(current_setting('fencer.actor', true), ''),
+           CASE WHEN cardinality(n.needs) > 0 THEN n.needs END, n.namespace || '/' || n.queue
+    FROM new_rows n ORDER BY n.watch_rv;
+  ELSIF TG_OP = 'UPDATE' THEN
+    INSERT INTO history (entity, job_uid, job, assignment, node, epoch, from_state, to_state, reason, replica, due_at, actor)
+    SELECT 'job', n.uid, n.namespace || '/' || n.name, n.assignment_id, n.node, fencer_decision_epoch(), o.phase, n.phase,
+           n.reason, current_setting('fencer.replica', true), n.due_at, nullif(current_setting('fencer.actor', true), '')
+    FROM new_rows n JOIN old_rows o ON o.uid = n.uid
+    WHERE n.phase IS DISTINCT FROM o.phase
+    ORDER BY n.watch_rv;
+  ELSE
+    INSERT INTO history (entity, job_uid, job, assignment, node, epoch, from_state, to_state, reason, replica, due_at, actor)
+    SELECT 'job', o.uid, o.namespace || '/' || o.name, o.assignment_id, o.node, fencer_decision_epoch(), o.phase, 'Deleted',
+           'Deleted', current_setting('fencer.replica', true), o.due_at, nullif(current_setting('fencer.actor', true), '')
+    FROM old_rows o;
   END IF;
-  RETURN NEW;
+  RETURN NULL;
 END $function$;
 
 CREATE FUNCTION fencer_lease_event()
@@ -579,13 +589,21 @@ CREATE FUNCTION fencer_pending_notify()
 AS $function$
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    IF NEW.phase = 'Pending' THEN PERFORM pg_notify('fencer_pending', NEW.uid::text); END IF;
+    PERFORM pg_notify('fencer_pending', string_agg(uid::text, ',')) FROM (
+      SELECT uid, (row_number() OVER () - 1) / 200 AS chunk FROM new_rows WHERE phase = 'Pending'
+    ) named GROUP BY chunk;
   ELSIF TG_OP = 'DELETE' THEN
-    IF OLD.phase = 'Pending' THEN PERFORM pg_notify('fencer_pending', OLD.uid::text); END IF;
-  ELSIF (OLD.phase = 'Pending') <> (NEW.phase = 'Pending')
-     OR (NEW.phase = 'Pending' AND (OLD.waiting, OLD.due_at, OLD.queue, OLD.lane, OLD.path_ms)
-                                   IS DISTINCT FROM (NEW.waiting, NEW.due_at, NEW.queue, NEW.lane, NEW.path_ms)) THEN
-    PERFORM pg_notify('fencer_pending', NEW.uid::text);
+    PERFORM pg_notify('fencer_pending', string_agg(uid::text, ',')) FROM (
+      SELECT uid, (row_number() OVER () - 1) / 200 AS chunk FROM old_rows WHERE phase = 'Pending'
+    ) named GROUP BY chunk;
+  ELSE
+    PERFORM pg_notify('fencer_pending', string_agg(uid::text, ',')) FROM (
+      SELECT n.uid, (row_number() OVER () - 1) / 200 AS chunk
+      FROM new_rows n JOIN old_rows o ON o.uid = n.uid
+      WHERE (o.phase = 'Pending') <> (n.phase = 'Pending')
+         OR (n.phase = 'Pending' AND (o.waiting, o.due_at, o.queue, o.lane, o.path_ms)
+                                     IS DISTINCT FROM (n.waiting, n.due_at, n.queue, n.lane, n.path_ms))
+    ) named GROUP BY chunk;
   END IF;
   RETURN NULL;
 END $function$;
@@ -651,24 +669,41 @@ AS $function$
   SELECT hashtextextended('fencer.quota/' || namespace, 0)
 $function$;
 
-CREATE FUNCTION fencer_watch_event()
+CREATE FUNCTION fencer_watch_events()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
-DECLARE
-  event_id bigint := nextval('watch_events_id_seq');
-  subject record;
-  ns text;
 BEGIN
-  IF TG_OP = 'DELETE' THEN subject := OLD; ELSE subject := NEW; END IF;
-  -- Compiled per table: the field is read only on tables that have it.
-  IF TG_ARGV[1] = 'namespaced' THEN ns := subject.namespace; END IF;
-  INSERT INTO watch_events (id, kind, namespace, name, type, object)
-  VALUES (event_id, TG_ARGV[0], ns, subject.name,
-          CASE TG_OP WHEN 'INSERT' THEN 'ADDED' WHEN 'UPDATE' THEN 'MODIFIED' ELSE 'DELETED' END,
-          CASE WHEN TG_OP = 'DELETE' THEN jsonb_build_object('uid', to_jsonb(OLD) ->> 'uid', 'labels', to_jsonb(OLD) -> 'labels') END);
-  IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;
-  NEW.watch_rv := event_id;
+  IF TG_OP = 'DELETE' THEN
+    IF TG_ARGV[1] = 'namespaced' THEN
+      INSERT INTO watch_events (kind, namespace, name, type, object)
+      SELECT TG_ARGV[0], o.namespace, o.name, 'DELETED',
+             jsonb_build_object('uid', to_jsonb(o) ->> 'uid', 'labels', to_jsonb(o) -> 'labels')
+      FROM old_rows o;
+    ELSE
+      INSERT INTO watch_events (kind, namespace, name, type, object)
+      SELECT TG_ARGV[0], NULL, o.name, 'DELETED',
+             jsonb_build_object('uid', to_jsonb(o) ->> 'uid', 'labels', to_jsonb(o) -> 'labels')
+      FROM old_rows o;
+    END IF;
+  ELSIF TG_ARGV[1] = 'namespaced' THEN
+    INSERT INTO watch_events (id, kind, namespace, name, type)
+    SELECT n.watch_rv, TG_ARGV[0], n.namespace, n.name, CASE TG_OP WHEN 'INSERT' THEN 'ADDED' ELSE 'MODIFIED' END
+    FROM new_rows n ORDER BY n.watch_rv;
+  ELSE
+    INSERT INTO watch_events (id, kind, namespace, name, type)
+    SELECT n.watch_rv, TG_ARGV[0], NULL, n.name, CASE TG_OP WHEN 'INSERT' THEN 'ADDED' ELSE 'MODIFIED' END
+    FROM new_rows n ORDER BY n.watch_rv;
+  END IF;
+  RETURN NULL;
+END $function$;
+
+CREATE FUNCTION fencer_watch_rv()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  NEW.watch_rv := nextval('watch_events_id_seq');
   RETURN NEW;
 END $function$;
 
@@ -678,7 +713,9 @@ CREATE TRIGGER assignments_allocate AFTER INSERT ON assignments REFERENCING NEW 
 
 CREATE TRIGGER assignments_deallocate AFTER DELETE ON assignments REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION fencer_allocation_delta();
 
-CREATE TRIGGER assignments_history AFTER INSERT OR UPDATE OF state ON assignments FOR EACH ROW EXECUTE FUNCTION fencer_assignment_history();
+CREATE TRIGGER assignments_history_added AFTER INSERT ON assignments REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_assignment_history_rows();
+
+CREATE TRIGGER assignments_history_changed AFTER UPDATE ON assignments REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_assignment_history_rows();
 
 CREATE TRIGGER assignments_reallocate AFTER UPDATE ON assignments REFERENCING OLD TABLE AS previous NEW TABLE AS updated FOR EACH STATEMENT EXECUTE FUNCTION fencer_allocation_delta();
 
@@ -686,15 +723,35 @@ CREATE TRIGGER assignments_within_limits AFTER INSERT ON assignments REFERENCING
 
 CREATE TRIGGER cluster_events_watch AFTER INSERT ON cluster_events FOR EACH ROW EXECUTE FUNCTION fencer_cluster_event_watch();
 
-CREATE TRIGGER cronjobs_watch BEFORE INSERT OR DELETE OR UPDATE ON cronjobs FOR EACH ROW EXECUTE FUNCTION fencer_watch_event('CronJob', 'namespaced');
+CREATE TRIGGER cronjobs_watch_added AFTER INSERT ON cronjobs REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_watch_events('CronJob', 'namespaced');
+
+CREATE TRIGGER cronjobs_watch_deleted AFTER DELETE ON cronjobs REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_watch_events('CronJob', 'namespaced');
+
+CREATE TRIGGER cronjobs_watch_modified AFTER UPDATE ON cronjobs REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_watch_events('CronJob', 'namespaced');
+
+CREATE TRIGGER cronjobs_watch_rv BEFORE INSERT OR UPDATE ON cronjobs FOR EACH ROW EXECUTE FUNCTION fencer_watch_rv();
 
 CREATE TRIGGER history_append_only BEFORE DELETE OR UPDATE ON history FOR EACH ROW EXECUTE FUNCTION fencer_history_is_append_only();
 
-CREATE TRIGGER jobs_history AFTER INSERT OR DELETE OR UPDATE OF phase ON jobs FOR EACH ROW EXECUTE FUNCTION fencer_job_history();
+CREATE TRIGGER jobs_history_added AFTER INSERT ON jobs REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_job_history_rows();
 
-CREATE TRIGGER jobs_pending_notify AFTER INSERT OR DELETE OR UPDATE ON jobs FOR EACH ROW EXECUTE FUNCTION fencer_pending_notify();
+CREATE TRIGGER jobs_history_changed AFTER UPDATE ON jobs REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_job_history_rows();
 
-CREATE TRIGGER jobs_watch BEFORE INSERT OR DELETE OR UPDATE ON jobs FOR EACH ROW EXECUTE FUNCTION fencer_watch_event('Job', 'namespaced');
+CREATE TRIGGER jobs_history_deleted AFTER DELETE ON jobs REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_job_history_rows();
+
+CREATE TRIGGER jobs_pending_notify_delete AFTER DELETE ON jobs REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_pending_notify();
+
+CREATE TRIGGER jobs_pending_notify_insert AFTER INSERT ON jobs REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_pending_notify();
+
+CREATE TRIGGER jobs_pending_notify_update AFTER UPDATE ON jobs REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_pending_notify();
+
+CREATE TRIGGER jobs_watch_added AFTER INSERT ON jobs REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_watch_events('Job', 'namespaced');
+
+CREATE TRIGGER jobs_watch_deleted AFTER DELETE ON jobs REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_watch_events('Job', 'namespaced');
+
+CREATE TRIGGER jobs_watch_modified AFTER UPDATE ON jobs REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_watch_events('Job', 'namespaced');
+
+CREATE TRIGGER jobs_watch_rv BEFORE INSERT OR UPDATE ON jobs FOR EACH ROW EXECUTE FUNCTION fencer_watch_rv();
 
 CREATE TRIGGER lease_event AFTER UPDATE OF epoch ON lease FOR EACH ROW WHEN (new.epoch <> old.epoch) EXECUTE FUNCTION fencer_lease_event();
 
@@ -702,10 +759,34 @@ CREATE TRIGGER node_registered_event AFTER INSERT ON nodes FOR EACH ROW EXECUTE 
 
 CREATE TRIGGER node_state_event AFTER UPDATE OF state ON nodes FOR EACH ROW WHEN (new.state IS DISTINCT FROM old.state) EXECUTE FUNCTION fencer_node_event();
 
-CREATE TRIGGER nodes_watch BEFORE INSERT OR DELETE OR UPDATE ON nodes FOR EACH ROW EXECUTE FUNCTION fencer_watch_event('Node', 'cluster');
+CREATE TRIGGER nodes_watch_added AFTER INSERT ON nodes REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_watch_events('Node', 'cluster');
 
-CREATE TRIGGER queues_watch BEFORE INSERT OR DELETE OR UPDATE ON queues FOR EACH ROW EXECUTE FUNCTION fencer_watch_event('Queue', 'namespaced');
+CREATE TRIGGER nodes_watch_deleted AFTER DELETE ON nodes REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_watch_events('Node', 'cluster');
 
-CREATE TRIGGER resource_quotas_watch BEFORE INSERT OR DELETE OR UPDATE ON resource_quotas FOR EACH ROW EXECUTE FUNCTION fencer_watch_event('ResourceQuota', 'namespaced');
+CREATE TRIGGER nodes_watch_modified AFTER UPDATE ON nodes REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_watch_events('Node', 'cluster');
 
-CREATE TRIGGER workflows_watch BEFORE INSERT OR DELETE OR UPDATE ON workflows FOR EACH ROW EXECUTE FUNCTION fencer_watch_event('Workflow', 'namespaced');
+CREATE TRIGGER nodes_watch_rv BEFORE INSERT OR UPDATE ON nodes FOR EACH ROW EXECUTE FUNCTION fencer_watch_rv();
+
+CREATE TRIGGER queues_watch_added AFTER INSERT ON queues REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_watch_events('Queue', 'namespaced');
+
+CREATE TRIGGER queues_watch_deleted AFTER DELETE ON queues REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_watch_events('Queue', 'namespaced');
+
+CREATE TRIGGER queues_watch_modified AFTER UPDATE ON queues REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_watch_events('Queue', 'namespaced');
+
+CREATE TRIGGER queues_watch_rv BEFORE INSERT OR UPDATE ON queues FOR EACH ROW EXECUTE FUNCTION fencer_watch_rv();
+
+CREATE TRIGGER resource_quotas_watch_added AFTER INSERT ON resource_quotas REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_watch_events('ResourceQuota', 'namespaced');
+
+CREATE TRIGGER resource_quotas_watch_deleted AFTER DELETE ON resource_quotas REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_watch_events('ResourceQuota', 'namespaced');
+
+CREATE TRIGGER resource_quotas_watch_modified AFTER UPDATE ON resource_quotas REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_watch_events('ResourceQuota', 'namespaced');
+
+CREATE TRIGGER resource_quotas_watch_rv BEFORE INSERT OR UPDATE ON resource_quotas FOR EACH ROW EXECUTE FUNCTION fencer_watch_rv();
+
+CREATE TRIGGER workflows_watch_added AFTER INSERT ON workflows REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_watch_events('Workflow', 'namespaced');
+
+CREATE TRIGGER workflows_watch_deleted AFTER DELETE ON workflows REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_watch_events('Workflow', 'namespaced');
+
+CREATE TRIGGER workflows_watch_modified AFTER UPDATE ON workflows REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_watch_events('Workflow', 'namespaced');
+
+CREATE TRIGGER workflows_watch_rv BEFORE INSERT OR UPDATE ON workflows FOR EACH ROW EXECUTE FUNCTION fencer_watch_rv();

@@ -15,7 +15,7 @@ export type StopReason =
   | 'completed' // ran for its full duration
   | 'failed' // ended with a failure (spec.simulate: an exit code, maybe before its full duration)
   | 'self-fence' // cut off from every replica for too long: stopped before it could be given away
-  | 'stale' // only the claim-first broken variant (src/guards.ts): its claim, made after the start, was refused
+  | 'stale' // only the claim-first broken variant (src/testing/broken-guards.ts): its claim, made after the start, was refused
   | 'withdrawn' // absent from a snapshot: cancelled, deleted or given back
   | 'node-dead' // the heartbeat got 410: the node was declared dead and its jobs requeued
   | 'shutdown'; // the agent stopped gracefully
