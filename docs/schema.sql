@@ -1,4 +1,4 @@
--- fencer's database schema as src/store/migrations/ leave it (0001_init.sql … 0024_pending_notify_per_statement.sql),
+-- fencer's database schema as src/store/migrations/ leave it (0001_init.sql … 0025_auth.sql),
 -- for reading: the migrations are what builds it. Generated, do not edit: `npm run schema` writes
 -- it again, and test/integration/schema.test.ts fails when it is not current.
 
@@ -257,6 +257,49 @@ CREATE TABLE queues (
   CONSTRAINT queues_weight_check CHECK (weight > 0::double precision)
 );
 
+CREATE TABLE rbac_bindings (
+  uid uuid DEFAULT gen_random_uuid() NOT NULL,
+  kind text NOT NULL,
+  namespace text NOT NULL,
+  name text NOT NULL,
+  labels jsonb DEFAULT '{}'::jsonb NOT NULL,
+  annotations jsonb DEFAULT '{}'::jsonb NOT NULL,
+  role_kind text NOT NULL,
+  role_name text NOT NULL,
+  subjects jsonb NOT NULL,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  updated_at timestamp with time zone DEFAULT now() NOT NULL,
+  resource_version bigint DEFAULT 1 NOT NULL,
+  CONSTRAINT rbac_bindings_pkey PRIMARY KEY (uid),
+  CONSTRAINT rbac_bindings_kind_namespace_name_key UNIQUE (kind, namespace, name),
+  CONSTRAINT rbac_binding_scope CHECK ((kind = 'ClusterRoleBinding'::text) = (namespace = ''::text)),
+  CONSTRAINT rbac_bindings_kind_check CHECK (kind = ANY (ARRAY['RoleBinding'::text, 'ClusterRoleBinding'::text])),
+  CONSTRAINT rbac_bindings_name_check CHECK (name <> ''::text),
+  CONSTRAINT rbac_bindings_role_kind_check CHECK (role_kind = ANY (ARRAY['Role'::text, 'ClusterRole'::text])),
+  CONSTRAINT rbac_bindings_role_name_check CHECK (role_name <> ''::text),
+  CONSTRAINT rbac_bindings_subjects_check CHECK (jsonb_typeof(subjects) = 'array'::text),
+  CONSTRAINT rbac_cluster_binding_role CHECK (kind = 'RoleBinding'::text OR role_kind = 'ClusterRole'::text)
+);
+
+CREATE TABLE rbac_roles (
+  uid uuid DEFAULT gen_random_uuid() NOT NULL,
+  kind text NOT NULL,
+  namespace text NOT NULL,
+  name text NOT NULL,
+  labels jsonb DEFAULT '{}'::jsonb NOT NULL,
+  annotations jsonb DEFAULT '{}'::jsonb NOT NULL,
+  rules jsonb NOT NULL,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  updated_at timestamp with time zone DEFAULT now() NOT NULL,
+  resource_version bigint DEFAULT 1 NOT NULL,
+  CONSTRAINT rbac_roles_pkey PRIMARY KEY (uid),
+  CONSTRAINT rbac_roles_kind_namespace_name_key UNIQUE (kind, namespace, name),
+  CONSTRAINT rbac_role_scope CHECK ((kind = 'ClusterRole'::text) = (namespace = ''::text)),
+  CONSTRAINT rbac_roles_kind_check CHECK (kind = ANY (ARRAY['Role'::text, 'ClusterRole'::text])),
+  CONSTRAINT rbac_roles_name_check CHECK (name <> ''::text),
+  CONSTRAINT rbac_roles_rules_check CHECK (jsonb_typeof(rules) = 'array'::text)
+);
+
 CREATE TABLE replicas (
   name text NOT NULL,
   url text NOT NULL,
@@ -290,6 +333,16 @@ CREATE TABLE resource_quotas (
   CONSTRAINT resource_quotas_pending_jobs_check CHECK (pending_jobs >= 0),
   CONSTRAINT resource_quotas_rate_burst_check CHECK (rate_burst >= 1),
   CONSTRAINT resource_quotas_rate_per_second_check CHECK (rate_per_second > 0::double precision)
+);
+
+CREATE TABLE revoked_tokens (
+  jti text NOT NULL,
+  expires_at timestamp with time zone NOT NULL,
+  revoked_at timestamp with time zone DEFAULT now() NOT NULL,
+  revoked_by text,
+  reason text,
+  CONSTRAINT revoked_tokens_pkey PRIMARY KEY (jti),
+  CONSTRAINT revoked_tokens_jti_check CHECK (jti <> ''::text)
 );
 
 CREATE TABLE schema_migrations (
@@ -401,6 +454,8 @@ CREATE INDEX jobs_pending_due ON jobs USING btree (due_at, created_at) WHERE (ph
 
 CREATE INDEX jobs_waiting ON jobs USING btree (namespace) WHERE waiting;
 
+CREATE INDEX revoked_tokens_by_expiry ON revoked_tokens USING btree (expires_at);
+
 CREATE INDEX watch_events_order ON watch_events USING btree (xid, id);
 
 CREATE INDEX workflows_of_cronjob ON workflows USING btree (cronjob_uid, created_at) WHERE (cronjob_uid IS NOT NULL);
@@ -475,6 +530,15 @@ BEGIN
     WHERE n.state IS DISTINCT FROM o.state
     ORDER BY n.ord;
   END IF;
+  RETURN NULL;
+END $function$;
+
+CREATE FUNCTION fencer_auth_changed()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  PERFORM pg_notify('fencer_auth', TG_TABLE_NAME);
   RETURN NULL;
 END $function$;
 
@@ -775,6 +839,10 @@ CREATE TRIGGER queues_watch_modified AFTER UPDATE ON queues REFERENCING NEW TABL
 
 CREATE TRIGGER queues_watch_rv BEFORE INSERT OR UPDATE ON queues FOR EACH ROW EXECUTE FUNCTION fencer_watch_rv();
 
+CREATE TRIGGER rbac_bindings_changed AFTER INSERT OR DELETE OR UPDATE ON rbac_bindings FOR EACH STATEMENT EXECUTE FUNCTION fencer_auth_changed();
+
+CREATE TRIGGER rbac_roles_changed AFTER INSERT OR DELETE OR UPDATE ON rbac_roles FOR EACH STATEMENT EXECUTE FUNCTION fencer_auth_changed();
+
 CREATE TRIGGER resource_quotas_watch_added AFTER INSERT ON resource_quotas REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_watch_events('ResourceQuota', 'namespaced');
 
 CREATE TRIGGER resource_quotas_watch_deleted AFTER DELETE ON resource_quotas REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_watch_events('ResourceQuota', 'namespaced');
@@ -782,6 +850,8 @@ CREATE TRIGGER resource_quotas_watch_deleted AFTER DELETE ON resource_quotas REF
 CREATE TRIGGER resource_quotas_watch_modified AFTER UPDATE ON resource_quotas REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_watch_events('ResourceQuota', 'namespaced');
 
 CREATE TRIGGER resource_quotas_watch_rv BEFORE INSERT OR UPDATE ON resource_quotas FOR EACH ROW EXECUTE FUNCTION fencer_watch_rv();
+
+CREATE TRIGGER revoked_tokens_changed AFTER INSERT OR DELETE OR UPDATE ON revoked_tokens FOR EACH STATEMENT EXECUTE FUNCTION fencer_auth_changed();
 
 CREATE TRIGGER workflows_watch_added AFTER INSERT ON workflows REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_watch_events('Workflow', 'namespaced');
 

@@ -4,3 +4,4 @@
 LISTEN fencer_pending;
 LISTEN fencer_room;
 LISTEN fencer_assignments;
+LISTEN fencer_auth;
