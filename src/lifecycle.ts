@@ -1,5 +1,6 @@
 // The pieces every long-lived part is built from: an abortable sleep that a nudge can cut
-// short, and a stop() that returns the promise already in flight when called twice.
+// short, and a stop() that returns the promise already in flight when called twice. Also the
+// one plain sleep (`delay`) and the one wait-until (`eventually`) of src/ and test/ alike.
 
 export class Wakeup {
   private wake: (() => void) | undefined;
@@ -41,6 +42,33 @@ export function delay(ms: number, signal?: AbortSignal): Promise<void> {
     const timer = setTimeout(done, Math.max(0, ms));
     signal?.addEventListener('abort', done, { once: true });
   });
+}
+
+/**
+ * Waits on a condition, never on a fixed sleep: polls until check() returns a truthy value and
+ * returns it (a check that throws is tried again; its last error ends up in the timeout's message).
+ */
+export async function eventually<T>(
+  check: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  opts: { timeoutMs?: number; intervalMs?: number; what?: string; signal?: AbortSignal } = {},
+): Promise<T> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
+  let lastError: unknown;
+  for (;;) {
+    opts.signal?.throwIfAborted();
+    try {
+      const value = await check();
+      if (value) return value as T;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `timed out waiting for ${opts.what ?? 'a condition'}${lastError ? `: ${(lastError as Error).message}` : ''}`,
+      );
+    }
+    await delay(opts.intervalMs ?? 50, opts.signal);
+  }
 }
 
 /** Installs the graceful-then-forceful signal handling of a fencer process. */

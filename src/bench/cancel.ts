@@ -8,10 +8,12 @@ import { join } from 'node:path';
 import YAML from 'yaml';
 import { Cluster } from '../simulator/local-cluster.js';
 import { DEFAULT_TIMINGS } from '../config.js';
-import { delay } from '../lifecycle.js';
+import { eventually } from '../lifecycle.js';
 import { check, verdictOf, type Verdict } from '../checker/check.js';
 import { readCheckInput } from '../checker/read.js';
 import type { Workflow } from '../domain/resources.js';
+
+const WAIT = { timeoutMs: 60_000, intervalMs: 20 };
 
 export interface CancelOptions {
   rounds: number;
@@ -51,10 +53,13 @@ export async function runCancelBench(opts: CancelOptions): Promise<CancelResult>
         },
       };
       await call(cluster, 'POST', '/api/v1/workflows', YAML.stringify(manifest));
-      await waitFor(async () => {
-        const w = (await call(cluster, 'GET', `/api/v1/namespaces/default/workflows/${name}`)) as Workflow;
-        return w.status?.jobs.every((j) => j.phase === 'Running') ?? false;
-      });
+      await eventually(
+        async () => {
+          const w = (await call(cluster, 'GET', `/api/v1/namespaces/default/workflows/${name}`)) as Workflow;
+          return w.status?.jobs.every((j) => j.phase === 'Running') ?? false;
+        },
+        { ...WAIT, what: `every job of ${name} Running` },
+      );
       const status = (await call(cluster, 'GET', '/api/v1/status')) as {
         leader: string;
         replicas: Array<{ name: string; url: string }>;
@@ -63,12 +68,15 @@ export async function runCancelBench(opts: CancelOptions): Promise<CancelResult>
       const at = Date.now();
       await call(cluster, 'POST', `/api/v1/namespaces/default/workflows/${name}/cancel`, undefined, standby.url);
       const prefix = `default/${name}-`;
-      const stops = await waitFor(() => {
-        const lines = nodes
-          .flatMap((n) => runLog(cluster.nodeLogFile(n)))
-          .filter((l) => l.event === 'stop' && l.job.startsWith(prefix));
-        return lines.length === opts.jobs ? lines : null;
-      });
+      const stops = await eventually(
+        () => {
+          const lines = nodes
+            .flatMap((n) => runLog(cluster.nodeLogFile(n)))
+            .filter((l) => l.event === 'stop' && l.job.startsWith(prefix));
+          return lines.length === opts.jobs ? lines : null;
+        },
+        { ...WAIT, what: `a stop line for each job of ${name}` },
+      );
       const ms = stops.map((l) => l.wallMs - at);
       stopMs.push(...ms);
       lastStopMs.push(Math.max(...ms));
@@ -94,16 +102,6 @@ async function call(cluster: Cluster, method: string, path: string, body?: strin
     if (res && res.status < 500) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   }
   throw new Error(`${method} ${path}: no replica answered`);
-}
-
-async function waitFor<T>(check: () => Promise<T | null | false> | T | null | false, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await delay(20);
-  }
 }
 
 function runLog(file: string): Array<{ event: string; job: string; wallMs: number }> {

@@ -11,7 +11,7 @@ import { DEFAULT_TIMINGS } from '../config.js';
 import { jobPhases, jobsPlacedTwice } from '../store/history.js';
 import { createPool } from '../store/db.js';
 import { readLease } from '../lease/lease.js';
-import { delay } from '../lifecycle.js';
+import { delay, eventually } from '../lifecycle.js';
 import { unfinishedCount } from '../store/jobs.js';
 
 export interface FailoverOptions {
@@ -95,7 +95,11 @@ export async function runFailoverBench(opts: FailoverOptions): Promise<FailoverR
     flowing = false;
     await flow;
     result.jobsSubmitted = submitted;
-    await waitUntil(async () => (await unfinished(db)) === 0, 120_000);
+    await eventually(async () => (await unfinished(db)) === 0, {
+      timeoutMs: 120_000,
+      intervalMs: 100,
+      what: 'every job finished',
+    });
     result.phases = await jobPhases(db);
     result.placedTwice = await jobsPlacedTwice(db);
   } finally {
@@ -130,24 +134,19 @@ async function nextLeader(db: pg.Pool, epoch: number): Promise<LeaseRow> {
 }
 
 async function waitForReplicas(cluster: Cluster, count: number): Promise<void> {
-  await waitUntil(async () => {
-    const status = await cluster.status().catch(() => null);
-    return (
-      (status?.replicas.filter((r) => r.alive).length ?? 0) >= count &&
-      cluster.replicaNames.every((n) => cluster.isRunning(n) && !cluster.isFrozen(n))
-    );
-  }, 30_000);
+  await eventually(
+    async () => {
+      const status = await cluster.status().catch(() => null);
+      return (
+        (status?.replicas.filter((r) => r.alive).length ?? 0) >= count &&
+        cluster.replicaNames.every((n) => cluster.isRunning(n) && !cluster.isFrozen(n))
+      );
+    },
+    { timeoutMs: 30_000, intervalMs: 100, what: `${count} replicas alive` },
+  );
   await delay(500);
 }
 
 async function unfinished(db: pg.Pool): Promise<number> {
   return unfinishedCount(db);
-}
-
-async function waitUntil(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms`);
-    await delay(100);
-  }
 }

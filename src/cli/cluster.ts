@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import type { ClusterStatus, Job, List } from '../domain/resources.js';
 import { readAllPages } from '../domain/list-pages.js';
 import { projectRoot } from '../paths.js';
+import { delay } from '../lifecycle.js';
 import { logTail } from '../simulator/process-runtime.js';
 import { fencerHome, readClusterState, statePath, type ClusterState } from '../simulator/state.js';
 import { renderTable } from './table.js';
@@ -193,7 +194,7 @@ async function up(opts: UpOptions): Promise<void> {
       fail(`the supervisor exited before the cluster was ready; ${logFile} ends:\n${logTail(logFile, 30)}`);
     }
     if (Date.now() > deadline) fail(`the cluster was not ready after ${UP_TIMEOUT_MS / 1000} s; see ${logFile}`);
-    await sleep(200);
+    await delay(200);
     state = readClusterState(home);
   }
   printReady(state, home);
@@ -228,7 +229,7 @@ async function followLog(file: string, offset: number, exited: Promise<void>): P
       offset = size;
     }
     if (last) return;
-    await sleep(200);
+    await delay(200);
   }
 }
 
@@ -332,7 +333,7 @@ async function down(): Promise<void> {
   while (procState(pid) !== 'dead') {
     if (Date.now() > deadline)
       fail(`the supervisor (pid ${pid}) did not exit within 60 s; see ${join(home, 'logs', 'supervisor.log')}`);
-    await sleep(200);
+    await delay(200);
   }
   rmSync(statePath(home), { force: true });
   rmSync(supervisorPidFile(home), { force: true });
@@ -456,7 +457,7 @@ async function reportNewLeader(state: ClusterState, oldEpoch: number, since: num
       process.stdout.write(`new leader: ${now.leader} at epoch ${now.epoch}, ${ms} ms after the signal\n`);
       return;
     }
-    await sleep(20);
+    await delay(20);
   }
   fail('no new leader within 30 s');
 }
@@ -522,7 +523,7 @@ async function runDemo(urls: string[], stop?: AbortSignal): Promise<void> {
     } catch (err) {
       process.stdout.write(`  (${errorMessage(err)})\n`);
     }
-    await sleep(1000);
+    await delay(1000);
   }
 }
 
@@ -585,10 +586,6 @@ function table(header: string[], rows: unknown[][]): string {
 /** Both lists' names once each, node-2 before node-10. */
 function union(a: string[], b: string[]): string[] {
   return [...new Set([...a, ...b])].sort((x, y) => x.localeCompare(y, 'en', { numeric: true }));
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function errorMessage(err: unknown): string {

