@@ -17,7 +17,7 @@ import {
 } from '../scheduling/cron-schedule.js';
 import { withdrawAssignments } from './assignments.js';
 import { submitInTx } from './jobs.js';
-import { occurrenceJob, occurrenceWorkflow } from '../api/validation/cronjob.js';
+import { occurrenceJob, occurrenceWorkflow } from '../domain/cronjob-occurrence.js';
 import { insertOccurrenceWorkflow } from './workflows.js';
 import { isDeepStrictEqual } from 'node:util';
 import { isBroken } from '../testing/broken-guards.js';

@@ -12,7 +12,7 @@ import { TERMINAL_PHASES } from '../domain/resources.js';
 import { withdrawAssignments } from './assignments.js';
 import { IdempotencyKeyReusedError } from '../errors/idempotency-key-reused-error.js';
 import { claimIdempotencyKey, generatedName, submitInTx } from './jobs.js';
-import { nameWorkflow } from '../api/validation/workflow.js';
+import { nameWorkflow } from '../domain/workflow-request.js';
 
 export type WorkflowSubmitResult =
   { outcome: 'created' | 'unchanged'; workflow: WorkflowRow; jobs: JobRow[] } | { outcome: 'conflict'; what: string };

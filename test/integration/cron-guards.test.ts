@@ -21,7 +21,8 @@ import {
   type DueCronJob,
 } from '../../src/store/cronjobs.js';
 import { occurrencesBetween } from '../../src/scheduling/cron-schedule.js';
-import { scheduleOf, validateCronJob } from '../../src/api/validation/cronjob.js';
+import { validateCronJob } from '../../src/api/validation/cronjob.js';
+import { scheduleOf } from '../../src/domain/cronjob-occurrence.js';
 import { parseManifests } from '../../src/api/validation/manifest.js';
 import { readCronRecords } from '../../src/checker/read.js';
 import { findCronViolations } from '../../src/checker/cron-findings.js';

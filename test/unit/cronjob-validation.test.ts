@@ -3,14 +3,14 @@
 // math that will fire them); the CRD declares the defaults the code fills in and carries the Job
 // CRD's spec schema as its jobTemplate.spec; an occurrence's Job is named and due from its time.
 import { describe, expect, it } from 'vitest';
+import { readCronJobSubmission } from '../../src/api/validation/cronjob.js';
 import {
   CRONJOB_LABEL,
   CRONJOB_SPEC_DEFAULTS,
   occurrenceJob,
   occurrenceWorkflow,
-  readCronJobSubmission,
   scheduleOf,
-} from '../../src/api/validation/cronjob.js';
+} from '../../src/domain/cronjob-occurrence.js';
 import { readCrdSchema } from '../../src/api/validation/schema.js';
 import { detailsOf } from '../helpers/validation.js';
 

@@ -9,7 +9,7 @@
 //   date      the time since the RFC 3339 value, e.g. 5m10s (a value in the future renders
 //             <invalid>, as it does on a Kubernetes apiserver; not a time: <invalid>)
 import { humanDuration } from '../../domain/duration.js';
-import { parseDateTime } from '../validation/schema.js';
+import { parseDateTime } from '../../domain/date-time.js';
 import type { ColumnType, KubeKind, PrinterColumn } from './kinds.js';
 import { NAME_DESCRIPTION } from './openapi-meta.js';
 import type { TableVersion } from './accept.js';

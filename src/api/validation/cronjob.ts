@@ -2,40 +2,19 @@
 // problem with its path and line. Its jobTemplate.spec is a Job spec and goes through the Job's
 // own checks; the schedule and time zone through the cron math that will fire them, so a
 // schedule accepted here is one the controller can compute (and one that fires at all).
-import type { CronJobRequest, CronJobSpec, JobRequest, WorkflowRequest } from '../../domain/resources.js';
-import { ScheduleError, occurrenceName, parseSchedule, type CronSchedule } from '../../scheduling/cron-schedule.js';
+import type { CronJobRequest, CronJobSpec, WorkflowRequest } from '../../domain/resources.js';
+import { ScheduleError, occurrenceName, parseSchedule } from '../../scheduling/cron-schedule.js';
+import { CRONJOB_LABEL, CRONJOB_SPEC_DEFAULTS, scheduleOf } from '../../domain/cronjob-occurrence.js';
 import { formatPath, type Manifest, type ManifestPath } from './manifest.js';
 import { validateWorkflow } from './workflow.js';
 import { ValidationError } from '../../errors/validation-error.js';
 import { workflowMaxJobs } from '../../config.js';
 import { cronJobValidator, schemaProblems, type SchemaProblem } from './schema.js';
-import {
-  fail,
-  identityOf,
-  identityProblems,
-  isFields,
-  labelProblems,
-  objectOf,
-  specProblems,
-  toJobRequest,
-} from './job.js';
+import { fail, identityOf, identityProblems, isFields, labelProblems, objectOf, specProblems } from './job.js';
 import { namedMetadataProblems, onlyManifest } from './queue.js';
-
-/** The label every Job of a CronJob carries, naming it (as Kubernetes' controller-uid does for its owner). */
-export const CRONJOB_LABEL = 'fencer.dev/cronjob';
 
 /** A Job is named `<cronjob>-<time>`: 52 leaves room for 10 digits of seconds since the epoch, as in Kubernetes. */
 export const CRONJOB_NAME_MAX = 52;
-
-// The defaults crds/cronjob.yaml declares (test/unit/cronjob-validation.test.ts holds the two together).
-export const CRONJOB_SPEC_DEFAULTS = {
-  timeZone: 'UTC',
-  suspend: false,
-  concurrencyPolicy: 'Allow',
-  catchUp: 'latest',
-  successfulJobsHistoryLimit: 3,
-  failedJobsHistoryLimit: 1,
-} as const;
 
 /** A body holding exactly one CronJob document (YAML or JSON). */
 export function readCronJobSubmission(text: string, contentType: string | undefined, now = new Date()): CronJobRequest {
@@ -98,20 +77,15 @@ function templateChoiceProblems(spec: Record<string, unknown>): SchemaProblem[] 
 }
 
 /**
- * The Workflow of one occurrence: the template as a Workflow named like an occurrence's Job,
- * each of its jobs due at the occurrence. Its problems are reported where the CronJob has them
- * (spec.workflowTemplate.spec...; a name that leaves its jobs no room: metadata.name).
+ * The Workflow of one occurrence (the template as a Workflow named like an occurrence's Job),
+ * checked as any Workflow is. Its problems are reported where the CronJob has them
+ * (spec.workflowTemplate.spec...; a name that leaves its jobs no room: metadata.name). The cron
+ * controller builds the same Workflow without checking it again (src/domain/cronjob-occurrence.ts).
  */
-function workflowOf(
-  manifest: Manifest,
-  object: Record<string, unknown>,
-  at: Date,
-  nameBroken = false,
-): WorkflowRequest {
+function workflowOf(manifest: Manifest, object: Record<string, unknown>, at: Date): WorkflowRequest {
   const spec = object.spec as CronJobSpec;
   const metadata = object.metadata as { name: string; namespace?: string };
-  const base = occurrenceName(metadata.name, scheduleOf(spec), at);
-  const name = nameBroken ? `${base}-${Math.random().toString(36).slice(2, 7)}` : base;
+  const name = occurrenceName(metadata.name, scheduleOf(spec), at);
   const template = spec.workflowTemplate!;
   const workflow = {
     apiVersion: object.apiVersion,
@@ -141,22 +115,6 @@ function workflowOf(
   }
 }
 
-/** The Workflow of one occurrence of a stored (so already checked) CronJob, each job due at the occurrence. */
-export function occurrenceWorkflow(
-  cronJob: { namespace: string; name: string; spec: CronJobSpec },
-  at: Date,
-  nameBroken = false,
-): WorkflowRequest {
-  const object = {
-    apiVersion: 'fencer.dev/v1',
-    kind: 'CronJob',
-    metadata: { name: cronJob.name, namespace: cronJob.namespace },
-    spec: cronJob.spec,
-  };
-  const request = workflowOf({ object, lineOf: () => undefined }, object, at, nameBroken);
-  return { ...request, jobs: request.jobs.map((j) => ({ ...j, startAt: at.toISOString(), startAfterMs: null })) };
-}
-
 function nameLengthProblems(object: Record<string, unknown>): SchemaProblem[] {
   const name = isFields(object.metadata) ? object.metadata.name : undefined;
   if (typeof name !== 'string' || name.length <= CRONJOB_NAME_MAX) return [];
@@ -178,35 +136,4 @@ function scheduleProblems(spec: Record<string, unknown>, now: Date): SchemaProbl
     if (!(error instanceof ScheduleError)) throw error;
     return [{ path: ['spec', error.field], message: error.message }];
   }
-}
-
-/** The schedule of a stored (so already checked) CronJob spec. */
-export function scheduleOf(spec: CronJobSpec): CronSchedule {
-  return parseSchedule(spec.schedule, spec.timeZone ?? CRONJOB_SPEC_DEFAULTS.timeZone);
-}
-
-/**
- * The Job of one occurrence: the template as a Job named from the CronJob and the scheduled
- * time, due at that time. The same occurrence always gives the same name, so a second fire of it
- * is a key conflict, never a second run.
- */
-export function occurrenceJob(
-  cronJob: { namespace: string; name: string; spec: CronJobSpec },
-  schedule: CronSchedule,
-  at: Date,
-  nameBroken = false,
-): JobRequest {
-  const template = cronJob.spec.jobTemplate!;
-  const name = occurrenceName(cronJob.name, schedule, at);
-  const job = toJobRequest(
-    {
-      namespace: cronJob.namespace,
-      // Broken on purpose (src/testing/broken-guards.ts, cron-name): each fire makes a name of its own.
-      name: nameBroken ? `${name}-${Math.random().toString(36).slice(2, 7)}` : name,
-      generateName: null,
-      labels: { ...template.metadata?.labels, [CRONJOB_LABEL]: cronJob.name },
-    },
-    template.spec,
-  );
-  return { ...job, startAt: at.toISOString(), startAfterMs: null };
 }

@@ -2,10 +2,10 @@
 // job), or one ValidationError listing every problem with its path and line. Each job's
 // template is a Job spec and gets the Job's checks; on top, the graph must hold together:
 // unique job names, needs on jobs of this workflow only, no cycle, and one pool for all.
-import type { JobRequest, JobSpec, WorkflowRequest, WorkflowSpec } from '../../domain/resources.js';
-import { parseDuration } from '../../domain/duration.js';
+import type { WorkflowRequest, WorkflowSpec } from '../../domain/resources.js';
 import { labelValueErrors } from '../../domain/names.js';
-import { findCycle, remainingPathMs } from '../../scheduling/dag.js';
+import { workflowRequestOf } from '../../domain/workflow-request.js';
+import { findCycle } from '../../scheduling/dag.js';
 import { ValidationError } from '../../errors/validation-error.js';
 import { parseManifests, type Manifest, type ManifestPath } from './manifest.js';
 import { schemaProblems, workflowValidator, type SchemaProblem } from './schema.js';
@@ -20,13 +20,8 @@ import {
   nameProblems,
   objectOf,
   specProblems,
-  toJobRequest,
   type Fields,
 } from './job.js';
-
-/** Labels every job of a workflow carries: the workflow's name and the job's name within it. */
-export const WORKFLOW_LABEL = 'fencer.dev/workflow';
-export const WORKFLOW_JOB_LABEL = 'fencer.dev/workflow-job';
 
 const NAME_MAX = 63;
 
@@ -163,63 +158,5 @@ function needsOf(job: unknown): string[] {
 
 /** Only called once the object passed every check, so the casts hold. */
 function toWorkflowRequest(object: Fields): WorkflowRequest {
-  const identity = identityOf(object);
-  const written = object.spec as WorkflowSpec;
-  const pool = written.pool ?? null;
-  const pathMs = remainingPathMs(
-    written.jobs.map((job) => ({
-      name: job.name,
-      needs: job.needs ?? [],
-      durationMs: parseDuration(job.template.duration) as number,
-    })),
-  );
-  const jobs = written.jobs.map((job): JobRequest => ({
-    ...toJobRequest(
-      {
-        namespace: identity.namespace,
-        name: job.name,
-        generateName: null,
-        labels: { ...identity.labels, [WORKFLOW_JOB_LABEL]: job.name },
-      },
-      job.template,
-    ),
-    pool,
-    needs: [...(job.needs ?? [])],
-    pathMs: pathMs.get(job.name) as number,
-    workflow: '',
-  }));
-  const spec: WorkflowSpec = {
-    ...structuredClone(written),
-    jobs: written.jobs.map((job, i) => ({
-      ...structuredClone(job),
-      template: structuredClone(jobs[i]!.spec) as JobSpec,
-    })),
-  };
-  const unnamed: WorkflowRequest = { ...identity, spec, jobs };
-  // With a generateName the store makes the workflow's name, then names the jobs with nameWorkflow.
-  return identity.generateName === null ? nameWorkflow(unnamed, identity.name) : unnamed;
-}
-
-/**
- * The request with the workflow's name given to it and its jobs: each job becomes
- * `<workflow>-<job>`, its needs name those jobs, and it carries the workflow's name and label.
- *
- * validateWorkflow does this itself for a workflow with a name. For one with only a generateName
- * it returns the request unnamed, and the store calls this once it has made the name: until
- * then `name` is '', each job's `name` and `needs` are its name(s) within the workflow,
- * `workflow` is '' and the WORKFLOW_LABEL label is missing. Call it once per request.
- */
-export function nameWorkflow(request: WorkflowRequest, name: string): WorkflowRequest {
-  const full = (job: string): string => `${name}-${job}`;
-  return {
-    ...request,
-    name,
-    jobs: request.jobs.map((job) => ({
-      ...job,
-      name: full(job.name),
-      labels: { ...job.labels, [WORKFLOW_LABEL]: name },
-      needs: job.needs.map(full),
-      workflow: name,
-    })),
-  };
+  return workflowRequestOf(identityOf(object), object.spec as WorkflowSpec);
 }

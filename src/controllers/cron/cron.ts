@@ -17,7 +17,7 @@ import {
   readDueCronJobs,
   type DueCronJob,
 } from '../../store/cronjobs.js';
-import { scheduleOf } from '../../api/validation/cronjob.js';
+import { scheduleOf } from '../../domain/cronjob-occurrence.js';
 import { QuotaExceededError } from '../../errors/quota-exceeded-error.js';
 import { ValidationError } from '../../errors/validation-error.js';
 import { LeaseLostError } from '../../errors/lease-lost-error.js';
