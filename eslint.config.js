@@ -30,6 +30,11 @@ export default tseslint.config(
     },
   },
   {
+    // The configuration of a tool that reads CommonJS only (.dependency-cruiser.cjs).
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable' } },
+  },
+  {
     // Tests read JSON answers whose shape they are asserting anyway.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

@@ -30,7 +30,7 @@ import { JobReconcile } from './controllers/job-reconcile/job-reconcile.js';
 import { WatchHub } from './api/watch-hub.js';
 import { buildServer } from './api/server.js';
 import { epochGauge, leaderGauge } from './metrics/registry.js';
-import { exportClusterState } from './metrics/cluster.js';
+import { exportClusterState } from './store/cluster-metrics.js';
 import { openKubeWatches } from './api/kube/object-watch.js';
 import { isBroken } from './testing/broken-guards.js';
 import { blockLoopOnFault, exhaustPoolOnFault } from './testing/overload-faults.js';

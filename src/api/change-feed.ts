@@ -11,19 +11,7 @@ import type { Db } from '../store/db.js';
 import { sql } from '../store/sql.js';
 import { eventsAfter, listVersion, positionOf, type WatchPosition } from '../store/watch-feed.js';
 import { delay } from '../lifecycle.js';
-
-export interface Change {
-  /** Kinds with an object added, changed or deleted: Job, Workflow, CronJob, Queue, ResourceQuota, Node. */
-  kinds: string[];
-  /** Jobs that changed (namespace/name), when few enough to name; otherwise only the kind. */
-  jobs?: string[];
-  /** The status moved: a new leader or epoch, no live leader any more, a replica came or went. */
-  status: boolean;
-  /** A cluster event was recorded. */
-  events: boolean;
-  /** What changed before this point is unknown (the feed started or read again): refetch everything. */
-  all?: boolean;
-}
+import type { Change } from '../domain/change.js';
 
 /** A feed subscriber: each change, and a beat after every read that went through. */
 export interface FeedListener {

@@ -1,6 +1,6 @@
 // What the fairness benchmark computes from a run, once the database has told it when each job
 // was created, first ran and finished (all by the database's clock). Pure: rows in, figures out.
-import { percentile } from './results.js';
+import { percentile } from '../report/results.js';
 
 export interface JobTiming {
   /** What the job is counted under: its namespace (flood case) or its queue (weights case). */

@@ -1,6 +1,6 @@
 // The fairness benchmark's results page (markdown) and its plots (SVG): each tenant's wait over
 // the flood with fair share on and off, and the weighted queues' ratio per window.
-import { machine } from './results.js';
+import { machine } from '../report/results.js';
 import { xyChart, type XySeries } from './xy-plot.js';
 import {
   JOB_CPU_MILLIS,

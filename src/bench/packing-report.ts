@@ -1,6 +1,6 @@
 // The packing benchmark's results page (markdown) and its plot (SVG).
 import { policyName } from '../scheduling/policies.js';
-import { machine } from './results.js';
+import { machine } from '../report/results.js';
 import { lineChart } from './plot.js';
 import type { PackingResult } from './packing.js';
 import type { Verdict } from '../checker/check.js';

@@ -1,6 +1,6 @@
 // The throughput benchmark's results page (markdown) and its plot (SVG): fencer's figures, the
 // peer's, and fencer ÷ peer beside each.
-import { machine } from './results.js';
+import { machine } from '../report/results.js';
 import { xyChart, type XySeries } from './xy-plot.js';
 import {
   bend,

@@ -1,6 +1,6 @@
 // The throughput benchmark's figures from plain data (no I/O, no clock): latency summaries, the
 // completion curve, whether a steady rate was kept up, where the steady curve bends, ratios.
-import { percentile } from './results.js';
+import { percentile } from '../report/results.js';
 
 /** One job as its system recorded it, ms since the Unix epoch; null for what has not happened. */
 export interface JobTiming {

@@ -1,6 +1,6 @@
 // The workflow makespan benchmark's results page (markdown).
 import { policyName } from '../scheduling/policies.js';
-import { machine } from './results.js';
+import { machine } from '../report/results.js';
 import { NODE_CPU_MILLIS, NODE_MEMORY_BYTES, STRATEGIES, type WorkflowCase } from './workflow-makespan.js';
 
 const seconds = (ms: number) => (ms / 1000).toFixed(1);

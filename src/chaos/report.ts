@@ -1,6 +1,6 @@
 // The campaign's table, as printed and as written to bench/results/.
 import type { CampaignResult } from './campaign.js';
-import { machine, percentile } from '../bench/results.js';
+import { machine, percentile } from '../report/results.js';
 
 function stats(values: number[]): string {
   if (values.length === 0) return 'n/a';

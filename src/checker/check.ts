@@ -17,6 +17,7 @@
 //      cron occurrences     — each handled once, none early, none missed (./cron.ts).
 import type { RunLogLine } from '../agent/run-log.js';
 import { instant, type Instant } from './instant.js';
+import type { Run, RunEnd } from './run.js';
 import { findCronViolations, type CronCursor, type CronFindings, type CronOccurrenceRecord } from './cron-findings.js';
 
 /** One row of the `history` table (README "The history"); times in ms since the Unix epoch. */
@@ -95,29 +96,6 @@ export interface PlacedTwiceCase {
   historyId: number;
   /** every assignment active at that moment, oldest first */
   active: ActiveAssignment[];
-}
-
-export type RunEnd =
-  | { by: 'stop'; at: Instant; reason: string | undefined }
-  | { by: 'history'; at: Instant; state: string; historyId: number }
-  | { by: 'none'; at: null };
-
-export interface Run {
-  job: string;
-  jobUid: string;
-  assignment: string;
-  node: string;
-  pid: number;
-  epoch: number;
-  attempt: number;
-  start: Instant;
-  end: RunEnd;
-  /** From the start line, when it says: what the run held, and what its node has. */
-  cpuMillis?: number;
-  memoryBytes?: number;
-  nodeCpuMillis?: number;
-  nodeMemoryBytes?: number;
-  nodeMaxJobs?: number;
 }
 
 export interface OvercommitCase {

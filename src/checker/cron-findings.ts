@@ -12,7 +12,7 @@
 //     by the nodes' logs (a replaced run must have stopped before its replacement starts).
 import { nextOccurrence, parseSchedule } from '../scheduling/cron-schedule.js';
 import { instant, type Instant } from './instant.js';
-import type { Run } from './check.js';
+import type { Run } from './run.js';
 
 export interface CronOccurrenceRecord {
   id: number;

@@ -4,9 +4,10 @@
 // inputs (nothing was proved).
 import { writeFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { check, type CheckReport, type Instant, type Run } from './check.js';
+import { check, type CheckReport, type Instant } from './check.js';
+import type { Run } from './run.js';
 import { readCheckInput, runLogFiles } from './read.js';
-import { renderTable } from '../cli/table.js';
+import { renderTable } from '../report/table.js';
 
 const EXIT_CLEAN = 0;
 const EXIT_VIOLATION = 1;

@@ -1,7 +1,7 @@
 // `fencer bench …`: benchmarks that write their results, with the machine, the date and the
 // exact command, to bench/results/.
 import type { Command } from 'commander';
-import { machine, percentile, resultName, writeResult, writeResultFile } from '../bench/results.js';
+import { machine, percentile, resultName, writeResult, writeResultFile } from '../report/results.js';
 import { DEFAULT_POLICY, FIT_RULES, ORDERINGS, parsePolicy } from '../scheduling/policies.js';
 import { onTerminate } from '../lifecycle.js';
 import { fail, positive, runtimeOption } from './options.js';

@@ -1,7 +1,7 @@
 // `fencer chaos …`: the campaign, and the faults that the cluster commands do not cover
 // (PostgreSQL restarted, the leader's database sessions terminated).
 import type { Command } from 'commander';
-import { writeResult } from '../bench/results.js';
+import { writeResult } from '../report/results.js';
 import { readClusterState } from '../simulator/state.js';
 
 export function registerChaosCommands(program: Command): void {

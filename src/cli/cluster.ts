@@ -25,7 +25,7 @@ import { projectRoot } from '../paths.js';
 import { delay } from '../lifecycle.js';
 import { logTail } from '../simulator/process-runtime.js';
 import { fencerHome, readClusterState, statePath, type ClusterState } from '../simulator/state.js';
-import { renderTable } from './table.js';
+import { renderTable } from '../report/table.js';
 import { fail, positive, runtimeOption } from './options.js';
 
 interface UpOptions {

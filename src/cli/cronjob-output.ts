@@ -1,7 +1,7 @@
 // What `get cronjobs` and `describe cronjob` print: pure functions of the objects and a clock,
 // like ./output.ts. The columns are kubectl's for a CronJob plus NEXT, the stored cursor.
 import type { CronJob } from '../domain/resources.js';
-import { renderTable } from './table.js';
+import { renderTable } from '../report/table.js';
 import {
   describeConditions,
   describeFields,

@@ -11,7 +11,7 @@ import {
   type NodeResource,
 } from '../domain/resources.js';
 import { parseCpu, parseMemory } from '../domain/quantity.js';
-import { renderTable } from './table.js';
+import { renderTable } from '../report/table.js';
 import { humanDuration } from '../domain/duration.js';
 
 export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml', 'name'] as const;

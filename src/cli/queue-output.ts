@@ -4,7 +4,7 @@
 import type { Condition, Queue, ResourceQuota } from '../domain/resources.js';
 import type { NamespaceResource } from '../domain/namespace.js';
 import { parseCpu, parseMemory } from '../domain/quantity.js';
-import { renderTable } from './table.js';
+import { renderTable } from '../report/table.js';
 import {
   describeConditions,
   describeFields,

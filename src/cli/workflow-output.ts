@@ -1,7 +1,7 @@
 // What `get workflows` and `describe workflow` print: pure functions of the objects and a clock.
 import type { Workflow } from '../domain/resources.js';
 import { components } from '../scheduling/dag.js';
-import { renderTable } from './table.js';
+import { renderTable } from '../report/table.js';
 import { humanAge, render, type RenderOptions } from './output.js';
 
 export function renderWorkflows(workflows: Workflow[], options: RenderOptions): string {

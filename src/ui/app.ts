@@ -11,7 +11,7 @@ import type {
   NodeResource,
   Workflow,
 } from '../domain/resources.js';
-import type { Change } from '../api/change-feed.js';
+import type { Change } from '../domain/change.js';
 import { Connection, ReadError } from './connection.js';
 import { readAllPages } from '../domain/list-pages.js';
 import {

@@ -3,7 +3,7 @@
 // is told what changed over Server-Sent Events (/api/v1/changes) from any replica; when that
 // channel fails or goes quiet, it polls, and keeps trying to open the channel again.
 import type { ClusterStatus } from '../domain/resources.js';
-import type { Change } from '../api/change-feed.js';
+import type { Change } from '../domain/change.js';
 import { ReplicaList, askReplicas, describeFetchFailure, type Attempt } from '../net/any-replica.js';
 
 export type Mode = 'connecting' | 'push' | 'polling';

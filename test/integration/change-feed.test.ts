@@ -3,7 +3,8 @@
 // from, so a page that read before misses nothing); then each kind of change, once committed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
-import { ChangeFeed, type Change } from '../../src/api/change-feed.js';
+import { ChangeFeed } from '../../src/api/change-feed.js';
+import type { Change } from '../../src/domain/change.js';
 import { submitJob } from '../../src/store/jobs.js';
 import { recordClusterEvent } from '../../src/store/cluster-events.js';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { findCronViolations, type CronOccurrenceRecord } from '../../src/checker/cron-findings.js';
 import { instant } from '../../src/checker/instant.js';
-import type { Run } from '../../src/checker/check.js';
+import type { Run } from '../../src/checker/run.js';
 
 const T = Date.parse('2026-11-01T05:00:00Z');
 let id = 0;

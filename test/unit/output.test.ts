@@ -3,7 +3,7 @@ import YAML from 'yaml';
 import type { Job, JobEvent, NodeResource } from '../../src/domain/resources.js';
 import { describeJob, parseOutputFormat, renderJobs, renderNodes, renderTopNodes } from '../../src/cli/output.js';
 import { humanDuration } from '../../src/domain/duration.js';
-import { renderTable } from '../../src/cli/table.js';
+import { renderTable } from '../../src/report/table.js';
 
 const now = new Date('2025-03-01T12:00:00Z');
 const ago = (seconds: number): string => new Date(now.getTime() - seconds * 1000).toISOString();

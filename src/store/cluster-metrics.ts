@@ -4,9 +4,9 @@
 // connection pools and open watch streams.
 import { Gauge } from 'prom-client';
 import type pg from 'pg';
-import type { Db } from '../store/db.js';
-import { sql } from '../store/sql.js';
-import { registry } from './registry.js';
+import type { Db } from './db.js';
+import { sql } from './sql.js';
+import { registry } from '../metrics/registry.js';
 
 export interface MetricsSources {
   db: Db;

@@ -1,0 +1,101 @@
+// The layers of src/ and what each may import (docs/architecture.md, "4. Layers"), checked in CI
+// by `npm run depcruise`. A layer may import itself and the layers it lists, nothing else: an
+// import that points up or sideways fails the build. Every file of src/ belongs to one layer, so
+// a new folder needs a place here first. No import cycles either.
+
+/** Bottom to top. `paths` are regular expressions on paths from the repository's root. */
+const LAYERS = [
+  // No I/O: the wire shapes and builders, the scheduling math, the error classes.
+  { name: 'pure', paths: ['^src/domain/', '^src/scheduling/', '^src/errors/', '^src/seeded-random\\.ts$'], may: [] },
+  // Pieces every process is built from.
+  {
+    name: 'shared',
+    paths: ['^src/(config|guards|faults|lifecycle|log|paths)\\.ts$', '^src/net/', '^src/metrics/', '^src/report/'],
+    may: ['pure'],
+  },
+  { name: 'store', paths: ['^src/store/'], may: ['pure', 'shared'] },
+  { name: 'lease', paths: ['^src/lease/'], may: ['pure', 'shared', 'store'] },
+  // Controllers and the API sit side by side: neither imports the other.
+  { name: 'controllers', paths: ['^src/controllers/'], may: ['pure', 'shared', 'store', 'lease'] },
+  { name: 'api', paths: ['^src/api/'], may: ['pure', 'shared', 'store', 'lease'] },
+  // A worker talks to the control plane over HTTP only.
+  { name: 'agent', paths: ['^src/agent/'], may: ['pure', 'shared'] },
+  { name: 'replica', paths: ['^src/replica\\.ts$'], may: ['pure', 'shared', 'store', 'lease', 'controllers', 'api'] },
+  // The tools, each above what it drives.
+  { name: 'simulator', paths: ['^src/simulator/'], may: ['pure', 'shared', 'store'] },
+  // The checker reads the history (store) and the agents' run logs (their format is the agent's).
+  { name: 'checker', paths: ['^src/checker/'], may: ['pure', 'shared', 'store', 'agent'] },
+  {
+    name: 'chaos',
+    paths: ['^src/chaos/'],
+    may: ['pure', 'shared', 'store', 'api', 'agent', 'simulator', 'checker'],
+  },
+  {
+    name: 'bench',
+    paths: ['^src/bench/'],
+    may: ['pure', 'shared', 'store', 'lease', 'controllers', 'api', 'agent', 'simulator', 'checker', 'chaos'],
+  },
+  {
+    name: 'cli',
+    paths: ['^src/cli/'],
+    may: [
+      'pure',
+      'shared',
+      'store',
+      'lease',
+      'controllers',
+      'api',
+      'agent',
+      'replica',
+      'simulator',
+      'checker',
+      'chaos',
+      'bench',
+    ],
+  },
+  // The dashboard runs in a browser, which src/api/routes/ui.ts serves only these modules.
+  { name: 'ui', paths: ['^src/ui/'], may: [], extra: ['^src/domain/', '^src/net/any-replica\\.ts$'] },
+];
+
+const byName = new Map(LAYERS.map((layer) => [layer.name, layer]));
+const either = (paths) => `(${paths.join('|')})`;
+
+module.exports = {
+  forbidden: [
+    ...LAYERS.map((layer) => ({
+      name: `layer-${layer.name}`,
+      comment: `${layer.name} may import only ${[layer.name, ...layer.may].join(', ')}${layer.extra ? ' and ' + layer.extra.join(', ') : ''} (docs/architecture.md, "4. Layers")`,
+      severity: 'error',
+      from: { path: either(layer.paths) },
+      to: {
+        path: '^src/',
+        pathNot: either([
+          ...layer.paths,
+          ...layer.may.flatMap((name) => byName.get(name).paths),
+          ...(layer.extra ?? []),
+        ]),
+      },
+    })),
+    {
+      name: 'no-layer',
+      comment: 'every file of src/ belongs to a layer of .dependency-cruiser.cjs',
+      severity: 'error',
+      from: { path: '^src/', pathNot: either(LAYERS.flatMap((layer) => layer.paths)) },
+      to: {},
+    },
+    {
+      name: 'no-circular',
+      comment: 'an import cycle: the modules of it cannot be read, or loaded, one before the other',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Type-only imports count too: a type from a higher layer ties the lower one to it all the same.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+  },
+};
