@@ -50,12 +50,11 @@ export function delay(ms: number, signal?: AbortSignal): Promise<void> {
  */
 export async function eventually<T>(
   check: () => Promise<T | undefined | null | false> | T | undefined | null | false,
-  opts: { timeoutMs?: number; intervalMs?: number; what?: string; signal?: AbortSignal } = {},
+  opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
 ): Promise<T> {
   const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
   let lastError: unknown;
   for (;;) {
-    opts.signal?.throwIfAborted();
     try {
       const value = await check();
       if (value) return value as T;
@@ -67,7 +66,7 @@ export async function eventually<T>(
         `timed out waiting for ${opts.what ?? 'a condition'}${lastError ? `: ${(lastError as Error).message}` : ''}`,
       );
     }
-    await delay(opts.intervalMs ?? 50, opts.signal);
+    await delay(opts.intervalMs ?? 50);
   }
 }
 

@@ -9,11 +9,13 @@ import YAML from 'yaml';
 import { Cluster } from '../simulator/local-cluster.js';
 import { DEFAULT_TIMINGS } from '../config.js';
 import { eventually } from '../lifecycle.js';
+import { ApiClient } from '../net/api-client.js';
 import { check, verdictOf, type Verdict } from '../checker/check.js';
 import { readCheckInput } from '../checker/read.js';
 import type { Workflow } from '../domain/resources.js';
 
 const WAIT = { timeoutMs: 60_000, intervalMs: 20 };
+const REQUEST_TIMEOUT_MS = 10_000;
 
 export interface CancelOptions {
   rounds: number;
@@ -52,21 +54,22 @@ export async function runCancelBench(opts: CancelOptions): Promise<CancelResult>
           })),
         },
       };
-      await call(cluster, 'POST', '/api/v1/workflows', YAML.stringify(manifest));
+      const client = cluster.client({ timeoutMs: REQUEST_TIMEOUT_MS });
+      await client.request('POST', '/api/v1/workflows', YAML.stringify(manifest));
       await eventually(
         async () => {
-          const w = (await call(cluster, 'GET', `/api/v1/namespaces/default/workflows/${name}`)) as Workflow;
+          const w = await client.request<Workflow>('GET', `/api/v1/namespaces/default/workflows/${name}`);
           return w.status?.jobs.every((j) => j.phase === 'Running') ?? false;
         },
         { ...WAIT, what: `every job of ${name} Running` },
       );
-      const status = (await call(cluster, 'GET', '/api/v1/status')) as {
-        leader: string;
-        replicas: Array<{ name: string; url: string }>;
-      };
+      const status = await client.status();
       const standby = status.replicas.find((r) => r.name !== status.leader)!;
       const at = Date.now();
-      await call(cluster, 'POST', `/api/v1/namespaces/default/workflows/${name}/cancel`, undefined, standby.url);
+      await new ApiClient([standby.url], { timeoutMs: REQUEST_TIMEOUT_MS }).request(
+        'POST',
+        `/api/v1/namespaces/default/workflows/${name}/cancel`,
+      );
       const prefix = `default/${name}-`;
       const stops = await eventually(
         () => {
@@ -88,20 +91,6 @@ export async function runCancelBench(opts: CancelOptions): Promise<CancelResult>
     await cluster.stop();
     rmSync(home, { recursive: true, force: true });
   }
-}
-
-async function call(cluster: Cluster, method: string, path: string, body?: string, url?: string): Promise<unknown> {
-  for (const base of url ? [url] : cluster.replicaUrls) {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      body,
-      headers: body ? { 'content-type': 'application/yaml' } : {},
-      signal: AbortSignal.timeout(10_000),
-    }).catch(() => null);
-    if (res && res.status < 300) return res.json();
-    if (res && res.status < 500) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  }
-  throw new Error(`${method} ${path}: no replica answered`);
 }
 
 function runLog(file: string): Array<{ event: string; job: string; wallMs: number }> {

@@ -50,18 +50,15 @@ export async function runFailoverBench(opts: FailoverOptions): Promise<FailoverR
   let flowing = true;
   const flow = (async () => {
     while (flowing) {
-      for (const url of cluster.replicaUrls) {
-        const res = await fetch(`${url}/api/v1/jobs`, {
-          method: 'POST',
-          body: jobYaml(`job-${submitted}`),
-          headers: { 'content-type': 'application/yaml' },
-          signal: AbortSignal.timeout(1000),
-        }).catch(() => null);
-        if (res && res.status === 201) {
-          submitted++;
-          break;
-        }
-      }
+      // 200 too: an earlier send of this job got through but its answer was lost.
+      const accepted = await cluster
+        .client({ timeoutMs: 1000, retryLaterForMs: 0 })
+        .submitJobs(jobYaml(`job-${submitted}`))
+        .then(
+          () => true,
+          () => false,
+        );
+      if (accepted) submitted++;
       await delay(50);
     }
   })();

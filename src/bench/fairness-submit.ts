@@ -2,6 +2,7 @@
 // spread over the replicas (as bench packing does); a trickle of one job at a time on a fixed
 // schedule. Jobs go as JSON (the API takes the same documents as YAML).
 import { delay } from '../lifecycle.js';
+import { ApiClient, TRY_NEXT_AFTER_500 } from '../net/api-client.js';
 
 export const SUBMIT_BATCH = 500;
 /** Every job's shape. */
@@ -36,23 +37,16 @@ function rotate<T>(items: readonly T[], by: number): T[] {
   return [...items.slice(k), ...items.slice(0, k)];
 }
 
-/** POSTs the jobs to the first replica that takes them. */
+/**
+ * POSTs the jobs to the first replica that takes them. A 429 is not waited out: a trickle's job
+ * refused counts as refused, and a backlog refused ends the run.
+ */
 async function submit(replicaUrls: readonly string[], body: object | readonly object[]): Promise<void> {
-  const text = JSON.stringify(body);
-  const problems: string[] = [];
-  for (const url of replicaUrls) {
-    const res = await fetch(`${url}/api/v1/jobs`, {
-      method: 'POST',
-      body: text,
-      headers: { 'content-type': 'application/json' },
-      signal: AbortSignal.timeout(30_000),
-    }).catch((err: Error) => err);
-    if (!(res instanceof Error) && res.status === 201) return;
-    problems.push(
-      `${url}: ${res instanceof Error ? res.message : `HTTP ${res.status} ${(await res.text()).slice(0, 300)}`}`,
-    );
-  }
-  throw new Error(`no replica accepted the jobs: ${problems.join('; ')}`);
+  await new ApiClient(replicaUrls, {
+    timeoutMs: 30_000,
+    retryLaterForMs: 0,
+    tryNextStatuses: TRY_NEXT_AFTER_500,
+  }).submitJobs(body);
 }
 
 /**

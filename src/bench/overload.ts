@@ -9,6 +9,7 @@ import { Cluster } from '../simulator/local-cluster.js';
 import { DEFAULT_TIMINGS } from '../config.js';
 import { createPool } from '../store/db.js';
 import { delay } from '../lifecycle.js';
+import { ApiClient, TRY_NEXT_AFTER_500 } from '../net/api-client.js';
 import { seededRandom } from '../seeded-random.js';
 import { check, verdictOf, type Verdict } from '../checker/check.js';
 import { readCheckInput } from '../checker/read.js';
@@ -72,18 +73,17 @@ export async function runOverloadBench(opts: OverloadOptions): Promise<OverloadR
     }));
     opts.log(`submitting ${opts.jobs} jobs while ${opts.listers} clients list every job for ${opts.listSeconds} s`);
     for (let first = 0; first < jobs.length; first += 100) {
-      const body = JSON.stringify(jobs.slice(first, first + 100));
-      for (let attempt = 0; ; attempt++) {
-        const url = cluster.replicaUrls[(first / 100 + attempt) % cluster.replicaUrls.length]!;
-        const res = await fetch(`${url}/api/v1/jobs`, {
-          method: 'POST',
-          body,
-          headers: { 'content-type': 'application/json' },
-          signal: AbortSignal.timeout(10_000),
-        }).catch(() => null);
-        if (res && res.status < 300) break;
-        await delay(200);
-      }
+      // Each batch starts on the next replica, and is sent again until one takes it: a 429 (the
+      // backlog is full, as it should be under this load) like a replica that does not answer.
+      const k = (first / 100) % cluster.replicaUrls.length;
+      const replicas = [...cluster.replicaUrls.slice(k), ...cluster.replicaUrls.slice(0, k)];
+      await new ApiClient(replicas, {
+        timeoutMs: 10_000,
+        retryLaterForMs: 0,
+        tryNextStatuses: [429, ...TRY_NEXT_AFTER_500],
+        rounds: Infinity,
+        roundPauseMs: 200,
+      }).submitJobs(jobs.slice(first, first + 100));
     }
     await Promise.all(listing);
     for (;;) {

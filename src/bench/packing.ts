@@ -20,6 +20,7 @@ import { sql } from '../store/sql.js';
 import { check, verdictOf, type Verdict } from '../checker/check.js';
 import { readCheckInput } from '../checker/read.js';
 import { delay } from '../lifecycle.js';
+import { ApiClient, TRY_NEXT_AFTER_500 } from '../net/api-client.js';
 import { policyName, type Policy } from '../scheduling/policies.js';
 import { NODE_CPU_MILLIS, NODE_MEMORY_BYTES, generateWorkload, lowerBoundMs, type WorkloadJob } from './workload.js';
 import { simulatePacking, type SimulationResult } from './packing-simulation.js';
@@ -167,27 +168,14 @@ function rotate<T>(items: readonly T[], by: number): T[] {
 }
 
 async function submitBatch(replicaUrls: string[], workload: readonly WorkloadJob[]): Promise<void> {
-  const body = JSON.stringify(
-    workload.map((j) => ({
-      apiVersion: 'fencer.dev/v1',
-      kind: 'Job',
-      metadata: { name: j.name, labels: { kind: j.kind } },
-      spec: { resources: { cpu: `${j.cpuMillis}m`, memory: String(j.memoryBytes) }, duration: `${j.durationMs}ms` },
-    })),
-  );
-  const problems: string[] = [];
-  for (const url of replicaUrls) {
-    const res = await fetch(`${url}/api/v1/jobs`, {
-      method: 'POST',
-      body,
-      headers: { 'content-type': 'application/json' },
-    }).catch((err: Error) => err);
-    if (!(res instanceof Error) && res.status === 201) return;
-    problems.push(
-      `${url}: ${res instanceof Error ? res.message : `HTTP ${res.status} ${(await res.text()).slice(0, 300)}`}`,
-    );
-  }
-  throw new Error(`no replica accepted the backlog: ${problems.join('; ')}`);
+  const manifests = workload.map((j) => ({
+    apiVersion: 'fencer.dev/v1',
+    kind: 'Job',
+    metadata: { name: j.name, labels: { kind: j.kind } },
+    spec: { resources: { cpu: `${j.cpuMillis}m`, memory: String(j.memoryBytes) }, duration: `${j.durationMs}ms` },
+  }));
+  // A batch of 500 can wait behind another on a busy replica: the timeout only says "try another".
+  await new ApiClient(replicaUrls, { timeoutMs: 60_000, tryNextStatuses: TRY_NEXT_AFTER_500 }).submitJobs(manifests);
 }
 
 async function sampleUntilDone(

@@ -6,6 +6,7 @@
 // two queues with hard limits (CAMPAIGN_QUEUES), with priorities drawn high, normal or low, so
 // the checker can prove the limits held through every failover.
 import { delay } from '../lifecycle.js';
+import { ApiClient, TRY_NEXT_AFTER_500 } from '../net/api-client.js';
 import type { CronJobRequest, QueueRequest } from '../domain/resources.js';
 import { validateCronJob } from '../api/validation/cronjob.js';
 import { parseManifests } from '../api/validation/manifest.js';
@@ -80,6 +81,7 @@ export class JobFlow {
   private submitted = 0;
   private running: Promise<void> | undefined;
   private stopped = false;
+  private readonly done = new AbortController();
 
   constructor(
     private readonly urls: () => string[],
@@ -94,6 +96,7 @@ export class JobFlow {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.done.abort();
     await this.running;
   }
 
@@ -155,20 +158,17 @@ export class JobFlow {
   /** True once a replica accepted the body. */
   private async post(path: string, body: string): Promise<boolean> {
     // Keep trying every replica until one accepts: a submission during a failover must not be
-    // dropped by the client either (the server side guarantees the rest).
-    for (let round = 0; round < 50 && !this.stopped; round++) {
-      for (const url of this.urls()) {
-        const res = await fetch(`${url}${path}`, {
-          method: 'POST',
-          body,
-          headers: { 'content-type': 'application/yaml' },
-          signal: AbortSignal.timeout(2000),
-        }).catch(() => null);
-        // 200 means an earlier try of ours got through but its answer was lost: accepted too.
-        if (res && (res.status === 201 || res.status === 200)) return true;
-      }
-      await delay(200);
-    }
-    return false;
+    // dropped by the client either (the server side guarantees the rest). 200 means an earlier
+    // try of ours got through but its answer was lost: accepted too.
+    const client = new ApiClient(this.urls(), {
+      tryNextStatuses: TRY_NEXT_AFTER_500,
+      rounds: 50,
+      roundPauseMs: 200,
+      signal: this.done.signal,
+    });
+    return client.exchange('POST', path, body).then(
+      () => true,
+      () => false,
+    );
   }
 }

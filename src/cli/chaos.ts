@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { writeResult } from '../report/results.js';
 import { readClusterState } from '../simulator/state.js';
+import { ApiClient, TRY_NEXT_AFTER_500 } from '../net/api-client.js';
 
 export function registerChaosCommands(program: Command): void {
   const chaos = program.command('chaos').description('break a cluster on purpose');
@@ -71,7 +72,10 @@ export function registerChaosCommands(program: Command): void {
     .action(async () => {
       const state = readClusterState();
       if (!state) throw new Error('no cluster is running here (fencer cluster up)');
-      const status = await fetchStatus(state.replicas.map((r) => r.url));
+      const status = await new ApiClient(
+        state.replicas.map((r) => r.url),
+        { tryNextStatuses: TRY_NEXT_AFTER_500 },
+      ).status();
       if (!status.leader) throw new Error('no replica leads right now');
       const { terminateBackends } = await import('../chaos/campaign-faults.js');
       const n = await terminateBackends(state.databaseUrl, status.leader);
@@ -105,12 +109,4 @@ export function parseMix(mix: string, total: number): { kills: number; freezes: 
   if (kill + freeze === 0) throw new Error('--mix: at least one kind needs a weight above 0');
   const kills = Math.round((total * kill) / (kill + freeze));
   return { kills, freezes: total - kills };
-}
-
-async function fetchStatus(urls: string[]): Promise<{ leader: string | null; epoch: number }> {
-  for (const url of urls) {
-    const res = await fetch(`${url}/api/v1/status`, { signal: AbortSignal.timeout(2000) }).catch(() => null);
-    if (res?.ok) return (await res.json()) as { leader: string | null; epoch: number };
-  }
-  throw new Error(`no replica answered (${urls.join(', ')})`);
 }

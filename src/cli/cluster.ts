@@ -23,6 +23,8 @@ import type { ClusterStatus, Job, List } from '../domain/resources.js';
 import { readAllPages } from '../domain/list-pages.js';
 import { projectRoot } from '../paths.js';
 import { delay } from '../lifecycle.js';
+import { ApiClient } from '../net/api-client.js';
+import { ApiError } from '../errors/api-error.js';
 import { logTail } from '../simulator/process-runtime.js';
 import { fencerHome, readClusterState, statePath, type ClusterState } from '../simulator/state.js';
 import { renderTable } from '../report/table.js';
@@ -41,7 +43,6 @@ interface UpOptions {
 
 type ProcState = 'running' | 'frozen' | 'dead';
 
-const REQUEST_TIMEOUT_MS = 2000;
 const UP_TIMEOUT_MS = 180_000;
 const DEMO_WATCH_MS = 20_000;
 
@@ -198,11 +199,7 @@ async function up(opts: UpOptions): Promise<void> {
     state = readClusterState(home);
   }
   printReady(state, home);
-  if (opts.demo)
-    await runDemo(
-      state.replicas.map((r) => r.url),
-      stopRequested.signal,
-    );
+  if (opts.demo) await runDemo(new ApiClient(state.replicas.map((r) => r.url)), stopRequested.signal);
   if (!opts.foreground) {
     child.unref();
     process.exit(0);
@@ -347,7 +344,7 @@ async function status(output: string | undefined): Promise<void> {
   let live: ClusterStatus | null = null;
   let unreachable = '';
   try {
-    live = await askAnyReplica<ClusterStatus>(state, '/api/v1/status');
+    live = await clientOf(state).status();
   } catch (err) {
     unreachable = errorMessage(err);
   }
@@ -426,7 +423,7 @@ async function signalTarget(target: string, verb: string, signal: NodeJS.Signals
   } else if (target === 'leader' && verb === 'resume') {
     fail('no replica is frozen');
   } else if (target === 'leader') {
-    live = await askAnyReplica<ClusterStatus>(state, '/api/v1/status');
+    live = await clientOf(state).status();
     if (!live.leader) fail(`no replica leads right now (asked ${live.replica}, epoch ${live.epoch})`);
     name = live.leader;
   }
@@ -436,7 +433,9 @@ async function signalTarget(target: string, verb: string, signal: NodeJS.Signals
   if (procState(entry.pid) === 'dead')
     fail(`${name} (pid ${entry.pid}) is not running; the supervisor restarts it shortly`);
   if (replica && !live && verb !== 'resume') {
-    live = await askAnyReplica<ClusterStatus>(state, '/api/v1/status').catch(() => null);
+    live = await clientOf(state)
+      .status()
+      .catch(() => null);
   }
   const signalledAt = performance.now();
   process.kill(entry.pid, signal);
@@ -451,7 +450,9 @@ async function signalTarget(target: string, verb: string, signal: NodeJS.Signals
 async function reportNewLeader(state: ClusterState, oldEpoch: number, since: number): Promise<void> {
   const deadline = since + 30_000;
   while (performance.now() < deadline) {
-    const now = await askAnyReplica<ClusterStatus>(state, '/api/v1/status').catch(() => null);
+    const now = await clientOf(state)
+      .status()
+      .catch(() => null);
     if (now?.leader && now.epoch > oldEpoch) {
       const ms = Math.round(performance.now() - since);
       process.stdout.write(`new leader: ${now.leader} at epoch ${now.epoch}, ${ms} ms after the signal\n`);
@@ -481,7 +482,7 @@ async function signalProxy(node: string, signal: 'SIGSTOP' | 'SIGCONT'): Promise
 const DEMO_OPERATING_SYSTEMS = ['linux', 'windows', 'darwin'];
 
 /** Submits examples/jobs.yaml document by document and prints each job's progress for a while. */
-async function runDemo(urls: string[], stop?: AbortSignal): Promise<void> {
+async function runDemo(client: ApiClient, stop?: AbortSignal): Promise<void> {
   const file = join(projectRoot(), 'examples', 'jobs.yaml');
   const documents = readFileSync(file, 'utf8')
     .split(/^---[ \t]*$/m)
@@ -489,17 +490,12 @@ async function runDemo(urls: string[], stop?: AbortSignal): Promise<void> {
   process.stdout.write(`\nsubmitting ${documents.length} jobs from ${file}\n`);
   for (const doc of documents) {
     try {
-      const res = await request(urls, '/api/v1/jobs', {
-        method: 'POST',
-        headers: { 'content-type': 'application/yaml' },
-        body: doc,
-      });
-      const body = (await res.json()) as Job & { error?: { message: string } };
-      process.stdout.write(
-        res.ok ? `  job/${body.metadata.name} created\n` : `  refused: ${body.error?.message ?? res.status}\n`,
-      );
+      const { body } = await client.submitJobs(doc);
+      process.stdout.write(`  job/${(body as Job).metadata.name} created\n`);
     } catch (err) {
-      process.stdout.write(`  could not submit: ${errorMessage(err)}\n`);
+      process.stdout.write(
+        err instanceof ApiError ? `  refused: ${err.serverMessage}\n` : `  could not submit: ${errorMessage(err)}\n`,
+      );
     }
   }
   process.stdout.write(
@@ -509,10 +505,7 @@ async function runDemo(urls: string[], stop?: AbortSignal): Promise<void> {
   const seen = new Map<string, string>();
   while (Date.now() - started < DEMO_WATCH_MS && !stop?.aborted) {
     try {
-      const jobs = await readAllPages(
-        '/api/v1/jobs',
-        async (path) => (await (await request(urls, path)).json()) as List<Job>,
-      );
+      const jobs = await readAllPages('/api/v1/jobs', (path) => client.request<List<Job>>('GET', path));
       for (const job of jobs) {
         const line = `${job.status?.phase ?? 'Pending'}${job.status?.node ? ` on ${job.status.node}` : ''}`;
         if (seen.get(job.metadata.name) === line) continue;
@@ -555,25 +548,12 @@ function procState(pid: number): ProcState {
   return 'running';
 }
 
-/** The first replica that answers; running ones first (a frozen one would only time out). */
-async function request(urls: string[], path: string, init: RequestInit = {}): Promise<Response> {
-  const errors: string[] = [];
-  for (const url of urls) {
-    try {
-      return await fetch(`${url}${path}`, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-    } catch (err) {
-      errors.push(`${url}: ${errorMessage(err)}`);
-    }
-  }
-  throw new Error(errors.join('; ') || 'no replica to ask');
-}
-
-async function askAnyReplica<T>(state: ClusterState, path: string): Promise<T> {
+/** A client of the cluster's replicas that asks running ones first (a frozen one would only time out). */
+function clientOf(state: ClusterState): ApiClient {
   const order: Record<ProcState, number> = { running: 0, frozen: 1, dead: 2 };
-  const urls = [...state.replicas].sort((a, b) => order[procState(a.pid)] - order[procState(b.pid)]).map((r) => r.url);
-  const res = await request(urls, path);
-  if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
-  return (await res.json()) as T;
+  return new ApiClient(
+    [...state.replicas].sort((a, b) => order[procState(a.pid)] - order[procState(b.pid)]).map((r) => r.url),
+  );
 }
 
 function table(header: string[], rows: unknown[][]): string {

@@ -2,8 +2,8 @@
 // through the Kubernetes API's watch (resumable from a resourceVersion on any replica): when a
 // replica dies mid-stream the watch goes on from the last version seen on the next one, and a
 // version too old to resume from (410) lists again.
-import type { ApiClient } from './client.js';
-import { ApiError } from './errors/api-error.js';
+import type { ApiClient } from '../net/api-client.js';
+import { ApiError } from '../errors/api-error.js';
 import { delay } from '../lifecycle.js';
 import { LineSplitter } from '../net/lines.js';
 

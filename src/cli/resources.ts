@@ -16,7 +16,8 @@ import type {
   Workflow,
 } from '../domain/resources.js';
 import type { NamespaceResource } from '../domain/namespace.js';
-import { ApiClient, serversFor, type HttpMethod } from './client.js';
+import { cliClient, serversFor } from './client.js';
+import type { ApiClient, HttpMethod } from '../net/api-client.js';
 import { readAllPages } from '../domain/list-pages.js';
 import { ValidationError } from '../errors/validation-error.js';
 import { readSubmission } from '../api/validation/submission.js';
@@ -24,7 +25,7 @@ import { readWorkflowSubmission } from '../api/validation/workflow.js';
 import { readCronJobSubmission } from '../api/validation/cronjob.js';
 import { readQueueSubmission, readResourceQuotaSubmission } from '../api/validation/queue.js';
 import { workflowMaxJobs } from '../config.js';
-import { ApiError, formatDetail } from './errors/api-error.js';
+import { ApiError, formatDetail } from '../errors/api-error.js';
 import {
   describeJob,
   parseOutputFormat,
@@ -299,7 +300,7 @@ export function registerResourceCommands(program: Command): void {
 }
 
 async function clientFor(opts: ServerOption): Promise<ApiClient> {
-  return new ApiClient(await serversFor(opts.server));
+  return cliClient(await serversFor(opts.server));
 }
 
 /** The kinds that live in a namespace, by the singular of their API path. */

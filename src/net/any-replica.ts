@@ -1,9 +1,9 @@
 // Any replica serves the API (docs/architecture.md, promise 4), so a client asks the one that answered last and
 // moves on to the next when that one is dead, frozen (only a timeout tells) or says "not me, not
-// now". One way to do that for the CLI and the dashboard: this module is pure (fetch and URLs
-// only), so the browser loads it as it is. How to ask one replica, and which answers are final,
-// stays with each client. (The agents' client, src/agent/replica-client.ts, is another thing: it
-// hedges, keeps connections alive and never runs in a browser.)
+// now". The one way to do that: src/net/api-client.ts builds on it for the CLI, the simulator,
+// the benchmarks and chaos, and the dashboard uses it directly. This module is pure (fetch and
+// URLs only), so the browser loads it as it is. (The agents' client, src/agent/replica-client.ts,
+// is another thing: it hedges, keeps connections alive and never runs in a browser.)
 
 /** The replicas in the order to ask them: the one that answered last first. */
 export class ReplicaList {

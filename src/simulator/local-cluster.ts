@@ -13,6 +13,7 @@ import type { ClusterStatus, List, NodeResource } from '../domain/resources.js';
 import { freePort } from '../net/free-port.js';
 import { projectRoot } from '../paths.js';
 import { delay } from '../lifecycle.js';
+import { ApiClient, TRY_NEXT_AFTER_500, type ApiClientOptions } from '../net/api-client.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../store/embedded.js';
 import { DockerRuntime, dockerUnavailable } from './docker-runtime.js';
 import { logTail, ProcessRuntime } from './process-runtime.js';
@@ -204,21 +205,25 @@ export class Cluster {
 
   /** GET /api/v1/status from any replica that answers. */
   async status(): Promise<ClusterStatus> {
-    return this.askAnyReplica<ClusterStatus>('/api/v1/status');
+    return this.client().status();
   }
 
   /** GET path from the first replica that answers, live and unfrozen ones first. */
   async askAnyReplica<T>(path: string): Promise<T> {
+    return this.client().request<T>('GET', path);
+  }
+
+  /**
+   * A client of the replicas (src/net/api-client.ts) that asks those running and not frozen
+   * first, and moves on from any 5xx: a replica of a cluster under test may be anywhere in a
+   * failover.
+   */
+  client(options: ApiClientOptions = {}): ApiClient {
     const names = [...this.replicaNames].sort((a, b) => Number(this.answers(b)) - Number(this.answers(a)));
-    const errors: string[] = [];
-    for (const name of names) {
-      try {
-        return await getJson<T>(`${this.replicaUrl(name)}${path}`);
-      } catch (err) {
-        errors.push(`${name}: ${errorMessage(err)}`);
-      }
-    }
-    throw new Error(`no replica answered ${path} (${errors.join('; ')})`);
+    return new ApiClient(
+      names.map((name) => this.replicaUrl(name)),
+      { tryNextStatuses: TRY_NEXT_AFTER_500, ...options },
+    );
   }
 
   async leader(): Promise<{ name: string; epoch: number } | null> {
@@ -598,12 +603,6 @@ export class Cluster {
 
 function proxyName(node: string): string {
   return `${node}-proxy`;
-}
-
-async function getJson<T>(url: string): Promise<T> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-  if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
-  return (await res.json()) as T;
 }
 
 async function waitListening(port: number, name: string, alive: () => boolean): Promise<void> {

@@ -1,9 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiClient, DEFAULT_SERVER, resolveServers } from '../../src/cli/client.js';
-import { ApiError } from '../../src/cli/errors/api-error.js';
-import { UnreachableError } from '../../src/cli/errors/unreachable-error.js';
+import { DEFAULT_SERVER, resolveServers } from '../../src/cli/client.js';
+import { ApiClient } from '../../src/net/api-client.js';
+import { ApiError } from '../../src/errors/api-error.js';
+import { UnreachableError } from '../../src/errors/unreachable-error.js';
 
 interface Seen {
   method: string;
@@ -144,6 +145,55 @@ describe('ApiClient', () => {
       ['application/yaml', 'kind: Job\n'],
       ['application/json', '{"kind":"Job","again":true}'],
     ]);
+  });
+  it('waits out a 429 for its Retry-After and sends the same request again, saying so', async () => {
+    let answered = 0;
+    const busy = await replica((_req, res) => {
+      if (answered++ > 0) return json(res, 201, { kind: 'Job' });
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '0' });
+      res.end(JSON.stringify({ error: { message: 'too many pending jobs' } }));
+    });
+    const waits: Array<[string, number]> = [];
+    const client = new ApiClient([busy.url], { onRetry: (why, ms) => waits.push([why, ms]) });
+
+    await expect(client.submitJobs({ kind: 'Job' })).resolves.toMatchObject({ status: 201 });
+    expect(waits).toEqual([['too many pending jobs', 0]]);
+    expect(busy.seen.map((r) => r.body)).toEqual(['{"kind":"Job"}', '{"kind":"Job"}']);
+  });
+
+  it('with rounds to spare, asks every replica again after a pause when none answered', async () => {
+    let up = false;
+    const late = await replica((_req, res) =>
+      up ? json(res, 200, { ok: true }) : json(res, 503, { error: { message: 'starting' } }),
+    );
+    const dead = await deadUrl();
+    const waits: string[] = [];
+    const client = new ApiClient([dead, late.url], {
+      rounds: 3,
+      roundPauseMs: 10,
+      onRetry: (why) => {
+        waits.push(why);
+        up = true;
+      },
+    });
+
+    await expect(client.request('GET', '/healthz')).resolves.toEqual({ ok: true });
+    expect(waits).toEqual(['starting']);
+    // One round by default: the CLI says at once that nothing answered.
+    await expect(new ApiClient([dead]).request('GET', '/healthz')).rejects.toBeInstanceOf(UnreachableError);
+  });
+
+  it('stops sending again once its signal aborts', async () => {
+    const dead = await deadUrl();
+    const stop = new AbortController();
+    const client = new ApiClient([dead], {
+      rounds: Infinity,
+      roundPauseMs: 10_000,
+      signal: stop.signal,
+      onRetry: () => stop.abort(),
+    });
+
+    await expect(client.request('GET', '/healthz')).rejects.toMatchObject({ name: 'AbortError' });
   });
 });
 

@@ -1,6 +1,6 @@
 // A replica answered, and said no. Carries what the server said so the CLI can show the
 // user which field of which document was wrong, not just the status code.
-import type { ErrorBody } from '../../domain/resources.js';
+import type { ErrorBody } from '../domain/resources.js';
 
 export type ErrorDetail = NonNullable<ErrorBody['error']['details']>[number];
 
