@@ -5,6 +5,7 @@
 // start times go through the same failovers. Lone jobs go in turn to the queue `default` and to
 // two queues with hard limits (CAMPAIGN_QUEUES), with priorities drawn high, normal or low, so
 // the checker can prove the limits held through every failover.
+import { setMaxListeners } from 'node:events';
 import { delay } from '../lifecycle.js';
 import { ApiClient, TRY_NEXT_AFTER_500 } from '../net/api-client.js';
 import type { CronJobRequest, QueueRequest } from '../domain/resources.js';
@@ -81,7 +82,8 @@ export class JobFlow {
   private submitted = 0;
   private running: Promise<void> | undefined;
   private stopped = false;
-  private readonly done = new AbortController();
+  // Ends every post's retries at stop(); each one pausing between rounds listens to it.
+  private readonly done = stopSignal();
 
   constructor(
     private readonly urls: () => string[],
@@ -159,9 +161,11 @@ export class JobFlow {
   private async post(path: string, body: string): Promise<boolean> {
     // Keep trying every replica until one accepts: a submission during a failover must not be
     // dropped by the client either (the server side guarantees the rest). 200 means an earlier
-    // try of ours got through but its answer was lost: accepted too.
+    // try of ours got through but its answer was lost: accepted too. A full backlog (429) is one
+    // more "not now": the flow keeps its pace rather than queueing up behind Retry-After.
     const client = new ApiClient(this.urls(), {
-      tryNextStatuses: TRY_NEXT_AFTER_500,
+      tryNextStatuses: [429, ...TRY_NEXT_AFTER_500],
+      retryLaterForMs: 0,
       rounds: 50,
       roundPauseMs: 200,
       signal: this.done.signal,
@@ -171,4 +175,11 @@ export class JobFlow {
       () => false,
     );
   }
+}
+
+/** An abort controller whose signal any number of posts in flight may wait on at once. */
+function stopSignal(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
 }
