@@ -321,9 +321,15 @@ async function strikeWhenLeaderKnown(
 /** Every replica running, not frozen and alive, and a leader among them. */
 async function waitForWholeCluster(cluster: Cluster): Promise<void> {
   const deadline = Date.now() + 60_000;
+  let unanswered = '';
   for (;;) {
     const everyoneUp = cluster.replicaNames.every((n) => cluster.isRunning(n) && !cluster.isFrozen(n));
-    const status = everyoneUp ? await cluster.status().catch(() => null) : null;
+    const status = everyoneUp
+      ? await cluster.status().then(
+          (answer) => ((unanswered = ''), answer),
+          (err: Error) => ((unanswered = err.message), null),
+        )
+      : null;
     if (status?.leader && status.replicas.filter((r) => r.alive).length >= cluster.replicaNames.length) return;
     if (Date.now() > deadline) {
       const state = cluster.replicaNames.map((n) => {
@@ -331,7 +337,7 @@ async function waitForWholeCluster(cluster: Cluster): Promise<void> {
         return `${n} ${cluster.isRunning(n) ? 'running' : 'not running'}${cluster.isFrozen(n) ? ', frozen' : ''}${seen ? (seen.alive ? ', alive' : ', not alive') : ', not in status'}`;
       });
       throw new Error(
-        `the cluster did not come back to full strength within 60 s (leader ${status?.leader ?? 'unknown'}; ${state.join('; ')})`,
+        `the cluster did not come back to full strength within 60 s (leader ${status?.leader ?? 'unknown'}; ${state.join('; ')}${unanswered ? `; status: ${unanswered}` : ''})`,
       );
     }
     await delay(50);
