@@ -10,17 +10,23 @@ const LAYERS = [
   // Pieces every process is built from.
   {
     name: 'shared',
-    paths: ['^src/(config|guards|faults|lifecycle|log|paths)\\.ts$', '^src/net/', '^src/metrics/', '^src/report/'],
+    paths: ['^src/(config|lifecycle|log|paths)\\.ts$', '^src/testing/', '^src/net/', '^src/metrics/', '^src/report/'],
     may: ['pure'],
   },
   { name: 'store', paths: ['^src/store/'], may: ['pure', 'shared'] },
   { name: 'lease', paths: ['^src/lease/'], may: ['pure', 'shared', 'store'] },
+  // Who asks, and whether they may: tokens and RBAC, for the API and the CLI.
+  { name: 'auth', paths: ['^src/auth/'], may: ['pure', 'shared', 'store'] },
   // Controllers and the API sit side by side: neither imports the other.
   { name: 'controllers', paths: ['^src/controllers/'], may: ['pure', 'shared', 'store', 'lease'] },
-  { name: 'api', paths: ['^src/api/'], may: ['pure', 'shared', 'store', 'lease'] },
+  { name: 'api', paths: ['^src/api/'], may: ['pure', 'shared', 'store', 'lease', 'auth'] },
   // A worker talks to the control plane over HTTP only.
   { name: 'agent', paths: ['^src/agent/'], may: ['pure', 'shared'] },
-  { name: 'replica', paths: ['^src/replica\\.ts$'], may: ['pure', 'shared', 'store', 'lease', 'controllers', 'api'] },
+  {
+    name: 'replica',
+    paths: ['^src/replica\\.ts$'],
+    may: ['pure', 'shared', 'store', 'lease', 'auth', 'controllers', 'api'],
+  },
   // The tools, each above what it drives.
   { name: 'simulator', paths: ['^src/simulator/'], may: ['pure', 'shared', 'store'] },
   // The checker reads the history (store) and the agents' run logs (their format is the agent's).
@@ -28,7 +34,7 @@ const LAYERS = [
   {
     name: 'chaos',
     paths: ['^src/chaos/'],
-    may: ['pure', 'shared', 'store', 'api', 'agent', 'simulator', 'checker'],
+    may: ['pure', 'shared', 'store', 'lease', 'api', 'agent', 'simulator', 'checker'],
   },
   {
     name: 'bench',
@@ -43,6 +49,7 @@ const LAYERS = [
       'shared',
       'store',
       'lease',
+      'auth',
       'controllers',
       'api',
       'agent',
