@@ -14,12 +14,11 @@ export interface Reconciler {
   readonly name: string;
   readonly intervalMs: number;
   /**
-   * The most rest between two passes, however often nudged: a burst of NOTIFYs (a job ending
-   * every few milliseconds) becomes one pass over their sum instead of one pass each. The rest
-   * is as long as the last pass took, up to this: a busy pass leaves the replica as much time
-   * for other work, while an idle cluster's 2 ms pass answers the next job at once.
+   * The rest to take after the pass just run, however often nudged meanwhile (0 when absent): while
+   * a backlog waits, a burst of NOTIFYs (a job ending every few milliseconds) becomes one pass over
+   * their sum instead of one pass each.
    */
-  readonly maxRestMs?: number;
+  restMs?(): number;
   reconcile(log: Logger): Promise<ReconcileResult>;
 }
 
@@ -62,10 +61,9 @@ export class Controller {
   }
 
   private async loop(): Promise<void> {
-    const { name, intervalMs, maxRestMs = 0 } = this.reconciler;
+    const { name, intervalMs } = this.reconciler;
     while (!this.stopped) {
       let result: ReconcileResult = 'done';
-      const began = performance.now();
       const epoch = this.lease.epoch();
       if (epoch !== null) {
         const log = this.logger.child({ controller: name, epoch, reconcile: ++this.passes });
@@ -80,8 +78,8 @@ export class Controller {
         }
       }
       if (result === 'requeue') continue;
-      const rest = Math.min(maxRestMs, performance.now() - began);
-      if (rest >= 1 && !this.stopped) await delay(rest);
+      const rest = this.reconciler.restMs?.() ?? 0;
+      if (rest > 0 && !this.stopped) await delay(rest);
       await this.wakeup.sleep(Math.max(0, intervalMs - rest));
     }
   }

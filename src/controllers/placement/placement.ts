@@ -34,8 +34,11 @@ export const ROUND_LIMIT = 10_000;
 /** No bound, as the database's int counts it. */
 const UNBOUNDED = 2 ** 31 - 1;
 
-/** Jobs end (and free room) many times a second on a busy cluster: place for them together. */
-const MAX_REST_MS = 30;
+/**
+ * While jobs wait, they end (and free room) many times a second: place for them together, one
+ * round per rest. With nothing left waiting, the next job is placed at once.
+ */
+const BACKLOG_REST_MS = 30;
 
 /**
  * Most reasons a round writes. A flood of 10,000 jobs gets its WaitingForShare over a few rounds
@@ -46,7 +49,8 @@ export const REASONS_PER_ROUND = 1000;
 
 export class Placement implements Reconciler {
   readonly name = 'placement';
-  readonly maxRestMs = MAX_REST_MS;
+  /** The last round left jobs pending (placed nowhere yet). */
+  private backlog = false;
   /** Reasons already written, so a waiting job costs no write per pass. */
   private readonly marked = new ReasonMarks();
   /** Fair share's deficits and turn, from round to round (a new leader starts afresh). */
@@ -78,8 +82,13 @@ export class Placement implements Reconciler {
     };
   }
 
+  restMs(): number {
+    return this.backlog ? BACKLOG_REST_MS : 0;
+  }
+
   async reconcile(log: Logger): Promise<ReconcileResult> {
     const startedAt = performance.now();
+    this.backlog = false;
     const input = await this.readInput();
     const { jobs, nodes } = input;
     if (jobs.length === 0) return 'done';
@@ -130,6 +139,7 @@ export class Placement implements Reconciler {
       await fenced(this.db, this.lease, (tx) => markWaiting(tx, written));
       this.marked.mark(written);
     }
+    this.backlog = placed < jobs.length || input.full;
     placementRoundSeconds.observe((performance.now() - startedAt) / 1000);
     if (placed > 0) log.info({ placed, pending: jobs.length }, 'placed jobs');
     return (input.full && placed > 0) || reasons.length >= REASONS_PER_ROUND ? 'requeue' : 'done';
