@@ -1,4 +1,4 @@
--- fencer's database schema as src/store/migrations/ leave it (0001_init.sql … 0025_auth.sql),
+-- fencer's database schema as src/store/migrations/ leave it (0001_init.sql … 0026_pending_notify_per_row.sql),
 -- for reading: the migrations are what builds it. Generated, do not edit: `npm run schema` writes
 -- it again, and test/integration/schema.test.ts fails when it is not current.
 
@@ -653,21 +653,13 @@ CREATE FUNCTION fencer_pending_notify()
 AS $function$
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    PERFORM pg_notify('fencer_pending', string_agg(uid::text, ',')) FROM (
-      SELECT uid, (row_number() OVER () - 1) / 200 AS chunk FROM new_rows WHERE phase = 'Pending'
-    ) named GROUP BY chunk;
+    IF NEW.phase = 'Pending' THEN PERFORM pg_notify('fencer_pending', NEW.uid::text); END IF;
   ELSIF TG_OP = 'DELETE' THEN
-    PERFORM pg_notify('fencer_pending', string_agg(uid::text, ',')) FROM (
-      SELECT uid, (row_number() OVER () - 1) / 200 AS chunk FROM old_rows WHERE phase = 'Pending'
-    ) named GROUP BY chunk;
-  ELSE
-    PERFORM pg_notify('fencer_pending', string_agg(uid::text, ',')) FROM (
-      SELECT n.uid, (row_number() OVER () - 1) / 200 AS chunk
-      FROM new_rows n JOIN old_rows o ON o.uid = n.uid
-      WHERE (o.phase = 'Pending') <> (n.phase = 'Pending')
-         OR (n.phase = 'Pending' AND (o.waiting, o.due_at, o.queue, o.lane, o.path_ms)
-                                     IS DISTINCT FROM (n.waiting, n.due_at, n.queue, n.lane, n.path_ms))
-    ) named GROUP BY chunk;
+    IF OLD.phase = 'Pending' THEN PERFORM pg_notify('fencer_pending', OLD.uid::text); END IF;
+  ELSIF (OLD.phase = 'Pending') <> (NEW.phase = 'Pending')
+     OR (NEW.phase = 'Pending' AND (OLD.waiting, OLD.due_at, OLD.queue, OLD.lane, OLD.path_ms)
+                                   IS DISTINCT FROM (NEW.waiting, NEW.due_at, NEW.queue, NEW.lane, NEW.path_ms)) THEN
+    PERFORM pg_notify('fencer_pending', NEW.uid::text);
   END IF;
   RETURN NULL;
 END $function$;
@@ -803,11 +795,7 @@ CREATE TRIGGER jobs_history_changed AFTER UPDATE ON jobs REFERENCING OLD TABLE A
 
 CREATE TRIGGER jobs_history_deleted AFTER DELETE ON jobs REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_job_history_rows();
 
-CREATE TRIGGER jobs_pending_notify_delete AFTER DELETE ON jobs REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_pending_notify();
-
-CREATE TRIGGER jobs_pending_notify_insert AFTER INSERT ON jobs REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_pending_notify();
-
-CREATE TRIGGER jobs_pending_notify_update AFTER UPDATE ON jobs REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_pending_notify();
+CREATE TRIGGER jobs_pending_notify AFTER INSERT OR DELETE OR UPDATE ON jobs FOR EACH ROW EXECUTE FUNCTION fencer_pending_notify();
 
 CREATE TRIGGER jobs_watch_added AFTER INSERT ON jobs REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fencer_watch_events('Job', 'namespaced');
 

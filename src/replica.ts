@@ -175,15 +175,21 @@ export class Replica {
       client.off('error', swallow);
       client.release();
     }
-    this.listener.on('room', () => this.placement.nudge());
+    // Room freed (a claim, an ended run, a released hold) matters only to jobs that wait: during a
+    // burst with nothing pending, each would otherwise wake a round that finds nothing to place.
+    const roomFreed = () => {
+      if (this.pendingSet.mayHaveWaiting()) this.placement.nudge();
+    };
+    this.listener.on('room', roomFreed);
     this.listener.on('pending', (uids) => {
       for (const uid of uids) this.pendingSet.named(uid);
       this.placement.nudge();
     });
-    // An assignment that ends may be a failure to retry or a need that a workflow waits on.
+    // An assignment that ends may be a failure to retry or a need that a workflow waits on (their
+    // jobs, once Pending again, wake placement by fencer_pending); for placement it is room freed.
     this.listener.on('assignments', (node) => {
       this.watches.changed(node);
-      this.placement.nudge();
+      roomFreed();
       this.jobReconcile.nudge();
       this.workflows.nudge();
     });

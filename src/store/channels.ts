@@ -6,7 +6,7 @@ export const CHANNELS = {
   /**
    * Jobs whose place among the pending ones may have changed (became or stopped being Pending,
    * or, while Pending, their waiting flag, due time, queue, lane or critical path changed).
-   * Payload: their uids, comma-separated. Sent by the jobs' statement triggers (migration 0024).
+   * Payload: their uids, comma-separated. Sent by the jobs' per-row trigger (migration 0026), one uid a notification.
    * Wakes the leader's pending set, then placement.
    */
   pending: 'fencer_pending',

@@ -135,6 +135,13 @@ export class PendingSet {
     return this.entries.size;
   }
 
+  /** Some job may be waiting to be placed: the set is not trusted, holds jobs, or jobs were named since it was read. */
+  mayHaveWaiting(): boolean {
+    return (
+      this.readUnder === null || this.readUnder !== this.listening() || this.entries.size > 0 || this.changed.size > 0
+    );
+  }
+
   /**
    * What placement/pending.sql returns: of each lane of a queue in `queues` (`namespace/name`)
    * with a job due and not waiting, the
