@@ -1,6 +1,6 @@
 // The leader's pending jobs, kept between placement rounds. A round used to read the oldest
 // thousands of every queue lane again (most of its time with a long backlog); now it reads the
-// jobs a NOTIFY fencer_pending named since the last round (migrations 0015, 0024: a trigger names every
+// jobs a NOTIFY fencer_pending named since the last round (migrations 0015, 0026: a trigger names every
 // job whose place among the pending ones may have changed) and picks from memory what
 // placement/pending.sql would have returned.
 //
