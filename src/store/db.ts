@@ -2,6 +2,7 @@
 // history triggers can record who made each change.
 import pg from 'pg';
 import { SessionLostError } from '../errors/session-lost-error.js';
+import { isBroken } from '../testing/broken-guards.js';
 
 /** A pool's own handle: what opens and closes connections and counts them. */
 export type Pool = pg.Pool;
@@ -114,7 +115,9 @@ export async function transaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, attempt
         () => false,
         () => true,
       );
-      const lost = broken && !committing && thrown instanceof Error && !isRetryable(thrown);
+      // Broken on purpose (src/testing/broken-guards.ts, commit-ambiguity): a lost COMMIT counts as not sent.
+      const lost =
+        broken && (!committing || isBroken('commit-ambiguity')) && thrown instanceof Error && !isRetryable(thrown);
       const err = lost ? new SessionLostError(thrown) : thrown;
       if (attempt >= attempts || !(lost || isRetryable(err))) throw err;
       await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * attempt));

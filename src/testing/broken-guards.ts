@@ -15,6 +15,7 @@ export type BreakableGuard =
   | 'heartbeat-forward' // a heartbeat that began earlier but commits later moves the node's last heartbeat back
   | 'registration-generation' // a registration from an older process of a node is taken like any other
   | 'idle-in-tx-timeout' // leader sessions may stay idle in a transaction forever
+  | 'commit-ambiguity' // a transaction whose session ended during COMMIT runs again, though it may have committed
   | 'pool-match' // placement ignores a job's pool (its workflow's spec.pool)
   | 'label-match' // placement ignores a job's nodeSelector
   | 'skip-blocked' // the workflow pass never skips a job whose need failed

@@ -11,6 +11,12 @@ let t: TestDatabase;
 beforeAll(async () => {
   t = await freshDatabase('transaction');
   await t.db.query('CREATE TABLE tx_probe (attempt int NOT NULL)');
+  // A row here ends its session as its transaction commits: the answer to COMMIT is lost.
+  await t.db.query('CREATE TABLE tx_commit_probe (n int NOT NULL)');
+  await t.db.query(`CREATE FUNCTION tx_die() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); PERFORM pg_sleep(1); RETURN NULL; END $$`);
+  await t.db.query(`CREATE CONSTRAINT TRIGGER tx_die AFTER INSERT ON tx_commit_probe
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION tx_die()`);
 });
 afterAll(() => t?.close());
 
@@ -41,4 +47,36 @@ it('gives up with SessionLostError when every attempt loses its session', async 
     2,
   );
   await expect(failing).rejects.toBeInstanceOf(SessionLostError);
+});
+
+it('does not run a transaction again when its session ended during COMMIT: whether it committed is unknown', async () => {
+  let attempts = 0;
+  const failing = transaction(t.db, async (tx) => {
+    attempts++;
+    await tx.query('INSERT INTO tx_commit_probe (n) VALUES (1)');
+  });
+  await expect(failing).rejects.toThrow();
+  await expect(failing).rejects.not.toBeInstanceOf(SessionLostError);
+  expect(attempts).toBe(1);
+});
+
+it('runs it again when the guard is broken (commit-ambiguity): the test above can fail', async () => {
+  const before = process.env.FENCER_BREAK_GUARDS;
+  process.env.FENCER_BREAK_GUARDS = 'commit-ambiguity';
+  try {
+    let attempts = 0;
+    const failing = transaction(
+      t.db,
+      async (tx) => {
+        attempts++;
+        await tx.query('INSERT INTO tx_commit_probe (n) VALUES (1)');
+      },
+      3,
+    );
+    await expect(failing).rejects.toBeInstanceOf(SessionLostError);
+    expect(attempts).toBe(3);
+  } finally {
+    if (before === undefined) delete process.env.FENCER_BREAK_GUARDS;
+    else process.env.FENCER_BREAK_GUARDS = before;
+  }
 });
