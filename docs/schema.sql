@@ -1,4 +1,4 @@
--- fencer's database schema as src/store/migrations/ leave it (0001_init.sql … 0026_pending_notify_per_row.sql),
+-- fencer's database schema as src/store/migrations/ leave it (0001_init.sql … 0027_pending_notify_left.sql),
 -- for reading: the migrations are what builds it. Generated, do not edit: `npm run schema` writes
 -- it again, and test/integration/schema.test.ts fails when it is not current.
 
@@ -655,10 +655,13 @@ BEGIN
   IF TG_OP = 'INSERT' THEN
     IF NEW.phase = 'Pending' THEN PERFORM pg_notify('fencer_pending', NEW.uid::text); END IF;
   ELSIF TG_OP = 'DELETE' THEN
-    IF OLD.phase = 'Pending' THEN PERFORM pg_notify('fencer_pending', OLD.uid::text); END IF;
-  ELSIF (OLD.phase = 'Pending') <> (NEW.phase = 'Pending')
-     OR (NEW.phase = 'Pending' AND (OLD.waiting, OLD.due_at, OLD.queue, OLD.lane, OLD.path_ms)
-                                   IS DISTINCT FROM (NEW.waiting, NEW.due_at, NEW.queue, NEW.lane, NEW.path_ms)) THEN
+    IF OLD.phase = 'Pending' THEN PERFORM pg_notify('fencer_pending', '-' || OLD.uid::text); END IF;
+  ELSIF (OLD.phase = 'Pending') AND NEW.phase <> 'Pending' THEN
+    PERFORM pg_notify('fencer_pending', '-' || NEW.uid::text);
+  ELSIF NEW.phase = 'Pending'
+    AND (OLD.phase <> 'Pending'
+         OR (OLD.waiting, OLD.due_at, OLD.queue, OLD.lane, OLD.path_ms)
+            IS DISTINCT FROM (NEW.waiting, NEW.due_at, NEW.queue, NEW.lane, NEW.path_ms)) THEN
     PERFORM pg_notify('fencer_pending', NEW.uid::text);
   END IF;
   RETURN NULL;

@@ -24,7 +24,7 @@ import { recordClusterEvent } from './store/cluster-events.js';
 import { ChangeFeed } from './api/change-feed.js';
 import { ReplicaOrigins } from './api/origins.js';
 import { Placement } from './controllers/placement/placement.js';
-import { PendingSet } from './controllers/placement/pending-set.js';
+import { followPending, PendingSet } from './controllers/placement/pending-set.js';
 import { NodeHealth, deathRule } from './controllers/node-health/node-health.js';
 import { JobReconcile } from './controllers/job-reconcile/job-reconcile.js';
 import { WatchHub } from './api/watch-hub.js';
@@ -181,15 +181,15 @@ export class Replica {
       if (this.pendingSet.mayHaveWaiting()) this.placement.nudge();
     };
     this.listener.on('room', roomFreed);
-    this.listener.on('pending', (uids) => {
-      for (const uid of uids) this.pendingSet.named(uid);
-      this.placement.nudge();
-    });
-    // An assignment that ends may be a failure to retry or a need that a workflow waits on (their
-    // jobs, once Pending again, wake placement by fencer_pending); for placement it is room freed.
+    followPending(this.pendingSet, this.listener, () => this.placement.nudge());
+    // For placement an assignment that ends is room freed. A failure to retry, or a need that a
+    // workflow waits on, comes as an outcome (their jobs, once Pending again, wake placement by
+    // fencer_pending).
     this.listener.on('assignments', (node) => {
       this.watches.changed(node);
       roomFreed();
+    });
+    this.listener.on('outcomes', () => {
       this.jobReconcile.nudge();
       this.workflows.nudge();
     });

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { DecisionThread, Wakeup, delay } from '../lifecycle.js';
 import type { Lease } from '../lease/lease.js';
 import { LeaseLostError } from '../errors/lease-lost-error.js';
-import { fencedRejections, reconcileSeconds, reconciles } from '../metrics/registry.js';
+import { decisionWaitSeconds, fencedRejections, reconcileSeconds, reconciles } from '../metrics/registry.js';
 
 export type ReconcileResult = 'done' | 'requeue';
 
@@ -67,14 +67,19 @@ export class Controller {
       const epoch = this.lease.epoch();
       if (epoch !== null) {
         const log = this.logger.child({ controller: name, epoch, reconcile: ++this.passes });
-        const end = reconcileSeconds.startTimer({ controller: name });
+        const waited = decisionWaitSeconds.startTimer({ controller: name });
+        let end: (() => void) | undefined;
         try {
-          result = await this.thread.run(() => this.reconciler.reconcile(log));
+          result = await this.thread.run(() => {
+            waited();
+            end = reconcileSeconds.startTimer({ controller: name });
+            return this.reconciler.reconcile(log);
+          });
           reconciles.inc({ controller: name, result });
         } catch (err) {
           this.onError(err, log, epoch);
         } finally {
-          end();
+          end?.();
         }
       }
       if (result === 'requeue') continue;

@@ -17,15 +17,19 @@ export async function fenced<T>(db: Db, lease: EpochSource, fn: (tx: Tx, epoch: 
   if (epoch === null) throw new LeaseLostError(null, null);
   const breakFence = isBroken('fence');
   const committing = fencedCommitSeconds.startTimer();
-  const result = await transaction(db, async (tx) => {
-    // A decision waits on another session's row only briefly (the file says why).
-    await tx.query(sql('lease/fenced_lock_timeout'));
-    const row = (await tx.query<{ epoch: number }>(sql('lease/for_share'))).rows[0]!;
-    if (row.epoch !== epoch && !breakFence) throw new LeaseLostError(epoch, row.epoch);
-    await tx.query(sql('lease/fenced_epoch'), [String(epoch)]);
-    await testHoldInsideFencedTx();
-    return fn(tx, epoch);
-  });
+  const result = await transaction(
+    db,
+    async (tx, opened) => {
+      // BEGIN and the lease row FOR SHARE in one round trip, which also set the transaction's lock
+      // timeout and epoch stamp (the file says why).
+      const row = opened[0] as { epoch: number };
+      if (row.epoch !== epoch && !breakFence) throw new LeaseLostError(epoch, row.epoch);
+      await testHoldInsideFencedTx();
+      return fn(tx, epoch);
+    },
+    undefined,
+    sql('lease/begin_fenced'),
+  );
   committing();
   return result;
 }

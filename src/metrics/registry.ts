@@ -19,7 +19,15 @@ export const reconciles = new Counter({
 
 export const reconcileSeconds = new Histogram({
   name: 'fencer_reconcile_duration_seconds',
-  help: 'How long one controller pass took.',
+  help: 'How long one controller pass took, from its start on the decision thread.',
+  labelNames: ['controller'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
+export const decisionWaitSeconds = new Histogram({
+  name: 'fencer_decision_wait_seconds',
+  help: "How long a controller's pass waited for another's to end (one decision at a time per replica).",
   labelNames: ['controller'] as const,
   buckets: LATENCY_BUCKETS,
   registers: [registry],

@@ -49,10 +49,16 @@ export async function withdrawAssignments(tx: Tx, ids: string[], overdueSlackMs:
   );
 }
 
-/** Tells the nodes of ended assignments (their watch streams send a fresh snapshot). */
+/**
+ * Tells the nodes of ended assignments (their watch streams send a fresh snapshot), and the
+ * leader when a run ended other than by success. A success alone wakes no controller: it is
+ * the common end, and nothing is left to decide about it (unless its job is in a workflow,
+ * which endAll tells).
+ */
 async function notifyEnded(tx: Tx, ended: EndedAssignment[]): Promise<EndedAssignment[]> {
   if (ended.length === 0) return ended;
   await tx.query(sql('nodes/notify'), [ended.map((a) => a.node)]);
+  if (ended.some((a) => a.state !== 'Succeeded')) await tx.query(sql('jobs/notify_outcomes'));
   return ended;
 }
 
@@ -188,7 +194,10 @@ async function endAll(tx: Tx, node: string, reports: readonly NodeReport[]): Pro
       { jobUid: a.job_uid, assignmentId: a.id, phase: 'Succeeded' as const, reason: 'Completed', message: r.message },
     ];
   });
-  await setPhases(tx, succeeded);
+  // Only a failure told the leader so far (notifyEnded); a workflow's job that succeeded lets its
+  // workflow move on.
+  const workflowJobs = await setPhases(tx, succeeded);
+  if (workflowJobs > 0) await tx.query(sql('jobs/notify_outcomes')); // one per transaction however often sent
   return rows.map((a) => a.id);
 }
 
@@ -200,15 +209,17 @@ interface PhaseChange {
   message: string | null;
 }
 
-async function setPhases(tx: Tx, changes: PhaseChange[]): Promise<void> {
-  if (changes.length === 0) return;
-  await tx.query(sql('jobs/set_phase'), [
+/** Sets the phases; returns how many of the jobs moved belong to a workflow. */
+async function setPhases(tx: Tx, changes: PhaseChange[]): Promise<number> {
+  if (changes.length === 0) return 0;
+  const moved = await tx.query<{ workflow_jobs: number }>(sql('jobs/set_phase'), [
     changes.map((c) => c.jobUid),
     changes.map((c) => c.assignmentId),
     changes.map((c) => c.phase),
     changes.map((c) => c.reason),
     changes.map((c) => c.message),
   ]);
+  return moved.rows[0]!.workflow_jobs;
 }
 
 interface ActiveRow {

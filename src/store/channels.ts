@@ -4,10 +4,11 @@
 // is one of these and each of these is sent somewhere.
 export const CHANNELS = {
   /**
-   * Jobs whose place among the pending ones may have changed (became or stopped being Pending,
-   * or, while Pending, their waiting flag, due time, queue, lane or critical path changed).
-   * Payload: their uids, comma-separated. Sent by the jobs' per-row trigger (migration 0026), one uid a notification.
-   * Wakes the leader's pending set, then placement.
+   * Jobs whose place among the pending ones changed: `uid` for a job now pending (it became
+   * Pending, or while Pending its waiting flag, due time, queue, lane or critical path changed),
+   * `-uid` for one that left the pending ones. Payload: such names, comma-separated. Sent by the
+   * jobs' per-row trigger (migration 0027), one name a notification. A job now pending wakes the
+   * leader's pending set, then placement; one that left only leaves the set.
    */
   pending: 'fencer_pending',
   /**
@@ -17,10 +18,18 @@ export const CHANNELS = {
    */
   room: 'fencer_room',
   /**
-   * A node's active assignments changed. Payload: the node's name. Sent by nodes/notify.sql.
-   * Wakes that node's watch streams on every replica, placement, job-reconcile and workflow.
+   * A node's active assignments changed. Payload: the node's name. Sent by nodes/notify.sql (and
+   * placement/place.sql for the nodes a round chose).
+   * Wakes that node's watch streams on every replica, and placement while jobs wait for room.
    */
   assignments: 'fencer_assignments',
+  /**
+   * The leader has outcomes to decide on: a run ended other than by success (the retry rule), or
+   * a job of a workflow ended (the workflow may move on). No payload. Sent by
+   * jobs/notify_outcomes.sql. Wakes job-reconcile and workflow. A plain success sends none: it is
+   * most of the ends in a burst, and waking two controllers for each cost a pass apiece.
+   */
+  outcomes: 'fencer_outcomes',
   /**
    * Who may do what changed: a token revoked, a Role, ClusterRole or binding written or deleted.
    * Payload: the table's name (revoked_tokens, rbac_roles, rbac_bindings). Sent by the statement
@@ -32,7 +41,14 @@ export const CHANNELS = {
 
 export type Channel = (typeof CHANNELS)[keyof typeof CHANNELS];
 
-/** The uids a fencer_pending payload names. */
-export function pendingUids(payload: string): string[] {
-  return payload === '' ? [] : payload.split(',');
+/** What a fencer_pending payload says: the jobs now pending and those that left the pending ones. */
+export function pendingChanges(payload: string): { pending: string[]; left: string[] } {
+  const pending: string[] = [];
+  const left: string[] = [];
+  if (payload === '') return { pending, left };
+  for (const name of payload.split(',')) {
+    if (name.startsWith('-')) left.push(name.slice(1));
+    else pending.push(name);
+  }
+  return { pending, left };
 }

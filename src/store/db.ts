@@ -93,8 +93,16 @@ export async function inTransaction<T>(session: pg.ClientBase, fn: () => Promise
  * Runs fn in a transaction, retrying on serialization failures and deadlocks, and on a session
  * that ended before COMMIT (e.g. idle_in_transaction_session_timeout after this process stalled):
  * nothing of it was written, so it runs again on another connection.
+ * `begin` opens it: BEGIN, or a .sql file's text that starts with BEGIN and reads in the same
+ * round trip (without parameters: the simple protocol carries several statements); fn gets the
+ * rows of its last statement.
  */
-export async function transaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, attempts = 5): Promise<T> {
+export async function transaction<T>(
+  db: Db,
+  fn: (tx: Tx, opened: pg.QueryResultRow[]) => Promise<T>,
+  attempts = 5,
+  begin = 'BEGIN',
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const tx = await db.connect();
     // While checked out, a client's errors (its session ended under it, e.g. by
@@ -105,8 +113,9 @@ export async function transaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, attempt
     let broken = false;
     let committing = false;
     try {
-      await tx.query('BEGIN');
-      const result = await fn(tx);
+      // Several statements answer with one result each (pg's typings know only one).
+      const opened = (await tx.query(begin)) as pg.QueryResult | pg.QueryResult[];
+      const result = await fn(tx, Array.isArray(opened) ? opened.at(-1)!.rows : opened.rows);
       committing = true;
       await tx.query('COMMIT');
       return result;

@@ -150,18 +150,22 @@ export async function readRoundState(
   freshHeartbeatMs: number,
   maxUnclaimed: number = DEFAULT_MAX_UNCLAIMED,
 ): Promise<RoundState> {
-  const nodes = (await db.query<CapacityRow>(sql('placement/nodes'), [freshHeartbeatMs, maxUnclaimed])).rows.map(
-    (r) => ({
-      name: r.name,
-      cpuMillis: r.cpu_millis,
-      memoryBytes: r.memory_bytes,
-      allocatedCpuMillis: r.allocated_cpu_millis,
-      allocatedMemoryBytes: r.allocated_memory_bytes,
-      labels: r.labels,
-      images: r.images,
-      freeSlots: r.free_slots,
-    }),
-  );
+  // Three reads side by side (a decision thread's pool has a connection for each).
+  const [nodeRows, queueRows, quotaRows] = await Promise.all([
+    db.query<CapacityRow>(sql('placement/nodes'), [freshHeartbeatMs, maxUnclaimed]),
+    db.query<QueueUseRow>(sql('placement/queues')),
+    db.query<QuotaUseRow>(sql('placement/quotas')),
+  ]);
+  const nodes = nodeRows.rows.map((r) => ({
+    name: r.name,
+    cpuMillis: r.cpu_millis,
+    memoryBytes: r.memory_bytes,
+    allocatedCpuMillis: r.allocated_cpu_millis,
+    allocatedMemoryBytes: r.allocated_memory_bytes,
+    labels: r.labels,
+    images: r.images,
+    freeSlots: r.free_slots,
+  }));
   const room = { freeCpu: 0, freeMemory: 0, capacityCpu: 0, capacityMemory: 0 };
   for (const n of nodes) {
     room.capacityCpu = Math.max(room.capacityCpu, n.cpuMillis);
@@ -170,7 +174,7 @@ export async function readRoundState(
     room.freeCpu = Math.max(room.freeCpu, n.cpuMillis - n.allocatedCpuMillis);
     room.freeMemory = Math.max(room.freeMemory, n.memoryBytes - n.allocatedMemoryBytes);
   }
-  const queues = (await db.query<QueueUseRow>(sql('placement/queues'))).rows.map((r): QueueState => ({
+  const queues = queueRows.rows.map((r): QueueState => ({
     key: `${r.namespace}/${r.name}`,
     weight: r.weight,
     strictLanes: r.strict_lanes,
@@ -181,7 +185,7 @@ export async function readRoundState(
     cpuMillis: r.cpu,
     memoryBytes: r.memory,
   }));
-  const quotas = (await db.query<QuotaUseRow>(sql('placement/quotas'))).rows.map((r): NamespaceQuotaState => ({
+  const quotas = quotaRows.rows.map((r): NamespaceQuotaState => ({
     namespace: r.namespace,
     name: r.name,
     cpuLimitMillis: r.cpu_limit_millis,
@@ -231,7 +235,6 @@ export async function commitPlacements(
     placed: number;
     nodes_ready: number;
     nodes_wanted: number;
-    nodes: string[];
     claimed: ClaimedJob[];
   }>(sql('placement/place'), [
     placements.map((p) => p.jobUid),
@@ -240,8 +243,7 @@ export async function commitPlacements(
     epoch,
   ]);
   const row = result.rows[0]!;
-  if (row.nodes_ready !== row.nodes_wanted) throw new NodeGoneError();
-  await tx.query(sql('nodes/notify'), [row.nodes]);
+  if (row.nodes_ready !== row.nodes_wanted) throw new NodeGoneError(); // and its notifications with it
   claimed?.splice(0, claimed.length, ...row.claimed);
   return row.placed;
 }

@@ -1,6 +1,7 @@
 // One LISTEN connection per replica, on the channels of src/store/channels.ts: fencer_pending
-// names jobs whose place among the pending ones changed; fencer_room says placement has room a
-// job's state does not show; fencer_assignments names a node whose assignments changed. After a
+// names jobs now pending and jobs that left the pending ones; fencer_room says placement has room a
+// job's state does not show; fencer_assignments names a node whose assignments changed;
+// fencer_outcomes says the leader has runs' outcomes to decide on. After a
 // reconnect it says so, since notifications sent meanwhile are lost and everything must be
 // looked at again.
 import { EventEmitter } from 'node:events';
@@ -9,12 +10,14 @@ import type { Logger } from 'pino';
 import { createClient } from './db.js';
 import { sql } from './sql.js';
 import { delay } from '../lifecycle.js';
-import { CHANNELS, pendingUids } from './channels.js';
+import { CHANNELS, pendingChanges } from './channels.js';
 
 export interface ListenerEvents {
   room: [];
   pending: [uids: string[]];
+  left: [uids: string[]];
   assignments: [node: string];
+  outcomes: [];
   reconnected: [];
 }
 
@@ -64,9 +67,13 @@ export class Listener extends EventEmitter<ListenerEvents> {
           client.on('end', () => resolve());
         });
         client.on('notification', (n) => {
-          if (n.channel === CHANNELS.pending && n.payload) this.emit('pending', pendingUids(n.payload));
-          else if (n.channel === CHANNELS.room) this.emit('room');
+          if (n.channel === CHANNELS.pending && n.payload) {
+            const { pending, left } = pendingChanges(n.payload);
+            if (left.length > 0) this.emit('left', left);
+            if (pending.length > 0) this.emit('pending', pending);
+          } else if (n.channel === CHANNELS.room) this.emit('room');
           else if (n.channel === CHANNELS.assignments && n.payload) this.emit('assignments', n.payload);
+          else if (n.channel === CHANNELS.outcomes) this.emit('outcomes');
         });
         await client.connect();
         await client.query(sql('listener/listen'));

@@ -99,6 +99,8 @@ export interface EndedAssignment {
   node: string;
   cpu_millis: number;
   memory_bytes: number;
+  /** The state it ended in */
+  state: 'Succeeded' | 'Failed' | 'Lost' | 'Unconfirmed' | 'Cancelled';
   /** When its node claimed it (assignments/end.sql); null: it never ran */
   started_at?: Date | null;
 }

@@ -27,6 +27,7 @@ export type BreakableGuard =
   | 'cron-name' // each cron fire names its Job afresh, so firing an occurrence again makes a second Job
   | 'cron-replace-wait' // Replace starts the new Job in the same fire that cancels the old, before its node stopped it
   | 'pending-set-reread' // the leader's pending set is not read whole again after its LISTEN connection was lost
+  | 'pending-left-reread' // a job that left the pending ones while the set was reading it is not read again
   | 'not-reported-is-loss' // job-reconcile ends a live node's run it has no report of past the run's end, and retries it using an attempt
   | 'unclaimed-bound' // placement gives a node all it has room for at once, however much of it the node has not claimed yet
   | 'confirm-at-delivery' // an assignment's confirm deadline starts when a replica reads it for its node, not when it is sent (a slow control plane's delay counts against the node)

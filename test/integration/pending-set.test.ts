@@ -12,7 +12,7 @@ import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { jobRequest } from '../helpers/jobs.js';
 import { Listener } from '../../src/store/listener.js';
-import { PendingSet } from '../../src/controllers/placement/pending-set.js';
+import { followPending, PendingSet } from '../../src/controllers/placement/pending-set.js';
 import { commitPlacements, LEAST_SLICE, readPlacementInput, readRoundState } from '../../src/store/decisions.js';
 import { cancelJob, deleteJob, submitJob, submitJobs } from '../../src/store/jobs.js';
 import { registerNode } from '../../src/store/nodes.js';
@@ -50,7 +50,7 @@ function job(name: string, extra: Partial<JobRequest> = {}): JobRequest {
 /** The set, fed by the listener, as placement keeps it. */
 function followedSet(): PendingSet {
   const set = new PendingSet(() => listener.listening);
-  listener.on('pending', (uids) => uids.forEach((uid) => set.named(uid)));
+  followPending(set, listener, () => undefined);
   return set;
 }
 
@@ -184,6 +184,53 @@ describe('pending set', () => {
         if (broken)
           expect(fromSet.uids).not.toContain(missed); // left behind until the next full read
         else expect(fromSet).toEqual(fromSql);
+      } finally {
+        delete process.env.FENCER_BREAK_GUARDS;
+      }
+    },
+  );
+
+  it.each([false, true])(
+    'reads a job again when it left the pending ones while the set was reading it (check broken: %s)',
+    async (broken) => {
+      const set = followedSet();
+      await agrees(set, 'before');
+      const name = `left-${broken}-${randomUUID().slice(0, 6)}`;
+      const heard = (event: 'pending' | 'left', uid: () => string) =>
+        new Promise<void>((resolve) =>
+          listener.on(event, (uids) => {
+            if (uids.includes(uid())) resolve();
+          }),
+        );
+      let uid = '';
+      const named = heard('pending', () => uid);
+      const left = heard('left', () => uid);
+      uid = (await submitJob(t.db, job(name, { namespace: 'tenant-f' }))).job.uid;
+      await named;
+      // The read sees the job pending; its answer is held until the cancel's notification is heard.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const slow = {
+        connect: () => t.db.connect(),
+        query: async (text: string, values?: unknown[]) => {
+          const result = await t.db.query(text, values);
+          await held;
+          return result;
+        },
+      } as unknown as typeof t.db;
+      if (broken) process.env.FENCER_BREAK_GUARDS = 'pending-left-reread';
+      try {
+        const reading = set.sync(slow);
+        await cancelJob(t.db, 'tenant-f', name, 10_000);
+        await left;
+        release();
+        expect(await reading).toBe(true);
+        const state = await readRoundState(t.db, FRESH_MS);
+        expect(await set.sync(t.db)).toBe(true);
+        const picked = set.select(LIMIT, LEAST_SLICE, state.room, new Set(state.queues.map((q) => q.key)));
+        if (broken)
+          expect(picked.jobs.map((j) => j.uid)).toContain(uid); // stale until the next full read
+        else expect(picked.jobs.map((j) => j.uid)).not.toContain(uid);
       } finally {
         delete process.env.FENCER_BREAK_GUARDS;
       }

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { CHANNELS, pendingUids } from '../../src/store/channels.js';
+import { CHANNELS, pendingChanges } from '../../src/store/channels.js';
 
 const STORE = fileURLToPath(new URL('../../src/store', import.meta.url));
 
@@ -50,8 +50,9 @@ describe('NOTIFY channels', () => {
   });
 
   it('reads the uids of a fencer_pending payload', () => {
-    expect(pendingUids('a')).toEqual(['a']);
-    expect(pendingUids('a,b,c')).toEqual(['a', 'b', 'c']);
-    expect(pendingUids('')).toEqual([]);
+    expect(pendingChanges('a')).toEqual({ pending: ['a'], left: [] });
+    expect(pendingChanges('a,-b,c')).toEqual({ pending: ['a', 'c'], left: ['b'] });
+    expect(pendingChanges('-a')).toEqual({ pending: [], left: ['a'] });
+    expect(pendingChanges('')).toEqual({ pending: [], left: [] });
   });
 });

@@ -1,7 +1,7 @@
 // The leader's pending jobs, kept between placement rounds. A round used to read the oldest
 // thousands of every queue lane again (most of its time with a long backlog); now it reads the
-// jobs a NOTIFY fencer_pending named since the last round (migrations 0015, 0026: a trigger names every
-// job whose place among the pending ones may have changed) and picks from memory what
+// jobs a NOTIFY fencer_pending named since the last round (migrations 0015, 0026, 0027: a trigger
+// names every job whose place among the pending ones changed, and those that left) and picks from memory what
 // placement/pending.sql would have returned.
 //
 // Trust rests on the LISTEN connection: notifications sent while it was down are lost, so the
@@ -10,6 +10,7 @@
 // round, which is harmless: each read takes the job's row as it is then. The set being behind
 // never costs safety, only a round's room: the commit claims only jobs still Pending and due.
 import type { Db } from '../../store/db.js';
+import type { Listener } from '../../store/listener.js';
 import { sql } from '../../store/sql.js';
 import type { PendingJob } from '../../scheduling/best-fit.js';
 import { pendingJobOf, type PendingRow } from '../../store/decisions.js';
@@ -75,6 +76,8 @@ export class PendingSet {
   /** Times `changed` overflowed: one during a full read means that read missed what was dropped. */
   private overflows = 0;
   private readUnder: number | null = null;
+  /** A read of the database is under way: what it returns may be older than a notification heard meanwhile. */
+  private reading = false;
   private readAt = -Infinity;
   private dbNowMs = 0;
 
@@ -95,11 +98,28 @@ export class PendingSet {
     this.changed.add(uid);
   }
 
+  /** A NOTIFY fencer_pending said this job left the pending ones. */
+  left(uid: string): void {
+    this.drop(uid);
+    // A read under way may have seen the job still pending and would put it back: read it again.
+    // Broken on purpose (src/testing/broken-guards.ts, pending-left-reread): it stays in, stale.
+    if (this.reading && !isBroken('pending-left-reread')) this.named(uid);
+  }
+
   /**
    * Brings the set up to date. False when it cannot be trusted (no LISTEN connection): the
    * round reads from the database instead.
    */
   async sync(db: Db): Promise<boolean> {
+    this.reading = true;
+    try {
+      return await this.read(db);
+    } finally {
+      this.reading = false;
+    }
+  }
+
+  private async read(db: Db): Promise<boolean> {
     const connection = this.listening();
     if (connection === null) return false;
     const stale = connection !== this.readUnder && !isBroken('pending-set-reread');
@@ -117,6 +137,8 @@ export class PendingSet {
       this.readAt = performance.now();
       return true;
     }
+    // Nothing named and nothing held: no read (the clock matters only to jobs held).
+    if (this.changed.size === 0 && this.entries.size === 0) return true;
     const uids = [...this.changed];
     this.changed = new Set();
     const rows = (await db.query<PendingSetRow>(sql('placement/pending_changed'), [uids])).rows;
@@ -135,10 +157,17 @@ export class PendingSet {
     return this.entries.size;
   }
 
-  /** Some job may be waiting to be placed: the set is not trusted, holds jobs, or jobs were named since it was read. */
+  /**
+   * Some job may be waiting to be placed: the set is not trusted (or due to be read whole again),
+   * holds jobs, or jobs were named since it was read.
+   */
   mayHaveWaiting(): boolean {
     return (
-      this.readUnder === null || this.readUnder !== this.listening() || this.entries.size > 0 || this.changed.size > 0
+      this.readUnder === null ||
+      this.readUnder !== this.listening() ||
+      performance.now() - this.readAt > RELOAD_MS ||
+      this.entries.size > 0 ||
+      this.changed.size > 0
     );
   }
 
@@ -227,6 +256,21 @@ export class PendingSet {
   private async clock(db: Db): Promise<number> {
     return (await db.query<PendingSetRow>(sql('placement/pending_changed'), [[]])).rows[0]!.db_now_ms;
   }
+}
+
+/**
+ * Feeds the set from the listener, as the leader does: a job now pending is named (and `wake` is
+ * called: placement has work); one that left the pending ones only leaves the set, since no
+ * round is needed for it (most often it was placed by this very leader).
+ */
+export function followPending(set: PendingSet, listener: Pick<Listener, 'on'>, wake: () => void): void {
+  listener.on('pending', (uids) => {
+    for (const uid of uids) set.named(uid);
+    wake();
+  });
+  listener.on('left', (uids) => {
+    for (const uid of uids) set.left(uid);
+  });
 }
 
 function compareArrival(a: Entry, b: Entry): number {

@@ -7,4 +7,4 @@ UPDATE assignments SET state = $2, finished_at = now(),
   holds_until = CASE WHEN $2 = 'Cancelled' AND state = 'Running' AND $4::bigint IS NOT NULL
                      THEN greatest(now(), coalesce(started_at, now()) + (duration_ms + $4::bigint) * interval '1 millisecond') END
 WHERE id = ANY($1::uuid[]) AND state IN ('Assigned', 'Running') AND ($3::text IS NULL OR node = $3)
-RETURNING id, job_uid, node, cpu_millis, memory_bytes, started_at
+RETURNING id, job_uid, node, cpu_millis, memory_bytes, started_at, state

@@ -14,4 +14,4 @@ WHERE a.id = r.id AND a.node = $3
        OR (a.state = 'Lost' AND r.state IN ('Succeeded', 'Failed')
            AND EXISTS (SELECT 1 FROM jobs j WHERE j.uid = a.job_uid AND j.assignment_id = a.id
                        AND j.phase IN ('Pending', 'Assigned', 'Running'))))
-RETURNING a.id, a.job_uid, a.node, a.cpu_millis, a.memory_bytes
+RETURNING a.id, a.job_uid, a.node, a.cpu_millis, a.memory_bytes, a.state

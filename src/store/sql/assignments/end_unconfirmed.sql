@@ -4,4 +4,4 @@
 UPDATE assignments SET state = 'Unconfirmed', finished_at = now()
 WHERE id = ANY($1::uuid[]) AND state = 'Assigned'
   AND (confirm_by < now() OR (confirm_by IS NULL AND created_at < now() - $2::bigint * interval '1 millisecond'))
-RETURNING id, job_uid, node, cpu_millis, memory_bytes
+RETURNING id, job_uid, node, cpu_millis, memory_bytes, state

@@ -4,4 +4,5 @@
 LISTEN fencer_pending;
 LISTEN fencer_room;
 LISTEN fencer_assignments;
+LISTEN fencer_outcomes;
 LISTEN fencer_auth;

@@ -6,6 +6,8 @@
 -- $1 uuid[] job uids, $2 text[] nodes, $3 uuid[] assignment ids, $4 epoch. confirm_by stays NULL until
 -- a replica sends the assignment to its node (assignments/delivered).
 -- Also each job placed: its assignment, node and wait in seconds (from its submit or its due time, if later).
+-- Each chosen node is told at commit (NOTIFY fencer_assignments, as nodes/notify.sql does), in this
+-- statement to spare the round a round trip; a round rolled back (a node gone) tells no one.
 WITH decision AS (
   SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[]) AS d(job_uid, node, assignment_id)
 ), claimed AS (
@@ -25,10 +27,12 @@ WITH decision AS (
   SELECT n.name FROM nodes n
   WHERE n.name IN (SELECT node FROM claimed) AND n.state = 'Ready'
   FOR UPDATE
+), notified AS (
+  SELECT pg_notify('fencer_assignments', node) FROM (SELECT DISTINCT node FROM claimed) c
 )
 SELECT (SELECT count(*) FROM assigned)::int AS placed,
        (SELECT count(*) FROM ready)::int AS nodes_ready,
        (SELECT count(DISTINCT node) FROM claimed)::int AS nodes_wanted,
-       coalesce((SELECT array_agg(DISTINCT node) FROM claimed), '{}') AS nodes,
+       (SELECT count(*) FROM notified)::int AS nodes_told,
        coalesce((SELECT json_agg(json_build_object('job', uid, 'assignment', assignment_id, 'node', node,
                                                    'wait', greatest(0, extract(epoch FROM now() - ready_at))::float8)) FROM claimed), '[]') AS claimed
