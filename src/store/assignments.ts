@@ -151,15 +151,8 @@ interface Started {
 async function startAll(tx: Tx, node: string, reports: readonly NodeReport[]): Promise<Started[]> {
   const ids = reports.filter((r) => r.kind === 'started').map((r) => r.id);
   if (ids.length === 0) return [];
-  const rows = (await tx.query<Started & { job_uid: string }>(sql('assignments/start'), [ids, node])).rows;
-  await setPhases(
-    tx,
-    rows.map((a) => ({ jobUid: a.job_uid, assignmentId: a.id, phase: 'Running', reason: null, message: null })),
-  );
-  // Claimed: room in the node's unclaimed backlog (placement/nodes.sql), which no job's pending
-  // state shows (the job went Assigned → Running), so placement is told.
-  if (rows.length > 0) await tx.query(sql('placement/notify_room'));
-  return rows;
+  // Also the jobs' Running phase, and placement told of the room a claim makes: one round trip.
+  return (await tx.query<Started>(sql('assignments/start'), [ids, node])).rows;
 }
 
 async function endAll(tx: Tx, node: string, reports: readonly NodeReport[]): Promise<string[]> {
@@ -204,7 +197,7 @@ async function endAll(tx: Tx, node: string, reports: readonly NodeReport[]): Pro
 interface PhaseChange {
   jobUid: string;
   assignmentId: string;
-  phase: 'Running' | 'Succeeded';
+  phase: 'Succeeded';
   reason: string | null;
   message: string | null;
 }

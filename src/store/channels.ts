@@ -14,7 +14,7 @@ export const CHANNELS = {
   /**
    * Room for placement that no job's pending state shows: a node claimed an assignment (one
    * unclaimed fewer) or stopped a cancelled run that held its queue's share. No payload. Sent by
-   * placement/notify_room.sql. Wakes placement.
+   * assignments/start.sql (a claim) and placement/notify_room.sql. Wakes placement.
    */
   room: 'fencer_room',
   /**
