@@ -131,14 +131,22 @@ export async function applyReports(db: Db, node: string, reports: readonly NodeR
   });
 }
 
-/** These assignments are being sent to their node: its confirm deadline starts now. */
-export async function markDelivered(
-  db: Db,
-  node: string,
-  ids: readonly string[],
-  confirmTimeoutMs: number,
-): Promise<void> {
-  await db.query(sql('assignments/delivered'), [ids, node, confirmTimeoutMs]);
+/** An assignment sent to its node for the first time, `agoMs` before now. */
+export interface Delivery {
+  id: string;
+  node: string;
+  agoMs: number;
+}
+
+/** These assignments were sent to their nodes: each one's confirm deadline runs from its send. */
+export async function markDelivered(db: Db, sent: readonly Delivery[], confirmTimeoutMs: number): Promise<void> {
+  if (sent.length === 0) return;
+  await db.query(sql('assignments/delivered'), [
+    sent.map((d) => d.id),
+    sent.map((d) => d.node),
+    sent.map((d) => Math.max(0, Math.round(d.agoMs))),
+    confirmTimeoutMs,
+  ]);
 }
 
 interface Started {

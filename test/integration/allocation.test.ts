@@ -113,7 +113,8 @@ describe('a node allocation', () => {
             uids,
           ])
         ).rows;
-        for (const a of sent) await markDelivered(t.db, a.node, [a.id], random() < 0.3 ? 0 : 60_000);
+        for (const a of sent)
+          await markDelivered(t.db, [{ id: a.id, node: a.node, agoMs: 0 }], random() < 0.3 ? 0 : 60_000);
       },
       start: async () => {
         const a = pick(await active());

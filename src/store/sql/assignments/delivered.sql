@@ -1,7 +1,10 @@
--- assignments/delivered: a replica is about to send these assignments to their node for the first
--- time (its watch stream): the node must claim each within the confirm timeout from now, so the
--- deadline measures the node, never how long the control plane took to tell it. Later snapshots
--- change nothing. Any replica, no fence: a fact about delivery, not a decision.
--- $1 uuid[] ids, $2 node, $3 confirm timeout ms.
-UPDATE assignments SET confirm_by = now() + $3::bigint * interval '1 millisecond'
-WHERE id = ANY($1::uuid[]) AND node = $2 AND state = 'Assigned' AND confirm_by IS NULL
+-- assignments/delivered: replicas sent these assignments to their nodes for the first time (their
+-- watch streams), each ago_ms before this statement: the node must claim each within the confirm
+-- timeout of that send, so the deadline measures the node, never how long the control plane took
+-- to tell it. Recorded in batches a moment after the send, so that a run claimed meanwhile (most
+-- of them) costs no write; later snapshots change nothing. Any replica, no fence: a fact about
+-- delivery, not a decision.
+-- $1 uuid[] ids (no repeats), $2 text[] their nodes, $3 bigint[] ms since each was sent, $4 confirm timeout ms.
+UPDATE assignments a SET confirm_by = now() + ($4::bigint - d.ago_ms) * interval '1 millisecond'
+FROM unnest($1::uuid[], $2::text[], $3::bigint[]) AS d(id, node, ago_ms)
+WHERE a.id = d.id AND a.node = d.node AND a.state = 'Assigned' AND a.confirm_by IS NULL
