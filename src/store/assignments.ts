@@ -50,15 +50,14 @@ export async function withdrawAssignments(tx: Tx, ids: string[], overdueSlackMs:
 }
 
 /**
- * Tells the nodes of ended assignments (their watch streams send a fresh snapshot), and the
- * leader when a run ended other than by success. A success alone wakes no controller: it is
- * the common end, and nothing is left to decide about it (unless its job is in a workflow,
- * which endAll tells).
+ * Tells the nodes of assignments the control plane ended (a node's death, a claim never made, a
+ * cancel; their watch streams send a fresh snapshot), and the leader, since each such end is an
+ * outcome to decide on. A node's own reports tell both in assignments/end_reported.sql.
  */
 async function notifyEnded(tx: Tx, ended: EndedAssignment[]): Promise<EndedAssignment[]> {
   if (ended.length === 0) return ended;
   await tx.query(sql('nodes/notify'), [ended.map((a) => a.node)]);
-  if (ended.some((a) => a.state !== 'Succeeded')) await tx.query(sql('jobs/notify_outcomes'));
+  await tx.query(sql('jobs/notify_outcomes'));
   return ended;
 }
 
@@ -180,47 +179,13 @@ async function endAll(tx: Tx, node: string, reports: readonly NodeReport[]): Pro
       messages,
     ])
   ).rows;
-  await notifyEnded(tx, rows);
+  // (the nodes told, jobs that succeeded done and the leader told of other ends, in that statement)
   // The others had ended already: if cancelled while running, the node has now stopped them.
   const ended = new Set(rows.map((a) => a.id));
   const stopped = [...ends.keys()].filter((id) => !ended.has(id));
   if (stopped.length > 0 && (await tx.query(sql('assignments/release_holds'), [stopped, node])).rowCount! > 0)
     await tx.query(sql('placement/notify_room'));
-  // A job that succeeded is done. Any other end (a failure, a run given up) is the leader's to
-  // decide: retried after a backoff, Failed, or Dead (job-reconcile, src/scheduling/retry.ts).
-  const succeeded = rows.flatMap((a) => {
-    const r = ends.get(a.id);
-    if (r?.kind !== 'finished' || r.outcome !== 'Succeeded') return [];
-    return [
-      { jobUid: a.job_uid, assignmentId: a.id, phase: 'Succeeded' as const, reason: 'Completed', message: r.message },
-    ];
-  });
-  // Only a failure told the leader so far (notifyEnded); a workflow's job that succeeded lets its
-  // workflow move on.
-  const workflowJobs = await setPhases(tx, succeeded);
-  if (workflowJobs > 0) await tx.query(sql('jobs/notify_outcomes')); // one per transaction however often sent
   return rows.map((a) => a.id);
-}
-
-interface PhaseChange {
-  jobUid: string;
-  assignmentId: string;
-  phase: 'Succeeded';
-  reason: string | null;
-  message: string | null;
-}
-
-/** Sets the phases; returns how many of the jobs moved belong to a workflow. */
-async function setPhases(tx: Tx, changes: PhaseChange[]): Promise<number> {
-  if (changes.length === 0) return 0;
-  const moved = await tx.query<{ workflow_jobs: number }>(sql('jobs/set_phase'), [
-    changes.map((c) => c.jobUid),
-    changes.map((c) => c.assignmentId),
-    changes.map((c) => c.phase),
-    changes.map((c) => c.reason),
-    changes.map((c) => c.message),
-  ]);
-  return moved.rows[0]!.workflow_jobs;
 }
 
 interface ActiveRow {

@@ -26,7 +26,7 @@ export const CHANNELS = {
   /**
    * The leader has outcomes to decide on: a run ended other than by success (the retry rule), or
    * a job of a workflow ended (the workflow may move on). No payload. Sent by
-   * jobs/notify_outcomes.sql. Wakes job-reconcile and workflow. A plain success sends none: it is
+   * jobs/notify_outcomes.sql and assignments/end_reported.sql. Wakes job-reconcile and workflow. A plain success sends none: it is
    * most of the ends in a burst, and waking two controllers for each cost a pass apiece.
    */
   outcomes: 'fencer_outcomes',
