@@ -5,6 +5,8 @@
 import { readFileSync } from 'node:fs';
 
 const cache = new Map<string, string>();
+/** Each loaded file's name, by its text. */
+const names = new Map<string, string>();
 
 /** The text of src/store/sql/<name>.sql (dist/store/sql/ after a build). */
 export function sql(name: string): string {
@@ -12,6 +14,12 @@ export function sql(name: string): string {
   if (text === undefined) {
     text = readFileSync(new URL(`./sql/${name}.sql`, import.meta.url), 'utf8');
     cache.set(name, text);
+    names.set(text, name);
   }
   return text;
+}
+
+/** The name of the .sql file a statement's text was loaded from, if it was. */
+export function statementName(text: string): string | undefined {
+  return names.get(text);
 }
