@@ -28,7 +28,8 @@ const LAYERS = [
     may: ['pure', 'shared', 'store', 'lease', 'auth', 'controllers', 'api'],
   },
   // The tools, each above what it drives.
-  { name: 'simulator', paths: ['^src/simulator/'], may: ['pure', 'shared', 'store'] },
+  // It makes its cluster's keys and tokens (src/simulator/credentials.ts).
+  { name: 'simulator', paths: ['^src/simulator/'], may: ['pure', 'shared', 'store', 'auth'] },
   // The checker reads the history (store) and the agents' run logs (their format is the agent's).
   { name: 'checker', paths: ['^src/checker/'], may: ['pure', 'shared', 'store', 'agent'] },
   {

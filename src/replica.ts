@@ -36,6 +36,10 @@ import { isBroken } from './testing/broken-guards.js';
 import { blockLoopOnFault, exhaustPoolOnFault } from './testing/overload-faults.js';
 import { DecisionThread } from './lifecycle.js';
 import type { Policy } from './scheduling/policies.js';
+import { AccessControl } from './auth/access-control.js';
+import type { TokenIssuer } from './auth/tokens/verify.js';
+import type { Gatekeeper } from './api/auth-gate.js';
+import type { ServingCert } from './api/dual-protocol.js';
 
 /**
  * How long an API request may wait for a database connection. Nodes give up on a replica after
@@ -63,6 +67,13 @@ export interface ReplicaOptions {
   placementPolicy?: Policy;
   /** Queues share the cluster by weight (default), or one backlog in arrival order. */
   fairShare?: boolean;
+  /**
+   * Whose tokens the API trusts (docs/security.md), or 'insecure-no-auth': no token asked, every
+   * request allowed (the CLI allows it on a loopback address only).
+   */
+  auth: { issuers: readonly TokenIssuer[] } | 'insecure-no-auth';
+  /** A certificate: the port then answers HTTPS too, which kubectl needs to send a token. */
+  tls?: ServingCert;
 }
 
 export class Replica {
@@ -78,6 +89,7 @@ export class Replica {
   private readonly pendingSet: PendingSet;
   private readonly watches: WatchHub;
   private readonly changes: ChangeFeed;
+  private readonly gate: Gatekeeper;
   private readonly controllers: Controller[];
   private readonly placement: Controller;
   private readonly jobReconcile: Controller;
@@ -113,6 +125,8 @@ export class Replica {
     // Snapshots come in bursts (a placement round touches every node): they read through the
     // API pool, so that the liveness pool stays free for heartbeats and watch opens.
     this.watches = new WatchHub(this.api, logger.child({ part: 'watch' }), timings.confirmTimeoutMs);
+    this.gate =
+      opts.auth === 'insecure-no-auth' ? opts.auth : new AccessControl(this.api, { issuers: opts.auth.issuers });
     this.changes = new ChangeFeed(this.api, replicaGoneMs(timings), logger.child({ part: 'dashboard' }));
     // A refused fenced transaction is recorded for `fencer get events` and the dashboard; the
     // refusal itself wrote nothing, and a failure to record it changes nothing either.
@@ -193,7 +207,17 @@ export class Replica {
       this.jobReconcile.nudge();
       this.workflows.nudge();
     });
+    // Revocations and RBAC objects are held in memory (no database read per request): read again
+    // on every change, and after a lost LISTEN connection, which may have lost a change's notice.
+    const reloadPolicy = () => {
+      if (this.gate !== 'insecure-no-auth')
+        this.gate
+          .reload()
+          .catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'reading the RBAC policy failed'));
+    };
+    this.listener.on('auth', reloadPolicy);
     this.listener.on('reconnected', () => {
+      reloadPolicy();
       this.watches.refreshAll();
       this.placement.nudge();
     });
@@ -204,25 +228,32 @@ export class Replica {
     });
     this.lease.on('deposed', () => leaderGauge.set(0));
     this.listener.start();
+    if (this.gate === 'insecure-no-auth')
+      logger.warn('AUTHENTICATION IS OFF (--insecure-no-auth): anyone who reaches this replica may do anything');
+    else await this.gate.reload();
     exportClusterState({
       db: this.api,
       leading: () => this.lease.epoch() !== null,
       pools: { api: this.api, liveness: this.liveness, decisions: this.decisions },
       watchStreams: () => ({ node: this.watches.count(), kube: openKubeWatches(), dashboard: this.changes.count() }),
     });
-    this.server = buildServer({
-      replica: name,
-      url: this.advertisedUrl,
-      db: this.api,
-      liveness: this.liveness,
-      timings: this.opts.timings,
-      watches: this.watches,
-      changes: this.changes,
-      origins: new ReplicaOrigins(this.api, this.advertisedUrl),
-      lease: this.lease,
-      backlog: new Backlog(this.api, maxPendingJobs()),
-      logger,
-    });
+    this.server = buildServer(
+      {
+        replica: name,
+        url: this.advertisedUrl,
+        db: this.api,
+        liveness: this.liveness,
+        timings: this.opts.timings,
+        watches: this.watches,
+        changes: this.changes,
+        origins: new ReplicaOrigins(this.api, this.advertisedUrl),
+        lease: this.lease,
+        backlog: new Backlog(this.api, maxPendingJobs()),
+        logger,
+      },
+      this.gate,
+      this.opts.tls,
+    );
     await this.server.listen({ host: this.opts.host, port: this.opts.port });
     await this.markSeen();
     this.seenTimer = setInterval(() => void this.markSeen(), this.opts.timings.heartbeatMs);

@@ -48,6 +48,8 @@ export interface AgentOptions {
   /** Images this node holds (advertised at registration). */
   images?: string[];
   replicas: string[];
+  /** The node's bearer token: a credential for `system:node:NAME` (docs/security.md). */
+  token?: string;
   logFile: string;
   timings: Timings;
   logger: Logger;
@@ -152,7 +154,7 @@ export class Agent {
       fenceOnHeartbeatsBroken: isBroken('fence-on-heartbeats'),
     };
     this.fenceRule = selfFenceRule(options.timings);
-    this.client = new ReplicaClient({ replicas: options.replicas, spreadKey: options.name });
+    this.client = new ReplicaClient({ replicas: options.replicas, spreadKey: options.name, token: options.token });
 
     // Half the confirm timeout: a claim answered later than that is given back anyway.
     const reportTimeoutMs = Math.max(DEFAULT_REQUEST_TIMEOUT_MS, options.timings.confirmTimeoutMs / 2);

@@ -14,6 +14,8 @@ export interface ReplicaClientOptions {
   timeoutMs?: number;
   /** Picks the replica tried first (e.g. the node's name), so agents spread over replicas. */
   spreadKey?: string;
+  /** The node's bearer token (docs/security.md), sent with every request. */
+  token?: string;
 }
 
 export interface ReplicaReply<T> {
@@ -64,11 +66,13 @@ export class ReplicaClient {
    * fetch) costs several times the CPU, and a hundred nodes share two cores with the control plane.
    */
   private readonly sockets = new http.Agent({ keepAlive: true, scheduling: 'lifo' });
+  private readonly authorization: http.OutgoingHttpHeaders;
 
   constructor(private readonly options: ReplicaClientOptions) {
     if (options.replicas.length === 0) throw new Error('at least one replica URL is needed');
     this.replicas = options.replicas.map((url) => url.replace(/\/+$/, ''));
     this.timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.authorization = options.token ? { authorization: `Bearer ${options.token}` } : {};
     // Agents given the same list should not all start on its first replica (often the leader,
     // busy deciding): a stable pick per agent spreads them over the replicas.
     if (options.spreadKey !== undefined) this.preferred = stableHash(options.spreadKey) % this.replicas.length;
@@ -222,7 +226,9 @@ export class ReplicaClient {
   ): Promise<{ status: number; text: string }> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const headers: http.OutgoingHttpHeaders =
-      payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
+      payload === undefined
+        ? { ...this.authorization }
+        : { ...this.authorization, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
     return new Promise((resolve, reject) => {
       const request = http.request(`${replica}${path}`, { method, agent: this.sockets, headers });
       // The timeout covers the body too: a replica frozen mid-answer is as gone as a dead one.
@@ -257,7 +263,7 @@ export class ReplicaClient {
     return new Promise((resolve, reject) => {
       const request = http.request(`${replica}${path}`, {
         agent: this.sockets,
-        headers: { accept: 'application/x-ndjson' },
+        headers: { ...this.authorization, accept: 'application/x-ndjson' },
       });
       const stopTimer = this.bound(request, undefined, this.timeoutMs);
       const onAbort = () => request.destroy(abortReason(signal));

@@ -1,6 +1,7 @@
 // The HTTP API every replica serves (fastify). Bodies are read as text, whatever the content
 // type, so YAML and JSON errors can name a line; errors all have one shape (ErrorBody).
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Status } from './kube/status.js';
 import type { ApiContext } from './context.js';
 import { ValidationError } from '../errors/validation-error.js';
 import { HttpError } from '../errors/http-error.js';
@@ -20,16 +21,40 @@ import { uiRoutes } from './routes/ui.js';
 import type { ErrorBody } from '../domain/resources.js';
 import { httpRequestSeconds, httpRequests, httpShed } from '../metrics/registry.js';
 import { isPoolWaitExceeded, POOL_WAIT_MESSAGE } from './pool-wait.js';
+import { installAuthGate, type Gatekeeper } from './auth-gate.js';
+import { dualProtocolServer, type ServingCert } from './dual-protocol.js';
+import { UnauthorizedError } from '../errors/unauthorized-error.js';
+import { ForbiddenError } from '../errors/forbidden-error.js';
+import { challengeHeader, statusOf } from './kube/status.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
-export function buildServer(ctx: ApiContext): FastifyInstance {
-  const app = Fastify({ bodyLimit: BODY_LIMIT_BYTES, logger: false, forceCloseConnections: true });
+/**
+ * A 401 or 403 as a Kubernetes Status, on every route (kubectl reads them from /api/v1 too), with
+ * the challenge a 401 carries; null for any other error.
+ */
+export function refusalOf(err: Error, request: FastifyRequest, reply: FastifyReply): Status | null {
+  if (!(err instanceof UnauthorizedError) && !(err instanceof ForbiddenError)) return null;
+  if (err instanceof UnauthorizedError)
+    void reply.headers(challengeHeader(request.headers.authorization !== undefined));
+  return statusOf(err);
+}
+
+/** With `tls`, the port answers HTTPS too (src/api/dual-protocol.ts): what kubectl needs to send a token. */
+export function buildServer(ctx: ApiContext, gate: Gatekeeper, tls?: ServingCert): FastifyInstance {
+  const app = Fastify({
+    bodyLimit: BODY_LIMIT_BYTES,
+    logger: false,
+    forceCloseConnections: true,
+    ...(tls ? { serverFactory: dualProtocolServer(tls) } : {}),
+  }) as unknown as FastifyInstance;
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
   app.setErrorHandler((thrown, request, reply) => {
     const err = thrown instanceof Error ? thrown : new Error(String(thrown));
+    const refusal = refusalOf(err, request, reply);
+    if (refusal) return void reply.code(refusal.code).send(refusal);
     const body: ErrorBody = { error: { message: err.message } };
     let status = 500;
     if (err instanceof ValidationError) {
@@ -110,6 +135,7 @@ export function buildServer(ctx: ApiContext): FastifyInstance {
     reply.code(404).send(body);
   });
 
+  installAuthGate(app, gate);
   checkDryRuns(app);
   jobRoutes(app, ctx);
   nodeRoutes(app, ctx);

@@ -47,6 +47,7 @@ import {
   type UseStats,
   type WaitStats,
 } from './fairness-measure.js';
+import { bearer } from '../net/api-client.js';
 
 export { JOB_CPU_MILLIS, JOB_MEMORY_BYTES } from './fairness-submit.js';
 
@@ -187,6 +188,8 @@ async function withCluster<F extends { samples: UseSample[] }>(
       timings: DEFAULT_TIMINGS,
       env: { FENCER_FAIR_SHARE: fairShare ? 'on' : 'off' },
     });
+    // Every client of this run (the API client, metrics reads) acts as the cluster's admin.
+    process.env.FENCER_TOKEN = cluster.adminToken;
     db = createPool({ databaseUrl: cluster.databaseUrl, replica: 'bench', max: 3 });
     const clusterCpuMillis = opts.nodes * opts.nodeCpu * 1000;
     const facts = await body({
@@ -233,7 +236,7 @@ async function withCluster<F extends { samples: UseSample[] }>(
 async function saveMetrics(cluster: Cluster, home: string): Promise<void> {
   mkdirSync(join(home, 'metrics'), { recursive: true });
   for (const name of cluster.replicaNames) {
-    const text = await fetch(`${cluster.replicaUrl(name)}/metrics`).then(
+    const text = await fetch(`${cluster.replicaUrl(name)}/metrics`, { headers: bearer() }).then(
       (r) => r.text(),
       (err: Error) => `# ${err.message}\n`,
     );

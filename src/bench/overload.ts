@@ -9,7 +9,7 @@ import { Cluster } from '../simulator/local-cluster.js';
 import { DEFAULT_TIMINGS } from '../config.js';
 import { createPool } from '../store/db.js';
 import { delay } from '../lifecycle.js';
-import { ApiClient, TRY_NEXT_AFTER_500 } from '../net/api-client.js';
+import { ApiClient, bearer, TRY_NEXT_AFTER_500 } from '../net/api-client.js';
 import { seededRandom } from '../seeded-random.js';
 import { check, verdictOf, type Verdict } from '../checker/check.js';
 import { readCheckInput } from '../checker/read.js';
@@ -45,6 +45,8 @@ export async function runOverloadBench(opts: OverloadOptions): Promise<OverloadR
   const home = mkdtempSync(join(tmpdir(), 'fencer-overload-'));
   opts.log(`starting 3 replicas and 5 nodes (home ${home})`);
   const cluster = await Cluster.start({ replicas: 3, nodes: 5, home, timings: DEFAULT_TIMINGS });
+  // Every client of this run (the API client, metrics reads) acts as the cluster's admin.
+  process.env.FENCER_TOKEN = cluster.adminToken;
   const db = createPool({ databaseUrl: cluster.databaseUrl, replica: 'bench', max: 2 });
   const lists = { ok: 0, busy: 0, failed: 0 };
   try {
@@ -55,9 +57,10 @@ export async function runOverloadBench(opts: OverloadOptions): Promise<OverloadR
       for (let n = 0; Date.now() - started < opts.listSeconds * 1000; n++) {
         const url = cluster.replicaUrls[(i + n) % cluster.replicaUrls.length]!;
         const query = `limit=${MOST_PER_PAGE}${token ? `&continue=${encodeURIComponent(token)}` : ''}`;
-        const res = await fetch(`${url}/api/v1/jobs?${query}`, { signal: AbortSignal.timeout(10_000) }).catch(
-          () => null,
-        );
+        const res = await fetch(`${url}/api/v1/jobs?${query}`, {
+          headers: bearer(),
+          signal: AbortSignal.timeout(10_000),
+        }).catch(() => null);
         if (res === null) lists.failed++;
         else if (res.status === 503) lists.busy++;
         else lists.ok++;

@@ -106,6 +106,8 @@ export async function runPackingBench(opts: PackingOptions): Promise<PackingResu
     readyTimeoutMs: 15 * 60_000,
     env: { FENCER_PLACEMENT_POLICY: `${opts.policy.ordering}+${opts.policy.fit}` },
   });
+  // Every client of this run (the API client, metrics reads) acts as the cluster's admin.
+  process.env.FENCER_TOKEN = cluster.adminToken;
   const db = createPool({ databaseUrl: cluster.databaseUrl, replica: 'bench', max: 2 });
   try {
     opts.log(`submitting ${workload.length} jobs in requests of ${SUBMIT_BATCH}`);

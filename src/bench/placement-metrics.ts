@@ -3,6 +3,7 @@
 // off the sum as Prometheus' histogram_quantile does (linear within a bucket: an estimate, within
 // the bucket's width, src/metrics/buckets.ts).
 
+import { bearer } from '../net/api-client.js';
 export interface LatencySummary {
   count: number;
   meanMs: number | null;
@@ -17,7 +18,7 @@ export async function readPlacementTimings(
 ): Promise<{ decide: LatencySummary; round: LatencySummary }> {
   const texts = await Promise.all(
     replicaUrls.map((url) =>
-      fetch(`${url}/metrics`).then(
+      fetch(`${url}/metrics`, { headers: bearer() }).then(
         (r) => r.text(),
         () => '',
       ),

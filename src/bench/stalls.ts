@@ -5,6 +5,7 @@
 // window sends its nodes neither keepalives nor heartbeat answers, and they must stop their jobs.
 
 import { histogramOf, type LatencySummary } from './placement-metrics.js';
+import { bearer } from '../net/api-client.js';
 
 export interface Stalls {
   replicaLagMaxMs: number | null;
@@ -17,7 +18,7 @@ export interface Stalls {
 
 export async function readStalls(replicaUrls: string[], agentMetricsUrls: string[]): Promise<Stalls> {
   const get = (url: string) =>
-    fetch(url).then(
+    fetch(url, { headers: bearer() }).then(
       (r) => r.text(),
       () => '',
     );

@@ -239,6 +239,8 @@ async function runFencer(server: Database, opts: ThroughputOptions): Promise<{ f
       readyTimeoutMs: 5 * 60_000,
       timings: DEFAULT_TIMINGS,
     });
+    // Every client of this run (the API client, metrics reads) acts as the cluster's admin.
+    process.env.FENCER_TOKEN = cluster.adminToken;
     const system = new FencerJobs(cluster.replicaUrls, db, opts.signal);
     const running = cluster;
     const fencer = await runModes(system, opts, (prefix, body) =>

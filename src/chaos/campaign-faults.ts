@@ -12,6 +12,7 @@ import { writeFaults, type Faults, type PathFault } from '../testing/overload-fa
 import type { NodeRow } from '../store/rows.js';
 import { formatCpu, formatMemory } from '../domain/quantity.js';
 import { NODE_ROUTES } from '../domain/node-routes.js';
+import { bearer } from '../net/api-client.js';
 
 export type FaultKind =
   | 'kill-leader'
@@ -252,7 +253,7 @@ export async function lateRegistration(cluster: Cluster, node: string): Promise<
             await fetch(`${url}${NODE_ROUTES.register.path()}`, {
               method: 'POST',
               body,
-              headers: { 'content-type': 'application/json' },
+              headers: { ...bearer(), 'content-type': 'application/json' },
               signal: AbortSignal.timeout(2000),
             });
           }),

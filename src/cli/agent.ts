@@ -1,5 +1,6 @@
 // `fencer agent`: runs one worker agent (a simulated node) in this process until signalled.
 import { InvalidArgumentError, type Command } from 'commander';
+import { readFileSync } from 'node:fs';
 import { pino } from 'pino';
 import { Agent } from '../agent/agent.js';
 import { timingsFromEnv } from '../config.js';
@@ -15,6 +16,7 @@ interface AgentFlags {
   image?: string[];
   replicas: string[];
   logFile: string;
+  tokenFile?: string;
   metricsPort?: number;
   metricsHost: string;
 }
@@ -48,11 +50,26 @@ export function registerAgentCommand(program: Command): void {
       '--log-file <path>',
       'where the run log (NDJSON, see docs/agent-log.md) is appended; {name} is the node name (required with several)',
     )
+    .option(
+      '--token-file <path>',
+      "a file holding the node's bearer token; {name} is the node name (default: $FENCER_TOKEN for every node)",
+    )
     .option('--metrics-port <port>', 'serve /metrics (Prometheus) and /healthz on this port (default: none)', parsePort)
     .option('--metrics-host <host>', 'address the metrics port listens on', '127.0.0.1')
     .action(async (flags: AgentFlags) => {
       await runAgent(flags);
     });
+}
+
+/** The node's token: its --token-file, else FENCER_TOKEN, else none (a replica without authentication). */
+function tokenOf(flags: AgentFlags, name: string): string | undefined {
+  if (flags.tokenFile === undefined) return process.env.FENCER_TOKEN || undefined;
+  const file = flags.tokenFile.replaceAll('{name}', name);
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    throw new InvalidArgumentError(`--token-file: cannot read ${file}: ${(err as Error).message}`);
+  }
 }
 
 async function runAgent(flags: AgentFlags): Promise<void> {
@@ -78,6 +95,7 @@ async function runAgent(flags: AgentFlags): Promise<void> {
         images: flags.image ?? [],
         replicas: flags.replicas,
         logFile: flags.logFile.replaceAll('{name}', name),
+        token: tokenOf(flags, name),
         timings: timingsFromEnv(),
         logger: root.child({ node: name }),
       }),

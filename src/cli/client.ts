@@ -1,8 +1,16 @@
 // Which replicas the CLI talks to, and its client of them (src/net/api-client.ts): a replica that
 // is dead, frozen or partitioned away is simply skipped, the next one answers the same.
-import { userInfo } from 'node:os';
-import { readClusterState } from '../simulator/state.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import YAML from 'yaml';
+import { fencerHome, readClusterState } from '../simulator/state.js';
+import { readAdminToken } from '../simulator/credentials.js';
+import { authFiles } from '../auth/tokens/keys.js';
 import { ApiClient, normalizeServer } from '../net/api-client.js';
+
+/** The context `fencer kubeconfig` and `fencer cluster up` write (src/cli/kubeconfig.ts). */
+const FENCER_CONTEXT = 'fencer';
 
 export const DEFAULT_SERVER = 'http://127.0.0.1:7070';
 
@@ -12,6 +20,7 @@ export const DEFAULT_SERVER = 'http://127.0.0.1:7070';
  */
 export function cliClient(servers: readonly string[]): ApiClient {
   return new ApiClient(servers, {
+    token: tokenFor(),
     headers: { 'x-remote-user': actor() },
     onRetry: (why, waitMs) =>
       process.stderr.write(`${why} (waiting ${Math.ceil(waitMs / 1000)} s, as the server asked)\n`),
@@ -62,6 +71,39 @@ function splitServers(value: string | undefined): string[] {
     .map((s) => s.trim())
     .filter((s) => s.length > 0)
     .map(normalizeServer);
+}
+
+/**
+ * The bearer token the CLI sends: FENCER_TOKEN, else the user's of the kubeconfig kubectl would
+ * read when its current context is fencer's, else the admin token of the local cluster's home
+ * (what `fencer cluster up` made). None: the replica answers 401 unless it runs without auth.
+ */
+export function tokenFor(env: NodeJS.ProcessEnv = process.env, home = fencerHome(env)): string | undefined {
+  if (env.FENCER_TOKEN) return env.FENCER_TOKEN;
+  const file = env.KUBECONFIG ? env.KUBECONFIG.split(':')[0]! : join(homedir(), '.kube', 'config');
+  return (file && existsSync(file) ? kubeconfigToken(file) : undefined) ?? readAdminToken(home) ?? undefined;
+}
+
+/** The token of a kubeconfig's current context's user, when that context is fencer's. Read without the Kubernetes client (slow to load). */
+export function kubeconfigToken(file: string): string | undefined {
+  try {
+    const config = YAML.parse(readFileSync(file, 'utf8')) as {
+      'current-context'?: string;
+      contexts?: Array<{ name: string; context?: { user?: string } }>;
+      users?: Array<{ name: string; user?: { token?: string } }>;
+    };
+    if (config['current-context'] !== FENCER_CONTEXT) return undefined;
+    const user = config.contexts?.find((c) => c.name === FENCER_CONTEXT)?.context?.user;
+    return config.users?.find((u) => u.name === user)?.user?.token || undefined;
+  } catch {
+    return undefined; // not readable or not a kubeconfig: as if there were none
+  }
+}
+
+/** The local cluster's serving certificate (src/simulator/credentials.ts), if it made one. */
+export function localServingCert(home = fencerHome()): string | undefined {
+  const file = join(authFiles(home).dir, 'serving-cert.pem');
+  return existsSync(file) ? file : undefined;
 }
 
 /** Who the user is, for the history of what they ask (a replay, a retry): FENCER_USER, else the login name. */

@@ -28,6 +28,9 @@ import { ApiError } from '../errors/api-error.js';
 import { logTail } from '../simulator/process-runtime.js';
 import { fencerHome, readClusterState, statePath, type ClusterState } from '../simulator/state.js';
 import { renderTable } from '../report/table.js';
+import { readAdminToken } from '../simulator/credentials.js';
+import { authFiles } from '../auth/tokens/keys.js';
+import { localServingCert, tokenFor } from './client.js';
 import { fail, positive, runtimeOption } from './options.js';
 
 interface UpOptions {
@@ -198,8 +201,15 @@ async function up(opts: UpOptions): Promise<void> {
     await delay(200);
     state = readClusterState(home);
   }
-  printReady(state, home);
-  if (opts.demo) await runDemo(new ApiClient(state.replicas.map((r) => r.url)), stopRequested.signal);
+  await printReady(state, home);
+  if (opts.demo)
+    await runDemo(
+      new ApiClient(
+        state.replicas.map((r) => r.url),
+        { token: readAdminToken(home) ?? undefined },
+      ),
+      stopRequested.signal,
+    );
   if (!opts.foreground) {
     child.unref();
     process.exit(0);
@@ -291,13 +301,32 @@ async function runCluster(opts: UpOptions): Promise<void> {
   say('stopped');
 }
 
-function printReady(state: ClusterState, home: string): void {
+/**
+ * Says where everything is, and writes the home's kubeconfig (mode 0600) with the admin token the
+ * cluster minted (group system:masters): kubectl reads it with KUBECONFIG, and the fencer CLI
+ * finds the token in the home by itself. The database's password is never printed.
+ */
+async function printReady(state: ClusterState, home: string): Promise<void> {
+  const token = readAdminToken(home);
+  const { writeKubeconfig } = await import('./kubeconfig.js');
+  const kubeconfig = authFiles(home).kubeconfig;
+  const cert = localServingCert(home);
+  if (token)
+    writeKubeconfig(
+      kubeconfig,
+      state.replicas.map((r) => r.url),
+      { token, ...(cert ? { certificateAuthority: readFileSync(cert, 'utf8') } : {}) },
+    );
   const lines = [
     `cluster up: ${state.replicas.length} replicas, ${state.nodes.length} nodes (supervisor pid ${state.supervisorPid})`,
     `  API:       ${state.replicas.map((r) => r.url).join('  ')}`,
-    `  dashboard: ${state.replicas[0]?.url ?? ''}/ui  (any replica serves it)`,
-    `  database:  ${state.databaseUrl}`,
+    // The token rides in the fragment, which no request sends; the page keeps it in its tab.
+    `  dashboard: ${state.replicas[0]?.url ?? ''}/ui/${token ? `#token=${token}` : ''}  (any replica serves it; the link carries the admin token)`,
+    `  database:  ${withoutPassword(state.databaseUrl)}`,
     `  logs:      ${join(home, 'logs')}`,
+    `  admin:     ${kubeconfig} (a token of group system:masters; the fencer CLI here uses it by itself)`,
+    `             KUBECONFIG=${kubeconfig} kubectl get jobs`,
+    '             fencer token create --user alice --ttl 24h   a token for someone else (RBAC: docs/security.md)',
     '',
     '  fencer cluster status               who leads, at which epoch; replicas and nodes',
     '  fencer apply -f examples/jobs.yaml  submit the example jobs',
@@ -306,6 +335,17 @@ function printReady(state: ClusterState, home: string): void {
     '  fencer cluster down                 stop it all',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** A PostgreSQL URL fit to print: its password, if any, masked. */
+export function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(not a URL)';
+  }
 }
 
 async function down(): Promise<void> {
@@ -553,6 +593,7 @@ function clientOf(state: ClusterState): ApiClient {
   const order: Record<ProcState, number> = { running: 0, frozen: 1, dead: 2 };
   return new ApiClient(
     [...state.replicas].sort((a, b) => order[procState(a.pid)] - order[procState(b.pid)]).map((r) => r.url),
+    { token: tokenFor() },
   );
 }
 

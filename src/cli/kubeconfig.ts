@@ -13,6 +13,11 @@ const CLUSTER_PREFIX = 'fencer-replica-';
 export interface KubeconfigUser {
   /** A bearer token (`fencer token create`), sent by kubectl as `Authorization: Bearer`. */
   token?: string;
+  /**
+   * The replicas' certificate (PEM). Given, the servers are written as https (each replica's port
+   * answers both): kubectl sends a token over TLS only.
+   */
+  certificateAuthority?: string;
 }
 
 /**
@@ -23,7 +28,12 @@ export interface KubeconfigUser {
 export function kubeconfigFor(servers: readonly string[], user: KubeconfigUser = {}): string {
   const kc = new KubeConfig();
   kc.loadFromOptions({
-    clusters: servers.map((server, i) => ({ name: `${CLUSTER_PREFIX}${i + 1}`, server, skipTLSVerify: false })),
+    clusters: servers.map((server, i) => ({
+      name: `${CLUSTER_PREFIX}${i + 1}`,
+      server: user.certificateAuthority ? server.replace(/^http:/, 'https:') : server,
+      skipTLSVerify: false,
+      ...(user.certificateAuthority ? { caData: Buffer.from(user.certificateAuthority).toString('base64') } : {}),
+    })),
     users: [{ name: 'fencer', ...(user.token ? { token: user.token } : {}) }],
     contexts: servers.map((_, i) => ({
       name: i === 0 ? FENCER_CONTEXT : `${FENCER_CONTEXT}-${i + 1}`,
@@ -85,5 +95,15 @@ export function serversFromKubeconfig(file: string): string[] {
     .getClusters()
     .filter((c) => c.name.startsWith(CLUSTER_PREFIX))
     .sort((a, b) => Number(a.name.slice(CLUSTER_PREFIX.length)) - Number(b.name.slice(CLUSTER_PREFIX.length)))
-    .map((c) => c.server);
+    .map((c) => plainOnLoopback(c.server));
+}
+
+/**
+ * fencer's own clients speak plain HTTP to a replica on this machine (its port answers both, and
+ * loopback crosses no network); kubectl needs the https of the same port to send its token.
+ */
+export function plainOnLoopback(server: string): string {
+  const url = new URL(server);
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  return loopback && url.protocol === 'https:' ? server.replace(/^https:/, 'http:') : server;
 }

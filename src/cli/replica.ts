@@ -1,10 +1,29 @@
 // `fencer replica`: run one control-plane replica in this process.
+import { existsSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { fencerHome } from '../simulator/state.js';
 import { Replica } from '../replica.js';
 import { timingsFromEnv } from '../config.js';
 import { createLogger } from '../log.js';
 import { onTerminate } from '../lifecycle.js';
 import { DEFAULT_POLICY, parsePolicy, policyName } from '../scheduling/policies.js';
+
+/** Whether a replica listening here is reached from this machine only. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+async function trustedIssuers(opts: { jwks?: string; issuer?: string }) {
+  const { keySetFrom, DEFAULT_ISSUER } = await import('../auth/tokens/verify.js');
+  const { authFiles } = await import('../auth/tokens/keys.js');
+  const source = opts.jwks ?? process.env.FENCER_JWKS ?? authFiles(fencerHome()).jwks;
+  if (!/^https?:\/\//i.test(source) && !existsSync(source))
+    throw new Error(
+      `--jwks: no key set at ${source} (start the cluster with \`fencer cluster up\`, which makes one, or pass --jwks; --insecure-no-auth on loopback only)`,
+    );
+  const issuer = opts.issuer ?? process.env.FENCER_TOKEN_ISSUER ?? DEFAULT_ISSUER;
+  return { issuers: [{ issuer, keys: keySetFrom(source) }] };
+}
 
 export function registerReplicaCommand(program: Command): void {
   program
@@ -28,8 +47,24 @@ export function registerReplicaCommand(program: Command): void {
       '--fair-share <on|off>',
       'queues share the cluster by weight (on), or one backlog in arrival order (off) (default: $FENCER_FAIR_SHARE, else on)',
     )
+    .option(
+      '--jwks <file|url>',
+      "the public keys tokens are verified with (default: $FENCER_JWKS, else the cluster home's auth/jwks.json)",
+    )
+    .option('--issuer <iss>', 'the issuer of the tokens trusted (default: $FENCER_TOKEN_ISSUER, else fencer)')
+    .option(
+      '--tls-cert <file>',
+      'a PEM certificate: the port then answers HTTPS too (kubectl sends tokens only over TLS)',
+    )
+    .option('--tls-key <file>', "the certificate's PEM private key")
+    .option('--insecure-no-auth', 'no tokens, no RBAC: anyone who reaches the replica may do anything (loopback only)')
     .action(
       async (opts: {
+        jwks?: string;
+        issuer?: string;
+        insecureNoAuth?: boolean;
+        tlsCert?: string;
+        tlsKey?: string;
         name: string;
         port: string;
         host: string;
@@ -52,6 +87,17 @@ export function registerReplicaCommand(program: Command): void {
         const fairShareText = opts.fairShare ?? process.env.FENCER_FAIR_SHARE ?? 'on';
         if (fairShareText !== 'on' && fairShareText !== 'off')
           throw new Error(`--fair-share: "${fairShareText}" is not on or off`);
+        if (opts.insecureNoAuth && !isLoopbackHost(opts.host))
+          throw new Error(
+            `--insecure-no-auth: refused on ${opts.host}, which is not a loopback address (127.0.0.1, ::1, localhost): without authentication anyone who reaches the replica may do anything`,
+          );
+        const auth = opts.insecureNoAuth ? ('insecure-no-auth' as const) : await trustedIssuers(opts);
+        if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined))
+          throw new Error('--tls-cert and --tls-key go together');
+        const tls =
+          opts.tlsCert && opts.tlsKey
+            ? { cert: readFileSync(opts.tlsCert, 'utf8'), key: readFileSync(opts.tlsKey, 'utf8') }
+            : undefined;
         const logger = createLogger({ replica: opts.name });
         const replica = new Replica({
           name: opts.name,
@@ -63,6 +109,8 @@ export function registerReplicaCommand(program: Command): void {
           logger,
           placementPolicy,
           fairShare: fairShareText === 'on',
+          auth,
+          tls,
         });
         onTerminate(
           () => replica.stop(),

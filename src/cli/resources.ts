@@ -16,7 +16,7 @@ import type {
   Workflow,
 } from '../domain/resources.js';
 import type { NamespaceResource } from '../domain/namespace.js';
-import { cliClient, serversFor } from './client.js';
+import { cliClient, localServingCert, serversFor, tokenFor } from './client.js';
 import type { ApiClient, HttpMethod } from '../net/api-client.js';
 import { readAllPages } from '../domain/list-pages.js';
 import { ValidationError } from '../errors/validation-error.js';
@@ -132,16 +132,26 @@ export function registerResourceCommands(program: Command): void {
     )
     .option('--server <urls>', 'replica URLs, comma-separated')
     .option('-o, --output <file>', 'write it here (default: print it)')
-    .action(async (opts: ServerOption & { output?: string }) => {
+    .option(
+      '--certificate-authority <file>',
+      "the replicas' certificate (default: the local cluster's); the servers are then https, which kubectl needs to send the token",
+    )
+    .action(async (opts: ServerOption & { output?: string; certificateAuthority?: string }) => {
       const { kubeconfigFor, writeKubeconfig } = await import('./kubeconfig.js');
       const servers = await serversFor(opts.server);
+      // The CLI's own token (FENCER_TOKEN, kubectl's kubeconfig, the local cluster's admin token).
+      const caFile = opts.certificateAuthority ?? localServingCert();
+      const user = {
+        token: tokenFor(),
+        ...(caFile ? { certificateAuthority: readFileSync(caFile, 'utf8') } : {}),
+      };
       if (opts.output) {
-        writeKubeconfig(opts.output, servers);
+        writeKubeconfig(opts.output, servers, user);
         process.stdout.write(
           `wrote ${opts.output}: context fencer on ${servers[0]} (${servers.length} replicas); try KUBECONFIG=${opts.output} kubectl get fj\n`,
         );
       } else {
-        process.stdout.write(`${kubeconfigFor(servers)}\n`);
+        process.stdout.write(`${kubeconfigFor(servers, user)}\n`);
       }
     });
 

@@ -55,6 +55,11 @@ export interface ApiClientOptions {
   tryNextStatuses?: readonly number[];
   /** Sent with every request (the CLI says who asks). */
   headers?: Record<string, string>;
+  /**
+   * The bearer token sent with every request (docs/security.md); default FENCER_TOKEN. A
+   * cluster's own clients pass its admin token (Cluster.client(), the CLI's token lookup).
+   */
+  token?: string;
   /** Told before each pause after which a request is sent again: why, and for how long. */
   onRetry?: (why: string, waitMs: number) => void;
   /** Stops the retries and cuts a pause short (a request in flight runs to its timeout). */
@@ -84,7 +89,8 @@ export class ApiClient {
     this.rounds = options.rounds ?? 1;
     this.roundPauseMs = options.roundPauseMs ?? 1000;
     this.tryNextStatuses = new Set(options.tryNextStatuses ?? TRY_NEXT_STATUSES);
-    this.headers = options.headers ?? {};
+    const token = options.token ?? process.env.FENCER_TOKEN;
+    this.headers = { ...(token ? { authorization: `Bearer ${token}` } : {}), ...options.headers };
     this.onRetry = options.onRetry ?? (() => {});
     this.signal = options.signal;
   }
@@ -222,6 +228,11 @@ export class ApiClient {
   }
 }
 
+/** The Authorization header of a bearer token (default FENCER_TOKEN), or none. */
+export function bearer(token = process.env.FENCER_TOKEN): Record<string, string> {
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
+
 /** A base URL as the client uses it: with a scheme, without a trailing slash. */
 export function normalizeServer(server: string): string {
   const withScheme = /^https?:\/\//.test(server) ? server : `http://${server}`;
@@ -245,6 +256,10 @@ function toApiError(response: Response, text: string, server: string): ApiError 
   } catch {
     parsed = undefined;
   }
+  // A 401 or 403 is a Kubernetes Status on every route (src/api/auth-gate.ts).
+  const status = parsed as { kind?: string; message?: string } | undefined;
+  if (status?.kind === 'Status' && typeof status.message === 'string')
+    return new ApiError(response.status, status.message, [], server);
   const error = (parsed as Partial<ErrorBody> | undefined)?.error;
   if (error && typeof error.message === 'string') {
     const details: ErrorDetail[] = Array.isArray(error.details) ? error.details : [];

@@ -20,6 +20,7 @@ import { logTail, ProcessRuntime } from './process-runtime.js';
 import { formatRoutes } from './proxy.js';
 import type { ExitEvent, ProcessSpec, Runtime } from './runtime.js';
 import { readClusterState, statePath, writeClusterState, type ClusterState } from './state.js';
+import { ClusterCredentials } from './credentials.js';
 
 export interface NodeOptions {
   cpu?: string;
@@ -115,6 +116,8 @@ export class Cluster {
   private readonly startedAt = new Date().toISOString();
   private readonly timings: Timings;
   private lastFrozenLeader: string | undefined;
+  /** Its keys and tokens: made by boot(), before anything starts. */
+  private credentials: ClusterCredentials | undefined;
   private ready = false;
   private stopping: Promise<void> | undefined;
 
@@ -222,8 +225,18 @@ export class Cluster {
     const names = [...this.replicaNames].sort((a, b) => Number(this.answers(b)) - Number(this.answers(a)));
     return new ApiClient(
       names.map((name) => this.replicaUrl(name)),
-      { tryNextStatuses: TRY_NEXT_AFTER_500, ...options },
+      {
+        tryNextStatuses: TRY_NEXT_AFTER_500,
+        ...options,
+        headers: { authorization: `Bearer ${this.adminToken}`, ...options.headers },
+      },
     );
+  }
+
+  /** A token of the cluster's admin (group system:masters), for its clients. */
+  get adminToken(): string {
+    if (!this.credentials) throw new Error('the cluster has not started');
+    return this.credentials.adminToken;
   }
 
   async leader(): Promise<{ name: string; epoch: number } | null> {
@@ -330,6 +343,8 @@ export class Cluster {
   }
 
   private async boot(): Promise<void> {
+    this.credentials = await ClusterCredentials.prepare(this.options.home);
+    const cert = this.credentials.servingCert;
     const ports: number[] = [];
     for (let i = 0; i < this.options.replicas; i++) ports.push(await this.allocatePort());
     const replicas = ports.map((port, i) => {
@@ -343,6 +358,9 @@ export class Cluster {
         String(port),
         '--database-url',
         this.databaseUrl,
+        '--jwks',
+        this.credentials!.jwksFile,
+        ...(cert ? ['--tls-cert', cert.cert, '--tls-key', cert.key] : []),
       ]);
     });
     await Promise.all(replicas.map((replica) => this.launch(replica)));
@@ -412,7 +430,10 @@ export class Cluster {
       replicaUrls.join(','),
       '--log-file',
       this.nodeLogFile(single ? first : '{name}'),
+      '--token-file',
+      this.credentials!.nodeTokenFile(single ? first : '{name}'),
     ];
+    await this.credentials!.mintNodeTokens(names);
     const metricsPort = await this.allocatePort();
     args.push('--metrics-port', String(metricsPort));
     if (Object.keys(labels).length > 0) {

@@ -33,8 +33,8 @@ export const CHANNELS = {
   /**
    * Who may do what changed: a token revoked, a Role, ClusterRole or binding written or deleted.
    * Payload: the table's name (revoked_tokens, rbac_roles, rbac_bindings). Sent by the statement
-   * triggers of migration 0025. Nothing acts on it yet (docs/security.md, "Wiring still to do"):
-   * it is for a replica to read its cached policy and revocations again.
+   * triggers of migration 0025. Each replica reads its policy and revocations again
+   * (AccessControl.reload, src/auth/access-control.ts).
    */
   auth: 'fencer_auth',
 } as const;

@@ -1,7 +1,8 @@
 // One LISTEN connection per replica, on the channels of src/store/channels.ts: fencer_pending
 // names jobs now pending and jobs that left the pending ones; fencer_room says placement has room a
 // job's state does not show; fencer_assignments names a node whose assignments changed;
-// fencer_outcomes says the leader has runs' outcomes to decide on. After a
+// fencer_outcomes says the leader has runs' outcomes to decide on; fencer_auth says who may do
+// what changed. After a
 // reconnect it says so, since notifications sent meanwhile are lost and everything must be
 // looked at again.
 import { EventEmitter } from 'node:events';
@@ -18,6 +19,8 @@ export interface ListenerEvents {
   left: [uids: string[]];
   assignments: [node: string];
   outcomes: [];
+  /** Who may do what changed (a revocation, an RBAC object): read the policy again. */
+  auth: [];
   reconnected: [];
 }
 
@@ -74,6 +77,7 @@ export class Listener extends EventEmitter<ListenerEvents> {
           } else if (n.channel === CHANNELS.room) this.emit('room');
           else if (n.channel === CHANNELS.assignments && n.payload) this.emit('assignments', n.payload);
           else if (n.channel === CHANNELS.outcomes) this.emit('outcomes');
+          else if (n.channel === CHANNELS.auth) this.emit('auth');
         });
         await client.connect();
         await client.query(sql('listener/listen'));

@@ -32,6 +32,7 @@ export type BreakableGuard =
   | 'unclaimed-bound' // placement gives a node all it has room for at once, however much of it the node has not claimed yet
   | 'confirm-at-delivery' // an assignment's confirm deadline starts when a replica reads it for its node, not when it is sent (a slow control plane's delay counts against the node)
   | 'dry-run' // writes ignore dryRun=All and make the change they were asked only to check
+  | 'authorize-before-handler' // one route (a job's cancel) skips its authorization: the handler runs for anyone with a token
   | 'watch-xmin'; // watches and list versions take events of ended transactions past a running one's (xid order)
 
 /** Whether FENCER_BREAK_GUARDS breaks this guard. */

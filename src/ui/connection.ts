@@ -2,6 +2,12 @@
 // to the next one it knows when that one is dead or frozen (promise 4: any replica answers). It
 // is told what changed over Server-Sent Events (/api/v1/changes) from any replica; when that
 // channel fails or goes quiet, it polls, and keeps trying to open the channel again.
+//
+// Every request carries the page's bearer token (docs/security.md): given in the URL's fragment
+// (`/ui/#token=...`, which no request sends and which the page then removes from the address
+// bar), kept in this tab's session storage, sent as `Authorization: Bearer`, never as a cookie, so
+// no other site's page can act with it. The push channel is read with fetch for that reason
+// (EventSource sends no headers).
 import type { ClusterStatus } from '../domain/resources.js';
 import type { Change } from '../domain/change.js';
 import { ReplicaList, askReplicas, describeFetchFailure, type Attempt } from '../net/any-replica.js';
@@ -23,7 +29,7 @@ const QUIET_MS = 12_000;
 export class Connection {
   /** Origins of the replicas, the one that answered last first. */
   private readonly replicas: ReplicaList;
-  private source: EventSource | undefined;
+  private source: AbortController | undefined;
   private heardAt = 0;
   private pollTimer: ReturnType<typeof setInterval> | undefined;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -52,9 +58,11 @@ export class Connection {
     const outcome = await askReplicas(this.replicas, async (base): Promise<Attempt<T>> => {
       let res: Response;
       try {
-        res = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(READ_TIMEOUT_MS) });
-        const message = async () =>
-          `${base}${path}: ${res.status} ${((await res.json().catch(() => ({}))) as { error?: { message?: string } }).error?.message ?? ''}`;
+        res = await fetch(`${base}${path}`, { headers: authorization(), signal: AbortSignal.timeout(READ_TIMEOUT_MS) });
+        const message = async () => {
+          const body = (await res.json().catch(() => ({}))) as { error?: { message?: string }; message?: string };
+          return `${base}${path}: ${res.status} ${body.error?.message ?? body.message ?? ''}`;
+        };
         // A replica in trouble (no database, overloaded) answers 5xx: another may not be.
         if (res.status >= 500) return { next: await message() };
         if (!res.ok) throw new ReadError(res.status, await message()); // another would say the same
@@ -78,32 +86,34 @@ export class Connection {
   /** Opens the push channel on the replica reads go to. */
   connect(): void {
     clearTimeout(this.retryTimer);
-    this.source?.close();
+    this.source?.abort();
     const base = this.base;
-    const source = new EventSource(`${base}/api/v1/changes`);
+    const source = new AbortController();
     this.source = source;
     this.heardAt = Date.now(); // from now, QUIET_MS to say hello
-    source.addEventListener('hello', (event) => {
-      this.heardAt = Date.now();
-      this.pushedBy = (JSON.parse((event as MessageEvent<string>).data) as { replica: string }).replica;
-      clearInterval(this.pollTimer);
-      this.pollTimer = undefined;
-      this.setMode('push');
-      // Whatever changed while the channel was down: read everything once.
-      this.onChange({ kinds: [], status: true, events: true, all: true });
-    });
-    source.addEventListener('change', (event) => {
-      this.heardAt = Date.now();
-      this.onChange(JSON.parse((event as MessageEvent<string>).data) as Change);
-    });
-    source.addEventListener('ping', () => (this.heardAt = Date.now()));
-    source.onerror = () => {
-      if (this.source === source) this.fallBack();
+    const on: Record<string, (data: string) => void> = {
+      hello: (data) => {
+        this.heardAt = Date.now();
+        this.pushedBy = (JSON.parse(data) as { replica: string }).replica;
+        clearInterval(this.pollTimer);
+        this.pollTimer = undefined;
+        this.setMode('push');
+        // Whatever changed while the channel was down: read everything once.
+        this.onChange({ kinds: [], status: true, events: true, all: true });
+      },
+      change: (data) => {
+        this.heardAt = Date.now();
+        this.onChange(JSON.parse(data) as Change);
+      },
+      ping: () => (this.heardAt = Date.now()),
     };
+    readEvents(`${base}/api/v1/changes`, source.signal, (event, data) => on[event]?.(data)).catch(() => {
+      if (this.source === source) this.fallBack();
+    });
   }
 
   private fallBack(): void {
-    this.source?.close();
+    this.source?.abort();
     this.source = undefined;
     this.pushedBy = '';
     this.setMode('polling');
@@ -128,5 +138,50 @@ export class ReadError extends Error {
     message: string,
   ) {
     super(message);
+  }
+}
+
+const TOKEN_KEY = 'fencer.token';
+
+/** The page's token: from the URL's fragment (then removed from the address bar), else this tab's session storage. */
+export function pageToken(): string | null {
+  const match = /(?:^#|&)token=([^&]+)/.exec(location.hash);
+  if (match) {
+    sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(match[1]!));
+    history.replaceState(null, '', location.pathname + location.search);
+  }
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+function authorization(): Record<string, string> {
+  const token = pageToken();
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
+
+/**
+ * Reads a Server-Sent Events stream with fetch (and so with the page's token), calling `on` for
+ * each event; resolves never, rejects when the stream fails, ends or is refused.
+ */
+async function readEvents(url: string, signal: AbortSignal, on: (event: string, data: string) => void): Promise<never> {
+  const res = await fetch(url, { headers: { ...authorization(), accept: 'text/event-stream' }, signal });
+  if (!res.ok || !res.body) throw new Error(`${url}: ${res.status}`);
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${url}: the stream ended`);
+    buffered += value;
+    let end: number;
+    while ((end = buffered.indexOf('\n\n')) >= 0) {
+      const block = buffered.slice(0, end);
+      buffered = buffered.slice(end + 2);
+      let event = 'message';
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event:')) event = line.slice(6).trim();
+        else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
+      }
+      if (data.length > 0) on(event, data.join('\n'));
+    }
   }
 }

@@ -1,25 +1,49 @@
-// Once per test run: build the binary the integration tests start as real processes, and start
+// Once per test run: build the binary the integration tests start as real processes, start
 // one real PostgreSQL (embedded, unless DATABASE_URL names one) in which each test file gets
-// its own database.
+// its own database, and make the run's signing key: every replica the tests start trusts it
+// (in-process ones through test/helpers/auth.ts, clusters through FENCER_SIGNING_KEY, which
+// src/simulator/credentials.ts reads), so one admin token (test/helpers/setup-auth.ts) works
+// everywhere, and authentication is on in every test.
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateSigningKey, writeSecret } from '../../src/auth/tokens/keys.js';
+import { ensureServingCert } from '../../src/simulator/credentials.js';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from '../../src/store/embedded.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     adminUrl: string;
+    signingKeyFile: string;
+    /** The in-process replicas' TLS certificate and key (PEM files), or '' without openssl. */
+    servingCert: string;
+    servingKey: string;
   }
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
+  const keyDir = mkdtempSync(join(tmpdir(), 'fencer-test-key-'));
+  const signingKeyFile = join(keyDir, 'signing-key.json');
+  writeSecret(signingKeyFile, JSON.stringify((await generateSigningKey()).privateJwk));
+  process.env.FENCER_SIGNING_KEY = signingKeyFile;
+  project.provide('signingKeyFile', signingKeyFile);
+  const cert = ensureServingCert(keyDir);
+  project.provide('servingCert', cert?.cert ?? '');
+  project.provide('servingKey', cert?.key ?? '');
+  const removeKey = () => rmSync(keyDir, { recursive: true, force: true });
   if (process.env.DATABASE_URL) {
     const admin = new URL(process.env.DATABASE_URL);
     admin.pathname = '/postgres';
     project.provide('adminUrl', admin.toString());
-    return async () => {};
+    return async () => removeKey();
   }
   const db = await startEmbeddedPostgres();
   project.provide('adminUrl', db.adminUrl);
-  return () => db.stop();
+  return async () => {
+    removeKey();
+    await db.stop();
+  };
 }

@@ -1,6 +1,7 @@
 // Jobs for tests: a validated request for the store, and submitting and reading jobs over HTTP
 // against whichever replica answers.
 import { withJobDefaults, type JobRequest } from '../../src/domain/resources.js';
+import { adminFetch } from './auth.js';
 
 /** A validated 1 s job of 256 MiB, as the store takes it. */
 export function jobRequest(name: string, cpuMillis = 500): JobRequest {
@@ -60,7 +61,7 @@ export async function anyReplica<T>(urls: string[], fn: (url: string) => Promise
 
 export async function submit(urls: string[], yaml: string): Promise<number> {
   return anyReplica(urls, async (url) => {
-    const res = await fetch(`${url}/api/v1/jobs`, {
+    const res = await adminFetch(`${url}/api/v1/jobs`, {
       method: 'POST',
       body: yaml,
       headers: { 'content-type': 'application/yaml' },

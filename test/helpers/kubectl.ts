@@ -24,11 +24,31 @@ export async function run(file: string, args: string[], env: NodeJS.ProcessEnv =
   }
 }
 
-/** kubectl against `server()` (read at each call), discovery cached under `home`. */
-export function kubectlAgainst(server: () => string, home: () => string): (...args: string[]) => Promise<Run> {
+/**
+ * kubectl against `server()` (read at each call), discovery cached under `home`, as the suite's
+ * admin (FENCER_TOKEN, test/helpers/setup-auth.ts) unless given another token.
+ */
+export function kubectlAgainst(
+  server: () => string,
+  home: () => string,
+  token: () => string | undefined = () => process.env.FENCER_TOKEN,
+): (...args: string[]) => Promise<Run> {
   return (...args) =>
-    run(KUBECTL!, ['--server', server(), '--cache-dir', join(home(), 'cache'), ...args], {
+    run(KUBECTL!, [...serverArgs(server(), token()), '--cache-dir', join(home(), 'cache'), ...args], {
       ...process.env,
       KUBECONFIG: join(home(), 'none'),
     });
+}
+
+/**
+ * How kubectl reaches a replica with a token: over TLS (kubectl sends no credentials to an http
+ * server; a replica's port answers https too), the test certificate not checked.
+ */
+export function serverArgs(server: string, token: string | undefined = process.env.FENCER_TOKEN): string[] {
+  return [
+    '--server',
+    server.replace(/^http:/, 'https:'),
+    '--insecure-skip-tls-verify',
+    ...(token ? ['--token', token] : []),
+  ];
 }

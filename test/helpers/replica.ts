@@ -3,6 +3,7 @@ import pino from 'pino';
 import { Replica } from '../../src/replica.js';
 import { DEFAULT_TIMINGS, type Timings } from '../../src/config.js';
 import { freePort } from '../../src/net/free-port.js';
+import { TEST_ISSUERS, TEST_TLS } from './auth.js';
 
 export async function startReplica(
   databaseUrl: string,
@@ -16,6 +17,8 @@ export async function startReplica(
     databaseUrl,
     timings: { ...DEFAULT_TIMINGS, ...timings },
     logger: pino({ level: 'silent' }),
+    auth: { issuers: TEST_ISSUERS },
+    tls: TEST_TLS,
   });
   await replica.start();
   return replica;

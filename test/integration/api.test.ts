@@ -8,6 +8,7 @@ import { startReplica } from '../helpers/replica.js';
 import { eventually } from '../helpers/eventually.js';
 import type { Replica } from '../../src/replica.js';
 import { NODE_ROUTES } from '../../src/domain/node-routes.js';
+import { adminFetch } from '../helpers/auth.js';
 
 let t: TestDatabase;
 let replica: Replica;
@@ -25,7 +26,7 @@ spec:
 `;
 
 async function post(path: string, body: string, contentType = 'application/yaml') {
-  const res = await fetch(replica.url + path, { method: 'POST', body, headers: { 'content-type': contentType } });
+  const res = await adminFetch(replica.url + path, { method: 'POST', body, headers: { 'content-type': contentType } });
   return { status: res.status, body: (await res.json()) as any };
 }
 
@@ -162,7 +163,7 @@ describe('while no replica leads', () => {
     const beating = setInterval(() => void post('/api/v1/nodes/n1/heartbeat', '{}', 'application/json'), 500);
     onTestFinished(() => clearInterval(beating));
     const controller = new AbortController();
-    const watch = await fetch(`${replica.url}/api/v1/nodes/n1/watch`, { signal: controller.signal });
+    const watch = await adminFetch(`${replica.url}/api/v1/nodes/n1/watch`, { signal: controller.signal });
     expect(watch.status).toBe(200);
     const lines: any[] = [];
     const reading = (async () => {
@@ -194,7 +195,7 @@ describe('while no replica leads', () => {
     ).rows;
     expect(placements).toEqual([{ epoch: 101 }]);
     const hugeJob = await eventually(async () => {
-      const job = await (await fetch(`${replica.url}/api/v1/namespaces/default/jobs/huge`)).json();
+      const job = await (await adminFetch(`${replica.url}/api/v1/namespaces/default/jobs/huge`)).json();
       return job.status.conditions.length > 0 && job;
     });
     expect(hugeJob.status.phase).toBe('Pending');
@@ -210,7 +211,7 @@ describe('while no replica leads', () => {
     expect(await report('n1', { kind: 'started', id: placed.id })).toBe('ok');
     expect(await report('n1', { kind: 'finished', id: placed.id, outcome: 'Succeeded' })).toBe('ok');
     expect(await report('n1', { kind: 'finished', id: placed.id, outcome: 'Succeeded' })).toBe('not-active');
-    const done = await (await fetch(`${replica.url}/api/v1/namespaces/default/jobs/ok`)).json();
+    const done = await (await adminFetch(`${replica.url}/api/v1/namespaces/default/jobs/ok`)).json();
     expect(done.status.phase).toBe('Succeeded');
 
     // The node gives a job up on its own (it fenced itself): the leader retries it, a disruption
@@ -234,7 +235,7 @@ describe('while no replica leads', () => {
       { what: 'given-up placed again' },
     );
     expect(retried.attempt).toBe(1);
-    const given = await (await fetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up`)).json();
+    const given = await (await adminFetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up`)).json();
     expect(given.status).toMatchObject({ attempt: 1, disruptions: 1 });
 
     // Many reports in one request, answered one by one, in order: only the node's own active
@@ -253,11 +254,13 @@ describe('while no replica leads', () => {
       { kind: 'started', id: retried.id },
     ]);
     expect(answered.body).toEqual({ outcomes: ['ok', 'not-active', 'ok'] }); // starting twice is harmless
-    const running = await (await fetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up`)).json();
+    const running = await (await adminFetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up`)).json();
     expect(running.status.phase).toBe('Running');
 
     // Cancel: the assignment leaves the node's snapshots (so the node stops it), resources go back.
-    const cancelled = await fetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up/cancel`, { method: 'POST' });
+    const cancelled = await adminFetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up/cancel`, {
+      method: 'POST',
+    });
     expect(cancelled.status).toBe(200);
     expect(((await cancelled.json()) as any).status.phase).toBe('Cancelled');
     const seenAt = lines.length;
@@ -271,21 +274,21 @@ describe('while no replica leads', () => {
       },
     );
     expect(
-      (await fetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up/cancel`, { method: 'POST' })).status,
+      (await adminFetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up/cancel`, { method: 'POST' })).status,
     ).toBe(409);
     expect(
       (await t.db.query("SELECT allocated_cpu_millis FROM nodes WHERE name = 'n1'")).rows[0].allocated_cpu_millis,
     ).toBe(0);
 
     // Delete: gone from reads, its history stays.
-    expect((await fetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up`, { method: 'DELETE' })).status).toBe(
-      200,
-    );
-    expect((await fetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up`)).status).toBe(404);
-    expect((await fetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up`, { method: 'DELETE' })).status).toBe(
-      404,
-    );
-    const list = (await (await fetch(`${replica.url}/api/v1/jobs`)).json()) as any;
+    expect(
+      (await adminFetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up`, { method: 'DELETE' })).status,
+    ).toBe(200);
+    expect((await adminFetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up`)).status).toBe(404);
+    expect(
+      (await adminFetch(`${replica.url}/api/v1/namespaces/default/jobs/given-up`, { method: 'DELETE' })).status,
+    ).toBe(404);
+    const list = (await (await adminFetch(`${replica.url}/api/v1/jobs`)).json()) as any;
     expect(list.kind).toBe('JobList');
     expect(list.items.map((j: any) => j.metadata.name).sort()).toEqual(['huge', 'ok']);
     const deleted = (
@@ -308,7 +311,7 @@ describe('while no replica leads', () => {
     expect(reg.status).toBe(200);
     const open = async (attempt: number, inc = incarnation) => {
       const controller = new AbortController();
-      const res = await fetch(`${replica.url}/api/v1/nodes/n2/watch?incarnation=${inc}&attempt=${attempt}`, {
+      const res = await adminFetch(`${replica.url}/api/v1/nodes/n2/watch?incarnation=${inc}&attempt=${attempt}`, {
         signal: controller.signal,
       });
       controller.abort();
@@ -333,7 +336,7 @@ describe('while no replica leads', () => {
       ).status,
     ).toBe(200);
     expect((await post(`/api/v1/nodes/${name}/heartbeat`, '{}', 'application/json')).status).toBe(200);
-    const node = await fetch(`${replica.url}/apis/fencer.dev/v1/nodes/${name}`);
+    const node = await adminFetch(`${replica.url}/apis/fencer.dev/v1/nodes/${name}`);
     expect(node.status).toBe(200);
     expect(((await node.json()) as any).metadata.name).toBe(name);
     for (const bad of ['Node_1', 'a..b', '.a', 'x'.repeat(254)]) {
@@ -353,7 +356,7 @@ describe('while no replica leads', () => {
   });
 
   it('serves status with the leader and its epoch', async () => {
-    const status = await (await fetch(`${replica.url}/api/v1/status`)).json();
+    const status = await (await adminFetch(`${replica.url}/api/v1/status`)).json();
     expect(status.leader).toBe('replica-t');
     expect(status.epoch).toBe(101);
   });

@@ -12,6 +12,7 @@ import { startReplica } from '../helpers/replica.js';
 import { eventually } from '../helpers/eventually.js';
 import { projectRoot } from '../../src/paths.js';
 import type { Replica } from '../../src/replica.js';
+import { adminFetch } from '../helpers/auth.js';
 
 let t: TestDatabase;
 let replica: Replica;
@@ -25,7 +26,7 @@ const job = (name: string) => ({
   spec: { resources: { cpu: '100m', memory: '64Mi' }, duration: '1h' },
 });
 const post = (path: string, body: unknown) =>
-  fetch(replica.url + path, {
+  adminFetch(replica.url + path, {
     method: 'POST',
     body: JSON.stringify(body),
     headers: { 'content-type': 'application/json' },
@@ -86,7 +87,9 @@ describe('a backlog at its bound', () => {
     await eventually(() => stderr.includes('FENCER_MAX_PENDING') && stderr.includes('as the server asked'), {
       what: 'the CLI to be told to wait',
     });
-    expect((await fetch(`${replica.url}/api/v1/namespaces/default/jobs/a1`, { method: 'DELETE' })).status).toBe(200);
+    expect((await adminFetch(`${replica.url}/api/v1/namespaces/default/jobs/a1`, { method: 'DELETE' })).status).toBe(
+      200,
+    );
     expect((await applied).trim()).toMatch(/^job\.fencer\.dev\/later-[a-z0-9]{5} created$/);
     expect((await t.db.query("SELECT count(*)::int AS n FROM jobs WHERE name LIKE 'later-%'")).rows[0].n).toBe(1);
   });

@@ -14,6 +14,7 @@ import { jobYaml, submit } from '../helpers/jobs.js';
 import { unfinishedCount } from '../../src/store/jobs.js';
 import { leaderAfter as leaderAfterEpoch } from '../helpers/leader.js';
 import { CHANNELS } from '../../src/store/channels.js';
+import { adminFetch } from '../helpers/auth.js';
 
 let t: TestDatabase;
 let cluster: Cluster;
@@ -130,7 +131,7 @@ describe('a cluster of real processes', () => {
     );
     expect(back).toMatchObject({ attempt: 1, reason: 'NotConfirmed' });
     for (const name of ['epoch-new', 'epoch-old']) {
-      await fetch(`${cluster.replicaUrls[0]}/api/v1/namespaces/default/jobs/${name}`, { method: 'DELETE' });
+      await adminFetch(`${cluster.replicaUrls[0]}/api/v1/namespaces/default/jobs/${name}`, { method: 'DELETE' });
     }
   });
 

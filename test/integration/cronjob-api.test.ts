@@ -21,6 +21,7 @@ import {
   parseSchedule,
   ON_TIME_SECONDS,
 } from '../../src/scheduling/cron-schedule.js';
+import { adminFetch } from '../helpers/auth.js';
 
 let t: TestDatabase;
 let replica: Replica;
@@ -39,7 +40,7 @@ afterAll(async () => {
 });
 
 async function call(method: string, path: string, body?: string, contentType = 'application/yaml', url = replica.url) {
-  const res = await fetch(url + path, { method, body, headers: body ? { 'content-type': contentType } : {} });
+  const res = await adminFetch(url + path, { method, body, headers: body ? { 'content-type': contentType } : {} });
   return { status: res.status, headers: res.headers, body: (await res.json()) as any };
 }
 
@@ -165,7 +166,7 @@ describe('firing', () => {
     await call('DELETE', '/api/v1/namespaces/default/cronjobs/tick');
     // Each Job was due at its occurrence, by the history (the Jobs went with their CronJob).
     // How late each fire was, on /metrics as a histogram.
-    const metrics = await (await fetch(`${replica.url}/metrics`)).text();
+    const metrics = await (await adminFetch(`${replica.url}/metrics`)).text();
     expect(Number(/^fencer_cron_lateness_seconds_count (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(3);
     const history = await t.db.query<{ job: string; due_at: Date }>(
       "SELECT job, due_at FROM history WHERE entity = 'job' AND from_state IS NULL AND job LIKE 'default/tick-%'",

@@ -16,6 +16,7 @@ import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { jobYaml, submit } from '../helpers/jobs.js';
 import { workflowYaml } from '../helpers/workflows.js';
+import { adminFetch } from '../helpers/auth.js';
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
 const SKIP = CHROMIUM ? '' : ' (skipped: no Chromium; apt-get install chromium)';
@@ -57,7 +58,8 @@ async function open(url: string, blockPush = false): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   if (blockPush) await page.route('**/api/v1/changes', (route) => route.abort());
   await page.addInitScript(RECORDER);
-  await page.goto(`${url}/ui`);
+  // The link `cluster up` prints: the admin token in the fragment, which the page keeps in its tab.
+  await page.goto(`${url}/ui/#token=${process.env.FENCER_TOKEN}`);
   return page;
 }
 
@@ -102,13 +104,13 @@ afterAll(async () => {
 describe('reads from other origins', () => {
   it("answers GETs to pages of the replicas' own origins, and to no other site", async () => {
     const [a, b] = cluster.replicaUrls as [string, string];
-    const from = async (origin: string) => (await fetch(`${a}/api/v1/status`, { headers: { origin } })).headers;
+    const from = async (origin: string) => (await adminFetch(`${a}/api/v1/status`, { headers: { origin } })).headers;
     const replica = await from(b);
     expect(replica.get('access-control-allow-origin')).toBe(b);
     expect(replica.get('vary')).toBe('Origin');
     expect((await from('http://evil.example')).get('access-control-allow-origin')).toBeNull();
     expect((await from('http://127.0.0.1:1')).get('access-control-allow-origin')).toBeNull();
-    const feed = await fetch(`${a}/api/v1/changes`, { headers: { origin: 'http://evil.example' } });
+    const feed = await adminFetch(`${a}/api/v1/changes`, { headers: { origin: 'http://evil.example' } });
     expect(feed.headers.get('access-control-allow-origin')).toBeNull();
     await feed.body?.cancel();
   });
@@ -122,7 +124,7 @@ describe(`the dashboard in Chromium${SKIP}`, () => {
     leader = await eventually(() => cluster.leader(), { what: 'a leader' });
     page = await open(cluster.replicaUrl(leader.name));
     const post = async (path: string, yaml: string) => {
-      const res = await fetch(`${cluster.replicaUrls[1]}${path}`, {
+      const res = await adminFetch(`${cluster.replicaUrls[1]}${path}`, {
         method: 'POST',
         body: yaml,
         headers: { 'content-type': 'application/yaml' },

@@ -17,6 +17,7 @@ import { CLEAN, jobPhases, runFindings } from '../helpers/history.js';
 import { jobYaml, submit } from '../helpers/jobs.js';
 import { unfinishedCount } from '../../src/store/jobs.js';
 import { leaderAfter as leaderAfterEpoch } from '../helpers/leader.js';
+import { adminFetch } from '../helpers/auth.js';
 
 // Set before testcontainers is first loaded (imported lazily below). Its reaper is an image of
 // its own and nothing can be pulled here: the tests remove what they start. And it finds the
@@ -62,9 +63,9 @@ suite('a replica in a container (testcontainers)', () => {
       .withStartupTimeout(60_000)
       .start();
     try {
-      const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+      const health = await adminFetch(`http://127.0.0.1:${port}/healthz`);
       expect(health.status).toBe(200);
-      const ready = await eventually(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok, {
+      const ready = await eventually(async () => (await adminFetch(`http://127.0.0.1:${port}/readyz`)).ok, {
         what: '/readyz',
       });
       expect(ready).toBe(true);

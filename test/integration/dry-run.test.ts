@@ -16,6 +16,7 @@ import { eventually } from '../helpers/eventually.js';
 import { registerNode } from '../../src/store/nodes.js';
 import type { Replica } from '../../src/replica.js';
 import { CHANNELS } from '../../src/store/channels.js';
+import { adminFetch } from '../helpers/auth.js';
 
 const HOUR = 3_600_000;
 /** The test's own channel: PostgreSQL delivers a listener's notifications in commit order, whatever the channel. */
@@ -53,7 +54,7 @@ async function call(
   contentType = 'application/yaml',
   headers: Record<string, string> = {},
 ): Promise<Answer> {
-  const response = await fetch(replica.url + path, {
+  const response = await adminFetch(replica.url + path, {
     method,
     body,
     headers: { ...(body !== undefined ? { 'content-type': contentType } : {}), ...headers },
@@ -116,7 +117,7 @@ beforeAll(async () => {
   });
   // A node with room for every placeable job: registered, its watch open, one heartbeat (good for an hour).
   await registerNode(t.db, 'node-a', 64_000, 256 * 1024 ** 3, {}, randomUUID());
-  const watch = await fetch(`${replica.url}/api/v1/nodes/node-a/watch`, { signal: nodeWatch.signal });
+  const watch = await adminFetch(`${replica.url}/api/v1/nodes/node-a/watch`, { signal: nodeWatch.signal });
   void watch.body?.pipeTo(new WritableStream()).catch(() => {});
   const beat = async () => expect((await call('POST', '/api/v1/nodes/node-a/heartbeat')).status).toBe(200);
   await beat();
@@ -389,7 +390,7 @@ describe('dryRun=All on the Kubernetes routes', () => {
   });
 
   it('counts dry runs apart in fencer_http_requests_total (dry_run="true")', async () => {
-    const metrics = await (await fetch(`${replica.url}/metrics`)).text();
+    const metrics = await (await adminFetch(`${replica.url}/metrics`)).text();
     expect(metrics).toMatch(
       /^fencer_http_requests_total\{method="POST",route="\/api\/v1\/jobs",code="201",dry_run="true"\} [1-9]/m,
     );

@@ -17,6 +17,7 @@ import { KUBECTL, kubectlAgainst } from '../helpers/kubectl.js';
 import { projectRoot } from '../../src/paths.js';
 import { sql } from '../../src/store/sql.js';
 import type { Replica } from '../../src/replica.js';
+import { adminFetch } from '../helpers/auth.js';
 
 let t: TestDatabase;
 let replica: Replica;
@@ -39,7 +40,7 @@ const job = (namespace: string, name: string, labels: Record<string, string> = {
 });
 
 async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(replica.url + path, {
+  const res = await adminFetch(replica.url + path, {
     method,
     body: body === undefined ? undefined : JSON.stringify(body),
     headers: body === undefined ? {} : { 'content-type': 'application/json' },

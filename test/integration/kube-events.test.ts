@@ -10,9 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { startReplica } from '../helpers/replica.js';
-import { KUBECTL, kubectlAgainst } from '../helpers/kubectl.js';
+import { KUBECTL, kubectlAgainst, serverArgs } from '../helpers/kubectl.js';
 import { eventually } from '../helpers/eventually.js';
 import type { Replica } from '../../src/replica.js';
+import { adminFetch } from '../helpers/auth.js';
 
 let t: TestDatabase;
 let replica: Replica;
@@ -22,7 +23,7 @@ const job = (name: string, namespace = 'default') =>
   `apiVersion: fencer.dev/v1\nkind: Job\nmetadata:\n  name: ${name}\n  namespace: ${namespace}\nspec:\n  resources: { cpu: 100m, memory: 64Mi }\n  duration: 1h\n`;
 
 async function submit(name: string, namespace = 'default'): Promise<void> {
-  const res = await fetch(`${replica.url}/api/v1/jobs`, {
+  const res = await adminFetch(`${replica.url}/api/v1/jobs`, {
     method: 'POST',
     body: job(name, namespace),
     headers: { 'content-type': 'application/yaml' },
@@ -36,7 +37,7 @@ beforeAll(async () => {
   // Placed jobs stay Assigned: no agent confirms them, and none is declared lost meanwhile.
   replica = await startReplica(t.url, 'replica-e', { confirmTimeoutMs: 120_000 });
   home = mkdtempSync(join(tmpdir(), 'fencer-kube-events-'));
-  const registered = await fetch(`${replica.url}/api/v1/nodes/register`, {
+  const registered = await adminFetch(`${replica.url}/api/v1/nodes/register`, {
     method: 'POST',
     body: JSON.stringify({ name: 'node-1', capacity: { cpu: '4', memory: '8Gi' } }),
     headers: { 'content-type': 'application/json' },
@@ -176,7 +177,8 @@ describe.skipIf(!KUBECTL)(`kubectl and fencer's events (${KUBECTL ?? 'kubectl no
       metadata: { resourceVersion: string; continue?: string; remainingItemCount?: number };
       items: Array<{ metadata: { namespace: string; name: string } }>;
     };
-    const read = async (query: string) => (await (await fetch(`${replica.url}/api/v1/events?${query}`)).json()) as List;
+    const read = async (query: string) =>
+      (await (await adminFetch(`${replica.url}/api/v1/events?${query}`)).json()) as List;
     const namesOf = (list: List) => list.items.map((e) => `${e.metadata.namespace}/${e.metadata.name}`);
     const before = namesOf(await read(''));
     expect(before.length).toBeGreaterThan(3);
@@ -195,7 +197,7 @@ describe.skipIf(!KUBECTL)(`kubectl and fencer's events (${KUBECTL ?? 'kubectl no
     expect(names).toEqual([...new Set(names)].sort());
     expect(before.filter((n) => !names.includes(n))).toEqual([]);
     expect(names.filter((n) => !after.includes(n))).toEqual([]);
-    const bad = await fetch(`${replica.url}/api/v1/events?continue=nope`);
+    const bad = await adminFetch(`${replica.url}/api/v1/events?continue=nope`);
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ kind: 'Status', reason: 'BadRequest' });
   });
@@ -203,7 +205,7 @@ describe.skipIf(!KUBECTL)(`kubectl and fencer's events (${KUBECTL ?? 'kubectl no
   it('kubectl get events -w shows an event written after it began', async () => {
     const watcher = spawn(
       KUBECTL!,
-      ['--server', replica.url, '--cache-dir', join(home, 'cache'), 'get', 'events', '-w', '--request-timeout', '0'],
+      [...serverArgs(replica.url), '--cache-dir', join(home, 'cache'), 'get', 'events', '-w', '--request-timeout', '0'],
       { env: { ...process.env, KUBECONFIG: join(home, 'none') } },
     );
     let out = '';
@@ -222,13 +224,13 @@ describe.skipIf(!KUBECTL)(`kubectl and fencer's events (${KUBECTL ?? 'kubectl no
   });
 
   it("a raw watch from a list's resourceVersion streams only what came after, ADDED", async () => {
-    const list = (await (await fetch(`${replica.url}/api/v1/namespaces/default/events`)).json()) as {
+    const list = (await (await adminFetch(`${replica.url}/api/v1/namespaces/default/events`)).json()) as {
       metadata: { resourceVersion: string };
       items: unknown[];
     };
     expect(list.metadata.resourceVersion).toMatch(/^\d+\.\d+$/);
     const aborted = new AbortController();
-    const res = await fetch(
+    const res = await adminFetch(
       `${replica.url}/api/v1/namespaces/default/events?watch=true&resourceVersion=${list.metadata.resourceVersion}&fieldSelector=involvedObject.name=later`,
       { signal: aborted.signal },
     );
@@ -260,7 +262,7 @@ describe.skipIf(!KUBECTL)(`kubectl and fencer's events (${KUBECTL ?? 'kubectl no
   });
 
   it("fencer's own cluster event list moved to /api/v1/clusterevents", async () => {
-    const body = (await (await fetch(`${replica.url}/api/v1/clusterevents`)).json()) as {
+    const body = (await (await adminFetch(`${replica.url}/api/v1/clusterevents`)).json()) as {
       apiVersion: string;
       kind: string;
       items: Array<{ reason: string; object: string }>;

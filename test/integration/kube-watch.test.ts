@@ -18,8 +18,10 @@ import { eventually } from '../helpers/eventually.js';
 import { leaderAfter } from '../helpers/leader.js';
 import { jobYaml, submit } from '../helpers/jobs.js';
 import { unfinishedCount } from '../../src/store/jobs.js';
+import { adminFetch } from '../helpers/auth.js';
 
 const KUBECTL = ['/usr/bin/kubectl', '/usr/local/bin/kubectl'].find((p) => existsSync(p));
+const { serverArgs } = await import('../helpers/kubectl.js');
 let t: TestDatabase;
 let cluster: Cluster;
 let home: string;
@@ -63,8 +65,9 @@ describe('watch', () => {
     const server = await standby();
     const kc = new KubeConfig();
     kc.loadFromOptions({
-      clusters: [{ name: 'fencer', server, skipTLSVerify: true }],
-      users: [{ name: 'user' }],
+      // Over TLS, as a client library sends a token (the replica's port answers https too).
+      clusters: [{ name: 'fencer', server: server.replace(/^http:/, 'https:'), skipTLSVerify: true }],
+      users: [{ name: 'user', token: process.env.FENCER_TOKEN }],
       contexts: [{ name: 'fencer', cluster: 'fencer', user: 'user' }],
       currentContext: 'fencer',
     });
@@ -132,9 +135,9 @@ describe('watch', () => {
   it('a resourceVersion no longer kept is 410 Gone (ERROR event, reason Expired)', async () => {
     // The leader: alive, whichever replica the test before killed.
     const server = cluster.replicaUrl((await cluster.leader())!.name);
-    const res = await fetch(`${server}/apis/fencer.dev/v1/namespaces/default/jobs?watch=1&resourceVersion=1`);
+    const res = await adminFetch(`${server}/apis/fencer.dev/v1/namespaces/default/jobs?watch=1&resourceVersion=1`);
     await t.db.query('DELETE FROM watch_events WHERE id <= 1');
-    const again = await fetch(`${server}/apis/fencer.dev/v1/namespaces/default/jobs?watch=1&resourceVersion=1`);
+    const again = await adminFetch(`${server}/apis/fencer.dev/v1/namespaces/default/jobs?watch=1&resourceVersion=1`);
     void res.body?.cancel();
     const line = (await again.text()).trim().split('\n')[0]!;
     expect(JSON.parse(line)).toMatchObject({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired' } });
@@ -146,13 +149,15 @@ describe('watch', () => {
       const server = await standby();
       const watcher = spawn(
         KUBECTL!,
-        ['--server', server, '--cache-dir', join(home, 'kcache'), 'get', 'fj', '-w', '--request-timeout', '0'],
+        [...serverArgs(server), '--cache-dir', join(home, 'kcache'), 'get', 'fj', '-w', '--request-timeout', '0'],
         { env: { ...process.env, KUBECONFIG: join(home, 'none') } },
       );
       let out = '';
+      let err = '';
       watcher.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      watcher.stderr.on('data', (d: Buffer) => (err += d.toString()));
       try {
-        await eventually(() => out.includes('NAME'), { what: 'the header' });
+        await eventually(() => out.includes('NAME'), { what: `the header (kubectl said: ${err})` });
         expect(await submit(cluster.replicaUrls, jobYaml('live-1', { duration: '2s' }))).toBe(201);
         await eventually(() => /^live-1\s+Running/m.test(out), {
           timeoutMs: 20_000,

@@ -1,7 +1,7 @@
 // Real kubectl against a replica: discovery (api-resources), explain from the OpenAPI the CRDs
 // generate, get as a Table with fencer's printer columns, -o json, label and field selectors, and
 // errors as Status objects. Skips, saying why, when no kubectl can be found.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,7 @@ import { startReplica } from '../helpers/replica.js';
 import type { Replica } from '../../src/replica.js';
 import { KUBECTL, kubectlAgainst, run } from '../helpers/kubectl.js';
 import { eventually } from '../helpers/eventually.js';
+import { adminFetch } from '../helpers/auth.js';
 
 let t: TestDatabase;
 let replica: Replica;
@@ -24,7 +25,7 @@ beforeAll(async () => {
   replica = await startReplica(t.url, 'replica-k', { confirmTimeoutMs: 120_000 });
   home = mkdtempSync(join(tmpdir(), 'fencer-kubectl-'));
   const submit = (path: string, body: string) =>
-    fetch(replica.url + path, { method: 'POST', body, headers: { 'content-type': 'application/yaml' } });
+    adminFetch(replica.url + path, { method: 'POST', body, headers: { 'content-type': 'application/yaml' } });
   const job = (name: string, labels: string) =>
     `apiVersion: fencer.dev/v1\nkind: Job\nmetadata:\n  name: ${name}\n  labels: ${labels}\nspec:\n  resources: { cpu: 100m, memory: 64Mi }\n  duration: 1h\n`;
   expect((await submit('/api/v1/jobs', job('train', '{ team: ml }'))).status).toBe(201);
@@ -261,7 +262,9 @@ describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => 
           env: { ...process.env, KUBECONFIG: file, FENCER_SERVER: '' },
         })
       ).stdout;
-    expect(await fencer('kubeconfig', '--server', replica.url, '-o', file)).toContain('context fencer');
+    expect(
+      await fencer('kubeconfig', '--server', replica.url, '--certificate-authority', inject('servingCert'), '-o', file),
+    ).toContain('context fencer');
     const { stdout } = await promisify(execFile)(
       KUBECTL!,
       ['--cache-dir', join(home, 'cache2'), 'get', 'fj', '-o', 'name'],

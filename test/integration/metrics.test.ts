@@ -14,6 +14,7 @@ import { projectRoot } from '../../src/paths.js';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { jobYaml, submit } from '../helpers/jobs.js';
+import { adminFetch } from '../helpers/auth.js';
 
 const PROMTOOL = ['/usr/bin/promtool', '/usr/local/bin/promtool'].find((p) => existsSync(p));
 let t: TestDatabase;
@@ -48,7 +49,7 @@ afterAll(async () => {
 });
 
 async function scrape(url: string): Promise<string> {
-  const res = await fetch(url);
+  const res = await adminFetch(url);
   expect(res.status).toBe(200);
   return res.text();
 }
@@ -136,7 +137,7 @@ describe('/metrics', () => {
     expect(value(text, 'fencer_agent_jobs_running{node="node-1"}')).toBe(0);
     expect(value(text, 'fencer_agent_runs_total{node="node-1",reason="completed"}')).toBe(1);
     expect(value(text, 'fencer_agent_self_fences_total{node="node-1"}') ?? 0).toBe(0);
-    expect((await fetch(url!.replace('/metrics', '/healthz'))).status).toBe(200);
+    expect((await adminFetch(url!.replace('/metrics', '/healthz'))).status).toBe(200);
   });
 
   it("the CLI shows a job's events from the history, what nodes hold (top), the cluster's events and a process's log", async () => {

@@ -16,6 +16,7 @@ import { freePort } from '../../src/net/free-port.js';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { jobYaml, submit } from '../helpers/jobs.js';
+import { adminFetch } from '../helpers/auth.js';
 
 const PROMETHEUS = ['/usr/bin/prometheus', '/usr/local/bin/prometheus'].find((p) => existsSync(p));
 const PROMTOOL = ['/usr/bin/promtool', '/usr/local/bin/promtool'].find((p) => existsSync(p));
@@ -38,7 +39,7 @@ function run(file: string, args: string[], cwd: string): Promise<{ code: number;
 
 /** One instant query's result vector (throws on a query Prometheus refuses). */
 async function query(expr: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> {
-  const res = await fetch(`${promUrl}/api/v1/query?query=${encodeURIComponent(expr)}`);
+  const res = await adminFetch(`${promUrl}/api/v1/query?query=${encodeURIComponent(expr)}`);
   const body = (await res.json()) as {
     status: string;
     error?: string;
@@ -86,7 +87,9 @@ beforeAll(async () => {
     ],
     { stdio: 'ignore' },
   );
-  await eventually(async () => (await fetch(`${promUrl}/-/ready`).catch(() => null))?.ok, { what: 'Prometheus ready' });
+  await eventually(async () => (await adminFetch(`${promUrl}/-/ready`).catch(() => null))?.ok, {
+    what: 'Prometheus ready',
+  });
 }, 90_000);
 
 afterAll(async () => {

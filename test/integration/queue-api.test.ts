@@ -15,6 +15,7 @@ import { startReplica } from '../helpers/replica.js';
 import { eventually } from '../helpers/eventually.js';
 import { projectRoot } from '../../src/paths.js';
 import type { Replica } from '../../src/replica.js';
+import { adminFetch } from '../helpers/auth.js';
 
 let t: TestDatabase;
 let replica: Replica;
@@ -36,7 +37,11 @@ afterAll(async () => {
 });
 
 async function call(method: string, path: string, body?: string, contentType = 'application/yaml') {
-  const res = await fetch(replica.url + path, { method, body, headers: body ? { 'content-type': contentType } : {} });
+  const res = await adminFetch(replica.url + path, {
+    method,
+    body,
+    headers: body ? { 'content-type': contentType } : {},
+  });
   return { status: res.status, headers: res.headers, body: (await res.json()) as any };
 }
 
@@ -260,7 +265,7 @@ describe('a namespace on a node', () => {
       (await post('/api/v1/nodes/register', { name: 'n1', capacity: { cpu: '4', memory: '8Gi' }, labels: {} })).status,
     ).toBe(200);
     beating = setInterval(() => void post('/api/v1/nodes/n1/heartbeat', {}).catch(() => {}), 300);
-    const stream = await fetch(`${replica.url}/api/v1/nodes/n1/watch`, { signal: watch.signal });
+    const stream = await adminFetch(`${replica.url}/api/v1/nodes/n1/watch`, { signal: watch.signal });
     expect(stream.status).toBe(200);
     void (async () => {
       for await (const _ of stream.body as any); // read (and drop) the snapshots, as a node does

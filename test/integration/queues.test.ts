@@ -18,6 +18,7 @@ import { unfinishedCount } from '../../src/store/jobs.js';
 import { readCheckInput } from '../../src/checker/read.js';
 import type { QueueRequest } from '../../src/domain/resources.js';
 import { leaderAfter } from '../helpers/leader.js';
+import { adminFetch } from '../helpers/auth.js';
 
 const NODES = ['node-1', 'node-2', 'node-3', 'node-4'];
 
@@ -226,7 +227,7 @@ describe('queue limits and quotas on a real cluster', () => {
           (await t.db.query("SELECT 1 FROM jobs WHERE name = 'second' AND reason = 'QueueAtLimit'")).rowCount === 1,
         { what: 'second held by the limit' },
       );
-      const cancelled = await fetch(`${cluster.replicaUrls[0]}/api/v1/namespaces/default/jobs/first/cancel`, {
+      const cancelled = await adminFetch(`${cluster.replicaUrls[0]}/api/v1/namespaces/default/jobs/first/cancel`, {
         method: 'POST',
       });
       expect(cancelled.status).toBe(200);

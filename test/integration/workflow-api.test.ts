@@ -7,6 +7,7 @@ import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { startReplica } from '../helpers/replica.js';
 import type { Replica } from '../../src/replica.js';
 import { workflowYaml } from '../helpers/workflows.js';
+import { adminFetch } from '../helpers/auth.js';
 
 let t: TestDatabase;
 let replica: Replica;
@@ -27,7 +28,7 @@ afterAll(async () => {
 });
 
 async function call(method: string, path: string, body?: string, headers: Record<string, string> = {}) {
-  const res = await fetch(replica.url + path, {
+  const res = await adminFetch(replica.url + path, {
     method,
     body,
     headers: { ...(body ? { 'content-type': 'application/yaml' } : {}), ...headers },

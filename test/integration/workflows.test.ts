@@ -19,6 +19,7 @@ import { CLEAN, runFindings } from '../helpers/history.js';
 import { anyReplica, jobYaml, submit } from '../helpers/jobs.js';
 import { workflowYaml, type TestJob } from '../helpers/workflows.js';
 import type { Job, List, Workflow } from '../../src/domain/resources.js';
+import { adminFetch } from '../helpers/auth.js';
 
 const NODES = ['node-1', 'node-2', 'node-3', 'node-4', 'node-5', 'node-6'];
 const OS = ['linux', 'windows', 'darwin'];
@@ -64,7 +65,7 @@ const allRunLines = () => NODES.flatMap((n) => runLog(n));
 
 async function api<T>(method: string, path: string, body?: string, url?: string): Promise<{ status: number; body: T }> {
   const call = async (base: string) => {
-    const res = await fetch(`${base}${path}`, {
+    const res = await adminFetch(`${base}${path}`, {
       method,
       body,
       headers: body ? { 'content-type': 'application/yaml' } : {},

@@ -367,7 +367,12 @@ describe('reviews', () => {
     });
     expect(status.incomplete).toBe(false);
     expect(rulesReview(carol, 'b', policy).status.resourceRules.some((r) => r.resourceNames)).toBe(false);
+    // Besides what dave was granted, what every authenticated user reads (system:discovery).
     expect(rulesReview(dave, 'a', policy).status.nonResourceRules).toEqual([
+      {
+        verbs: ['get'],
+        nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/openapi', '/openapi/*', '/version', '/version/'],
+      },
       { verbs: ['get'], nonResourceURLs: ['/metrics', '/debug/*'] },
     ]);
     expect(rulesReview(erin, 'a', policy).status.evaluationError).toBe('role.rbac.fencer.dev "missing" not found');

@@ -7,6 +7,7 @@ import { ValidationError } from '../../errors/validation-error.js';
 import { injectFault } from '../route-faults.js';
 import { applyReports, type NodeReport } from '../../store/assignments.js';
 import { NODE_ROUTES } from '../../domain/node-routes.js';
+import { onNode } from './nodes.js';
 
 /** A node's batch: what one node has to say every few tens of milliseconds, at most. */
 const MAX_REPORTS = 1000;
@@ -15,20 +16,24 @@ export function assignmentRoutes(app: FastifyInstance, ctx: ApiContext): void {
   // Many reports in one request, each answered 'ok' or 'not-active' (then the node stops that
   // job), in order. A hundred nodes each starting thirty jobs at once are a hundred requests,
   // not three thousand.
-  app.post<{ Params: { name: string } }>(NODE_ROUTES.reports.route, async (request) => {
-    const node = request.params.name;
-    await injectFault('reports', node);
-    const reports = parseReports(jsonObject(request.body));
-    const outcomes: Array<'ok' | 'not-active'> = new Array(reports.length).fill('not-active');
-    const valid = reports.flatMap((report, i) => (UUID.test(report.id) ? [{ report, i }] : []));
-    const applied = await applyReports(
-      ctx.db,
-      node,
-      valid.map((v) => v.report),
-    );
-    valid.forEach((v, k) => (outcomes[v.i] = applied[k] ?? 'not-active'));
-    return { outcomes };
-  });
+  app.post<{ Params: { name: string } }>(
+    NODE_ROUTES.reports.route,
+    { config: { access: onNode('create', 'reports') } },
+    async (request) => {
+      const node = request.params.name;
+      await injectFault('reports', node);
+      const reports = parseReports(jsonObject(request.body));
+      const outcomes: Array<'ok' | 'not-active'> = new Array(reports.length).fill('not-active');
+      const valid = reports.flatMap((report, i) => (UUID.test(report.id) ? [{ report, i }] : []));
+      const applied = await applyReports(
+        ctx.db,
+        node,
+        valid.map((v) => v.report),
+      );
+      valid.forEach((v, k) => (outcomes[v.i] = applied[k] ?? 'not-active'));
+      return { outcomes };
+    },
+  );
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,14 +1,16 @@
 // CronJobs: apply (create or edit; one YAML or JSON document), get, list, delete, and a
 // CronJob's recent occurrences. Any replica, no leader needed: firing is the leader's.
-import type { FastifyInstance } from 'fastify';
-import { rehearseIf, REHEARSABLE } from '../dry-run.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { parsedBody } from '../auth-gate.js';
+import { createdIn, onCollection, onObject } from '../route-access.js';
+import { rehearseIf } from '../dry-run.js';
 import { writeOptionsOf, type WriteAnswer, type WriteOptions } from '../write-options.js';
 import type { ApiContext } from '../context.js';
 import { HttpError } from '../../errors/http-error.js';
 import { readCronJobSubmission } from '../validation/cronjob.js';
 import { applyCronJob, deleteCronJob, getCronJob, listCronJobs, recentOccurrences } from '../../store/cronjobs.js';
 import { presentCronJob } from '../present.js';
-import { API_VERSION, type CronJob } from '../../domain/resources.js';
+import { API_VERSION, type CronJob, type CronJobRequest } from '../../domain/resources.js';
 import { overdueSlackMs } from '../../config.js';
 
 interface CronJobParams {
@@ -21,11 +23,9 @@ const OCCURRENCES_SHOWN = 20;
 /** Creates or edits the CronJob a POST /api/v1/cronjobs body holds. */
 export async function applyCronJobOf(
   ctx: ApiContext,
-  text: string,
-  contentType: string | undefined,
+  cronJob: CronJobRequest,
   options: WriteOptions,
 ): Promise<WriteAnswer> {
-  const cronJob = readCronJobSubmission(text, contentType);
   const result = await rehearseIf(options.dryRun, ctx.db, (db) => applyCronJob(db, cronJob));
   return { code: result.outcome === 'created' ? 201 : 200, body: presentCronJob(result.cronJob) };
 }
@@ -46,61 +46,87 @@ export async function removeCronJob(
 }
 
 export function cronJobRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  app.post('/api/v1/cronjobs', REHEARSABLE, async (request, reply) => {
-    const answer = await applyCronJobOf(
-      ctx,
-      String(request.body ?? ''),
-      request.headers['content-type'],
-      writeOptionsOf(request),
-    );
-    reply.code(answer.code);
-    return answer.body;
-  });
+  const submission = (request: FastifyRequest) => parsedBody(request, readCronJob);
+  app.post(
+    '/api/v1/cronjobs',
+    {
+      config: {
+        dryRun: true,
+        access: async (request) => createdIn('cronjobs', [(await submission(request)).namespace]),
+      },
+    },
+    async (request, reply) => {
+      const answer = await applyCronJobOf(ctx, await submission(request), writeOptionsOf(request));
+      reply.code(answer.code);
+      return answer.body;
+    },
+  );
 
-  app.get<{ Querystring: { namespace?: string } }>('/api/v1/cronjobs', async (request) => {
-    const rows = await listCronJobs(ctx.db, request.query.namespace || null);
-    return { apiVersion: API_VERSION, kind: 'CronJobList', items: rows.map(presentCronJob) };
-  });
+  app.get<{ Querystring: { namespace?: string } }>(
+    '/api/v1/cronjobs',
+    { config: { access: onCollection('list', 'cronjobs') } },
+    async (request) => {
+      const rows = await listCronJobs(ctx.db, request.query.namespace || null);
+      return { apiVersion: API_VERSION, kind: 'CronJobList', items: rows.map(presentCronJob) };
+    },
+  );
 
-  app.get<{ Params: { namespace: string } }>('/api/v1/namespaces/:namespace/cronjobs', async (request) => {
-    const rows = await listCronJobs(ctx.db, request.params.namespace);
-    return { apiVersion: API_VERSION, kind: 'CronJobList', items: rows.map(presentCronJob) };
-  });
+  app.get<{ Params: { namespace: string } }>(
+    '/api/v1/namespaces/:namespace/cronjobs',
+    { config: { access: onCollection('list', 'cronjobs') } },
+    async (request) => {
+      const rows = await listCronJobs(ctx.db, request.params.namespace);
+      return { apiVersion: API_VERSION, kind: 'CronJobList', items: rows.map(presentCronJob) };
+    },
+  );
 
-  app.get<{ Params: CronJobParams }>('/api/v1/namespaces/:namespace/cronjobs/:name', async (request) => {
-    const { namespace, name } = request.params;
-    const row = await getCronJob(ctx.db, namespace, name);
-    if (!row) throw notFound(namespace, name);
-    return presentCronJob(row);
-  });
+  app.get<{ Params: CronJobParams }>(
+    '/api/v1/namespaces/:namespace/cronjobs/:name',
+    { config: { access: onObject('get', 'cronjobs') } },
+    async (request) => {
+      const { namespace, name } = request.params;
+      const row = await getCronJob(ctx.db, namespace, name);
+      if (!row) throw notFound(namespace, name);
+      return presentCronJob(row);
+    },
+  );
 
   // The most recent occurrences, newest first: fired (with the Job and how late) or skipped (why).
-  app.get<{ Params: CronJobParams }>('/api/v1/namespaces/:namespace/cronjobs/:name/occurrences', async (request) => {
-    const { namespace, name } = request.params;
-    const row = await getCronJob(ctx.db, namespace, name);
-    if (!row) throw notFound(namespace, name);
-    const occurrences = await recentOccurrences(ctx.db, row.uid, OCCURRENCES_SHOWN);
-    return {
-      items: occurrences.map((o) => ({
-        scheduledTime: o.scheduled_at.toISOString(),
-        outcome: o.outcome,
-        ...(o.reason ? { reason: o.reason } : {}),
-        ...(o.job ? { job: o.job } : {}),
-        handledTime: o.fired_at.toISOString(),
-        ...(o.started_at ? { startTime: o.started_at.toISOString() } : {}),
-      })),
-    };
-  });
+  app.get<{ Params: CronJobParams }>(
+    '/api/v1/namespaces/:namespace/cronjobs/:name/occurrences',
+    { config: { access: onObject('get', 'cronjobs', 'occurrences') } },
+    async (request) => {
+      const { namespace, name } = request.params;
+      const row = await getCronJob(ctx.db, namespace, name);
+      if (!row) throw notFound(namespace, name);
+      const occurrences = await recentOccurrences(ctx.db, row.uid, OCCURRENCES_SHOWN);
+      return {
+        items: occurrences.map((o) => ({
+          scheduledTime: o.scheduled_at.toISOString(),
+          outcome: o.outcome,
+          ...(o.reason ? { reason: o.reason } : {}),
+          ...(o.job ? { job: o.job } : {}),
+          handledTime: o.fired_at.toISOString(),
+          ...(o.started_at ? { startTime: o.started_at.toISOString() } : {}),
+        })),
+      };
+    },
+  );
 
   // propagationPolicy Orphan leaves its Jobs and workflows running; otherwise they go with it.
   app.delete<{ Params: CronJobParams; Querystring: { propagationPolicy?: string } }>(
     '/api/v1/namespaces/:namespace/cronjobs/:name',
-    REHEARSABLE,
+    { config: { dryRun: true, access: onObject('delete', 'cronjobs') } },
     async (request) => {
       const orphan = propagationOf(request.query.propagationPolicy) === 'Orphan';
       return removeCronJob(ctx, request.params.namespace, request.params.name, orphan, writeOptionsOf(request));
     },
   );
+}
+
+/** A CronJob document as the store takes it. */
+export function readCronJob(text: string, contentType: string | undefined): CronJobRequest {
+  return readCronJobSubmission(text, contentType);
 }
 
 function notFound(namespace: string, name: string): HttpError {

@@ -12,6 +12,8 @@ import type { ObjectQuery } from '../kube/objects.js';
 import { getEvent, listEvents, type EventShape } from '../kube/events/read.js';
 import { eventTable } from '../kube/events/table.js';
 import { streamEventWatch } from '../kube/events/watch.js';
+import type { Access } from '../auth-gate.js';
+import { kubeVerb } from '../route-access.js';
 
 const SHAPES: ReadonlyArray<{ prefix: string; shape: EventShape; kind: KubeKind }> = [
   { prefix: '/api/v1', shape: 'core', kind: CORE_EVENT_KIND },
@@ -48,9 +50,21 @@ export function kubeEventRoutes(kube: FastifyInstance, ctx: ApiContext): void {
       if (table) return reply.type('application/json').send(eventTable([event], { now: new Date(), ...table }));
       return event;
     };
-    kube.get(`${prefix}/events`, list);
-    kube.get(`${prefix}/namespaces/:namespace/events`, list);
-    kube.get(`${prefix}/namespaces/:namespace/events/:name`, get);
+    // Read-only: list, watch (?watch=true) or get, in the path's namespace or across all of them.
+    const access = (request: FastifyRequest): Access => {
+      const { namespace, name } = request.params as { namespace?: string; name?: string };
+      return {
+        verb: kubeVerb(request, name !== undefined),
+        apiGroup: kind.group,
+        resource: 'events',
+        ...(namespace ? { namespace } : {}),
+        ...(name ? { name } : {}),
+      };
+    };
+    const config = { config: { access } };
+    kube.get(`${prefix}/events`, config, list);
+    kube.get(`${prefix}/namespaces/:namespace/events`, config, list);
+    kube.get(`${prefix}/namespaces/:namespace/events/:name`, config, get);
   }
 }
 

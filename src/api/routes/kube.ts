@@ -14,18 +14,23 @@ import { openApiV2, openApiV3, openApiV3Index } from '../kube/openapi.js';
 import { parseIncludeObject, toTable, type KubeObject } from '../kube/table.js';
 import { kubeObjects, type ObjectQuery } from '../kube/objects.js';
 import { selectObjects } from '../kube/selectors.js';
-import { KubeError, statusOf } from '../kube/status.js';
+import { challengeHeader, KubeError, statusOf } from '../kube/status.js';
+import { UnauthorizedError } from '../../errors/unauthorized-error.js';
 import { listNamespaces } from '../../store/queues.js';
 import { readNamespace } from './queues.js';
 import { streamWatch } from '../kube/object-watch.js';
 import { listVersion } from '../../store/watch-feed.js';
 import { expectedVersionOf, mergePatch, replaceObject } from '../kube/updates.js';
-import { REHEARSABLE, writeOrRehearse } from '../dry-run.js';
+import { writeOrRehearse } from '../dry-run.js';
+import { pathAccess, PUBLIC, type Access } from '../auth-gate.js';
+import { kubeVerb, onCollection } from '../route-access.js';
 import { isPoolWaitExceeded, shedPoolWait } from '../pool-wait.js';
 import { writeOptionsOf, type WriteAnswer, type WriteOptions } from '../write-options.js';
 import { createJobs, removeJob } from './jobs.js';
-import { createWorkflow, removeWorkflow } from './workflows.js';
-import { applyCronJobOf, propagationOf, removeCronJob } from './cronjobs.js';
+import { createWorkflow, readWorkflow, removeWorkflow } from './workflows.js';
+import { applyCronJobOf, propagationOf, readCronJob, removeCronJob } from './cronjobs.js';
+import { readSubmissionOffLoop } from '../validation/off-loop.js';
+import { readQueueSubmission, readResourceQuotaSubmission } from '../validation/queue.js';
 import { applyQueueOf, applyQuotaOf, removeQueue, removeQuota } from './queues.js';
 import { deleteOptionsOf } from '../delete-options.js';
 import YAML from 'yaml';
@@ -41,6 +46,8 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
   void app.register(async (kube) => {
     kube.setErrorHandler((thrown, request, reply) => {
       const status = statusOf(thrown);
+      if (thrown instanceof UnauthorizedError)
+        void reply.headers(challengeHeader(request.headers.authorization !== undefined));
       if (status.details?.retryAfterSeconds !== undefined)
         void reply.header('Retry-After', String(status.details.retryAfterSeconds));
       if (status.code >= 500) ctx.logger.error({ err: status.message, url: request.url }, 'request failed');
@@ -55,7 +62,7 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
       apiErrorsOf(() => writesOf(kind, 'POST').create(ctx, JSON.stringify(object), 'application/json', options));
     kubeEventRoutes(kube, ctx);
 
-    kube.get('/version', async () => ({
+    kube.get('/version', { config: { access: PUBLIC } }, async () => ({
       major: '1',
       minor: '32',
       gitVersion: 'v1.32.0-fencer',
@@ -72,30 +79,39 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
       if (format === 'legacy') return legacy();
       return aggregatedDiscovery(core ? CORE_KINDS : groups, format === 'aggregated-v2' ? 'v2' : 'v2beta1');
     };
-    kube.get('/api', async (request, reply) => discovery(request, reply, () => apiVersions(ctx.url), true));
-    kube.get('/apis', async (request, reply) => discovery(request, reply, () => apiGroupList(groups), false));
-    kube.get('/api/v1', async () => apiResourceList(CORE_KINDS, 'v1'));
+    const discoveryAccess = { config: { access: pathAccess() } };
+    kube.get('/api', discoveryAccess, async (request, reply) =>
+      discovery(request, reply, () => apiVersions(ctx.url), true),
+    );
+    kube.get('/apis', discoveryAccess, async (request, reply) =>
+      discovery(request, reply, () => apiGroupList(groups), false),
+    );
+    kube.get('/api/v1', discoveryAccess, async () => apiResourceList(CORE_KINDS, 'v1'));
     // The core namespaces: every namespace something lives in, with fencer's use in each status.
-    kube.get<{ Querystring: ObjectQuery }>('/api/v1/namespaces', async (request, reply) => {
-      const resourceVersion = String(await listVersion(ctx.db));
-      const names = await listNamespaces(ctx.db);
-      const items = (await Promise.all(names.map((name) => readNamespace(ctx.db, name)))).filter(
-        (n) => n !== undefined,
-      ) as unknown as KubeObject[];
-      const found = selectObjects(items, request.query);
-      return answer(request, reply, CORE_KINDS[0]!, found.items, {
-        resourceVersion,
-        continue: found.continue,
-        remainingItemCount: found.remaining,
-      });
-    });
-    kube.get<{ Params: { group: string } }>('/apis/:group', async (request) => {
+    kube.get<{ Querystring: ObjectQuery }>(
+      '/api/v1/namespaces',
+      { config: { access: onCollection('list', 'namespaces', undefined, '') } },
+      async (request, reply) => {
+        const resourceVersion = String(await listVersion(ctx.db));
+        const names = await listNamespaces(ctx.db);
+        const items = (await Promise.all(names.map((name) => readNamespace(ctx.db, name)))).filter(
+          (n) => n !== undefined,
+        ) as unknown as KubeObject[];
+        const found = selectObjects(items, request.query);
+        return answer(request, reply, CORE_KINDS[0]!, found.items, {
+          resourceVersion,
+          continue: found.continue,
+          remainingItemCount: found.remaining,
+        });
+      },
+    );
+    kube.get<{ Params: { group: string } }>('/apis/:group', discoveryAccess, async (request) => {
       const found = apiGroup(groups, request.params.group);
       if (!found)
         throw new HttpError(404, `the server could not find the requested resource (group ${request.params.group})`);
       return found;
     });
-    kube.get<{ Params: GroupVersion }>('/apis/:group/:version', async (request) => {
+    kube.get<{ Params: GroupVersion }>('/apis/:group/:version', discoveryAccess, async (request) => {
       const found = apiResourceList(groups, `${request.params.group}/${request.params.version}`);
       if (!found)
         throw new HttpError(
@@ -105,14 +121,14 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
       return found;
     });
 
-    kube.get('/openapi/v2', async (request) => {
+    kube.get('/openapi/v2', discoveryAccess, async (request) => {
       // kubectl asks for protobuf only; it reads v3 for explain and validation.
       if (!acceptsJson(parseAccept(request.headers.accept)))
         throw new HttpError(406, 'only application/json is served');
       return openApiV2(kinds);
     });
-    kube.get('/openapi/v3', async () => openApiV3Index(kinds));
-    kube.get<{ Params: GroupVersion }>('/openapi/v3/apis/:group/:version', async (request) => {
+    kube.get('/openapi/v3', discoveryAccess, async () => openApiV3Index(kinds));
+    kube.get<{ Params: GroupVersion }>('/openapi/v3/apis/:group/:version', discoveryAccess, async (request) => {
       const found = openApiV3(kinds, `apis/${request.params.group}/${request.params.version}`);
       if (!found) throw new HttpError(404, `no OpenAPI document for ${request.params.group}/${request.params.version}`);
       return found;
@@ -163,7 +179,7 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     // exists is AlreadyExists even when it is the same, refusals are Status objects with their causes.
     kube.post<{ Params: ListParams }>(
       '/apis/:group/:version/namespaces/:namespace/:plural',
-      REHEARSABLE,
+      OBJECT_WRITE,
       async (request, reply) => {
         const kind = kindOf(kinds, request.params);
         const object = objectIn(String(request.body ?? ''), request.params.namespace!);
@@ -189,7 +205,7 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     // workflows running; a workflow's jobs need their workflow, so it cannot orphan them.
     kube.delete<{ Params: GetParams; Querystring: { propagationPolicy?: string } }>(
       '/apis/:group/:version/namespaces/:namespace/:plural/:name',
-      REHEARSABLE,
+      OBJECT_WRITE,
       async (request) => {
         const kind = kindOf(kinds, request.params);
         const { namespace, name } = request.params;
@@ -216,7 +232,7 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     // A whole new object, optimistic on the resourceVersion it names.
     kube.put<{ Params: GetParams }>(
       '/apis/:group/:version/namespaces/:namespace/:plural/:name',
-      REHEARSABLE,
+      OBJECT_WRITE,
       async (request) => {
         const kind = kindOf(kinds, request.params);
         const { namespace, name } = request.params;
@@ -234,7 +250,7 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     // as read and writes at its version, read again if another change came first.
     kube.patch<{ Params: GetParams }>(
       '/apis/:group/:version/namespaces/:namespace/:plural/:name',
-      REHEARSABLE,
+      OBJECT_WRITE,
       async (request, reply) => {
         const kind = kindOf(kinds, request.params);
         const { namespace, name } = request.params;
@@ -286,13 +302,36 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
         }
       },
     );
-    kube.get('/apis/:group/:version/namespaces/:namespace/:plural', list);
-    kube.get('/apis/:group/:version/namespaces/:namespace/:plural/:name', get);
-    kube.get('/apis/:group/:version/namespaces/:namespace/:plural/:name/status', get);
-    kube.get('/apis/:group/:version/:plural', list);
-    kube.get('/apis/:group/:version/:plural/:name', get);
-    kube.get('/apis/:group/:version/:plural/:name/status', get);
+    const read = { config: { access: objectAccess } };
+    kube.get('/apis/:group/:version/namespaces/:namespace/:plural', read, list);
+    kube.get('/apis/:group/:version/namespaces/:namespace/:plural/:name', read, get);
+    kube.get('/apis/:group/:version/namespaces/:namespace/:plural/:name/status', read, get);
+    kube.get('/apis/:group/:version/:plural', read, list);
+    kube.get('/apis/:group/:version/:plural/:name', read, get);
+    kube.get('/apis/:group/:version/:plural/:name/status', read, get);
   });
+}
+
+/** The attributes of a request under /apis/GROUP/VERSION/[namespaces/NS/]PLURAL[/NAME[/status]]. */
+function objectAccess(request: FastifyRequest): Access {
+  const { group, plural, namespace, name } = request.params as Partial<GroupVersion & ObjectParams>;
+  const status = name !== undefined && request.url.split('?')[0]!.endsWith('/status');
+  return {
+    verb: kubeVerb(request, name !== undefined),
+    apiGroup: group ?? '',
+    resource: plural ?? '',
+    ...(status ? { subresource: 'status' } : {}),
+    ...(namespace ? { namespace } : {}),
+    ...(name ? { name } : {}),
+  };
+}
+
+const OBJECT_WRITE = { config: { dryRun: true, access: objectAccess } } as const;
+
+interface ObjectParams {
+  plural: string;
+  namespace: string;
+  name: string;
 }
 
 function kindOf(
@@ -365,20 +404,26 @@ interface KindWrites {
 
 const WRITES: Record<string, KindWrites> = {
   jobs: {
-    create: createJobs,
+    create: async (ctx, text, contentType, options) =>
+      createJobs(ctx, await readSubmissionOffLoop(text, contentType), options),
     remove: (ctx, namespace, name, _orphan, options) => removeJob(ctx, namespace, name, options),
   },
   workflows: {
-    create: createWorkflow,
+    create: async (ctx, text, contentType, options) => createWorkflow(ctx, readWorkflow(text, contentType), options),
     remove: (ctx, namespace, name, _orphan, options) => removeWorkflow(ctx, namespace, name, options),
   },
-  cronjobs: { create: applyCronJobOf, remove: removeCronJob },
+  cronjobs: {
+    create: async (ctx, text, contentType, options) => applyCronJobOf(ctx, readCronJob(text, contentType), options),
+    remove: removeCronJob,
+  },
   queues: {
-    create: applyQueueOf,
+    create: async (ctx, text, contentType, options) =>
+      applyQueueOf(ctx, readQueueSubmission(text, contentType), options),
     remove: (ctx, namespace, name, _orphan, options) => removeQueue(ctx, namespace, name, options),
   },
   resourcequotas: {
-    create: applyQuotaOf,
+    create: async (ctx, text, contentType, options) =>
+      applyQuotaOf(ctx, readResourceQuotaSubmission(text, contentType), options),
     remove: (ctx, namespace, name, _orphan, options) => removeQuota(ctx, namespace, name, options),
   },
 };

@@ -1,7 +1,10 @@
 // Nodes: register, heartbeat and the watch stream (any replica, also while nobody leads),
 // plus the list users read.
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Access } from '../auth-gate.js';
+import { onCollection } from '../route-access.js';
+import { FENCER_GROUP } from '../../auth/rbac/builtin.js';
 import type { ApiContext } from '../context.js';
 import { jsonObject } from '../body.js';
 import { HttpError } from '../../errors/http-error.js';
@@ -17,7 +20,9 @@ import type { RegisterResponse } from '../../domain/assignment.js';
 import { NODE_ROUTES } from '../../domain/node-routes.js';
 
 export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  app.post(NODE_ROUTES.register.route, async (request) => {
+  // The node restriction (src/auth/rbac/authorize.ts) reads `node`: a node's credential
+  // registers, heartbeats, watches and reports for its own name alone.
+  app.post(NODE_ROUTES.register.route, { config: { access: registerAccess } }, async (request) => {
     const body = jsonObject(request.body);
     const { name, cpuMillis, memoryBytes, labels, incarnation, generation, images, maxJobs } =
       validateRegistration(body);
@@ -31,17 +36,22 @@ export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     return answer;
   });
 
-  app.post<{ Params: { name: string } }>(NODE_ROUTES.heartbeat.route, async (request) => {
-    await injectFault('heartbeats', request.params.name);
-    const state = await heartbeat(ctx.liveness, request.params.name);
-    if (state === 'unknown') throw new HttpError(404, `node ${request.params.name} is not registered`);
-    if (state === 'Dead')
-      throw new HttpError(410, `node ${request.params.name} was declared dead: stop every job and register again`);
-    return { ok: true };
-  });
+  app.post<{ Params: { name: string } }>(
+    NODE_ROUTES.heartbeat.route,
+    { config: { access: onNode('create', 'heartbeat') } },
+    async (request) => {
+      await injectFault('heartbeats', request.params.name);
+      const state = await heartbeat(ctx.liveness, request.params.name);
+      if (state === 'unknown') throw new HttpError(404, `node ${request.params.name} is not registered`);
+      if (state === 'Dead')
+        throw new HttpError(410, `node ${request.params.name} was declared dead: stop every job and register again`);
+      return { ok: true };
+    },
+  );
 
   app.get<{ Params: { name: string }; Querystring: { attempt?: string; incarnation?: string } }>(
     NODE_ROUTES.watch.route,
+    { config: { access: onNode('get', 'watch') } },
     async (request, reply) => {
       const { name } = request.params;
       const session = randomUUID();
@@ -66,10 +76,28 @@ export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     },
   );
 
-  app.get('/api/v1/nodes', async () => {
+  app.get('/api/v1/nodes', { config: { access: onCollection('list', 'nodes') } }, async () => {
     const rows = await listNodes(ctx.db);
     return { apiVersion: API_VERSION, kind: 'NodeList', items: rows.map(presentNode) };
   });
+}
+
+function registerAccess(request: FastifyRequest): Access {
+  const name = jsonObject(request.body).name;
+  return {
+    verb: 'create',
+    apiGroup: FENCER_GROUP,
+    resource: 'nodes',
+    ...(typeof name === 'string' && name !== '' ? { node: name } : {}),
+  };
+}
+
+/** `verb` on a subresource of the node the path names, for that node. */
+export function onNode(verb: string, subresource: string) {
+  return (request: FastifyRequest): Access => {
+    const { name } = request.params as { name: string };
+    return { verb, apiGroup: FENCER_GROUP, resource: 'nodes', subresource, name, node: name };
+  };
 }
 
 /** The most runs a node may say it holds at once: far beyond what one node runs, a typo caught. */

@@ -1,7 +1,9 @@
 // Queues and ResourceQuotas: apply (create or change; one YAML or JSON document), get, list,
 // delete; and a namespace's use against its limits. Any replica, no leader needed.
-import type { FastifyInstance } from 'fastify';
-import { rehearseIf, REHEARSABLE } from '../dry-run.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { parsedBody, type Access } from '../auth-gate.js';
+import { createdIn, onCollection, onObject } from '../route-access.js';
+import { rehearseIf } from '../dry-run.js';
 import { writeOptionsOf, type WriteAnswer, type WriteOptions } from '../write-options.js';
 import type { ApiContext } from '../context.js';
 import { HttpError } from '../../errors/http-error.js';
@@ -17,7 +19,7 @@ import {
   namespaceUsage,
 } from '../../store/queues.js';
 import { presentNamespace, presentQueue, presentResourceQuota } from '../present.js';
-import { API_VERSION } from '../../domain/resources.js';
+import { API_VERSION, type QueueRequest, type ResourceQuotaRequest } from '../../domain/resources.js';
 import type { NamespaceResource } from '../../domain/namespace.js';
 
 /** The namespace every object without one is in, and which always exists. */
@@ -29,13 +31,7 @@ interface ObjectParams {
 }
 
 /** Creates or changes the Queue a POST /api/v1/queues body holds. */
-export async function applyQueueOf(
-  ctx: ApiContext,
-  text: string,
-  contentType: string | undefined,
-  options: WriteOptions,
-): Promise<WriteAnswer> {
-  const queue = readQueueSubmission(text, contentType);
+export async function applyQueueOf(ctx: ApiContext, queue: QueueRequest, options: WriteOptions): Promise<WriteAnswer> {
   const result = await rehearseIf(options.dryRun, ctx.db, (db) => applyQueue(db, queue));
   return { code: result.outcome === 'created' ? 201 : 200, body: presentQueue(result.queue) };
 }
@@ -57,11 +53,9 @@ export async function removeQueue(
 /** Creates or changes the ResourceQuota a POST /api/v1/resourcequotas body holds (one per namespace). */
 export async function applyQuotaOf(
   ctx: ApiContext,
-  text: string,
-  contentType: string | undefined,
+  quota: ResourceQuotaRequest,
   options: WriteOptions,
 ): Promise<WriteAnswer> {
-  const quota = readResourceQuotaSubmission(text, contentType);
   const result = await rehearseIf(options.dryRun, ctx.db, (db) => applyQuota(db, quota));
   if (result.outcome === 'conflict') {
     throw new HttpError(
@@ -86,79 +80,126 @@ export async function removeQuota(
 }
 
 export function queueRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  app.post('/api/v1/queues', REHEARSABLE, async (request, reply) => {
-    const answer = await applyQueueOf(
-      ctx,
-      String(request.body ?? ''),
-      request.headers['content-type'],
-      writeOptionsOf(request),
-    );
-    reply.code(answer.code);
-    return answer.body;
-  });
-
-  app.get<{ Querystring: { namespace?: string } }>('/api/v1/queues', async (request) => {
-    const rows = await listQueues(ctx.db, request.query.namespace || null);
-    return { apiVersion: API_VERSION, kind: 'QueueList', items: rows.map((row) => presentQueue(row)) };
-  });
-
-  app.get<{ Params: { namespace: string } }>('/api/v1/namespaces/:namespace/queues', async (request) => {
-    const rows = await listQueues(ctx.db, request.params.namespace);
-    return { apiVersion: API_VERSION, kind: 'QueueList', items: rows.map((row) => presentQueue(row)) };
-  });
-
-  app.get<{ Params: ObjectParams }>('/api/v1/namespaces/:namespace/queues/:name', async (request) => {
-    const { namespace, name } = request.params;
-    const row = await getQueue(ctx.db, namespace, name);
-    if (!row) throw notFound('queue', namespace, name);
-    return presentQueue(row);
-  });
-
-  app.delete<{ Params: ObjectParams }>('/api/v1/namespaces/:namespace/queues/:name', REHEARSABLE, async (request) =>
-    removeQueue(ctx, request.params.namespace, request.params.name, writeOptionsOf(request)),
+  // An apply creates or changes: authorized as a create in the document's namespace (queues and
+  // quotas are the namespace's share of the cluster; by default only a cluster-admin writes them).
+  const queue = (request: FastifyRequest) => parsedBody(request, readQueueSubmission);
+  const quota = (request: FastifyRequest) => parsedBody(request, readResourceQuotaSubmission);
+  app.post(
+    '/api/v1/queues',
+    {
+      config: { dryRun: true, access: async (request) => createdIn('queues', [(await queue(request)).namespace]) },
+    },
+    async (request, reply) => {
+      const answer = await applyQueueOf(ctx, await queue(request), writeOptionsOf(request));
+      reply.code(answer.code);
+      return answer.body;
+    },
   );
 
-  app.post('/api/v1/resourcequotas', REHEARSABLE, async (request, reply) => {
-    const answer = await applyQuotaOf(
-      ctx,
-      String(request.body ?? ''),
-      request.headers['content-type'],
-      writeOptionsOf(request),
-    );
-    reply.code(answer.code);
-    return answer.body;
-  });
+  app.get<{ Querystring: { namespace?: string } }>(
+    '/api/v1/queues',
+    { config: { access: onCollection('list', 'queues') } },
+    async (request) => {
+      const rows = await listQueues(ctx.db, request.query.namespace || null);
+      return { apiVersion: API_VERSION, kind: 'QueueList', items: rows.map((row) => presentQueue(row)) };
+    },
+  );
 
-  app.get<{ Querystring: { namespace?: string } }>('/api/v1/resourcequotas', async (request) => {
-    const rows = await listQuotas(ctx.db, request.query.namespace || null);
-    return { apiVersion: API_VERSION, kind: 'ResourceQuotaList', items: rows.map((row) => presentResourceQuota(row)) };
-  });
+  app.get<{ Params: { namespace: string } }>(
+    '/api/v1/namespaces/:namespace/queues',
+    { config: { access: onCollection('list', 'queues') } },
+    async (request) => {
+      const rows = await listQueues(ctx.db, request.params.namespace);
+      return { apiVersion: API_VERSION, kind: 'QueueList', items: rows.map((row) => presentQueue(row)) };
+    },
+  );
 
-  app.get<{ Params: { namespace: string } }>('/api/v1/namespaces/:namespace/resourcequotas', async (request) => {
-    const rows = await listQuotas(ctx.db, request.params.namespace);
-    return { apiVersion: API_VERSION, kind: 'ResourceQuotaList', items: rows.map((row) => presentResourceQuota(row)) };
-  });
+  app.get<{ Params: ObjectParams }>(
+    '/api/v1/namespaces/:namespace/queues/:name',
+    { config: { access: onObject('get', 'queues') } },
+    async (request) => {
+      const { namespace, name } = request.params;
+      const row = await getQueue(ctx.db, namespace, name);
+      if (!row) throw notFound('queue', namespace, name);
+      return presentQueue(row);
+    },
+  );
+
+  app.delete<{ Params: ObjectParams }>(
+    '/api/v1/namespaces/:namespace/queues/:name',
+    { config: { dryRun: true, access: onObject('delete', 'queues') } },
+    async (request) => removeQueue(ctx, request.params.namespace, request.params.name, writeOptionsOf(request)),
+  );
+
+  app.post(
+    '/api/v1/resourcequotas',
+    {
+      config: {
+        dryRun: true,
+        access: async (request) => createdIn('resourcequotas', [(await quota(request)).namespace]),
+      },
+    },
+    async (request, reply) => {
+      const answer = await applyQuotaOf(ctx, await quota(request), writeOptionsOf(request));
+      reply.code(answer.code);
+      return answer.body;
+    },
+  );
+
+  app.get<{ Querystring: { namespace?: string } }>(
+    '/api/v1/resourcequotas',
+    { config: { access: onCollection('list', 'resourcequotas') } },
+    async (request) => {
+      const rows = await listQuotas(ctx.db, request.query.namespace || null);
+      return {
+        apiVersion: API_VERSION,
+        kind: 'ResourceQuotaList',
+        items: rows.map((row) => presentResourceQuota(row)),
+      };
+    },
+  );
+
+  app.get<{ Params: { namespace: string } }>(
+    '/api/v1/namespaces/:namespace/resourcequotas',
+    { config: { access: onCollection('list', 'resourcequotas') } },
+    async (request) => {
+      const rows = await listQuotas(ctx.db, request.params.namespace);
+      return {
+        apiVersion: API_VERSION,
+        kind: 'ResourceQuotaList',
+        items: rows.map((row) => presentResourceQuota(row)),
+      };
+    },
+  );
 
   // A namespace has at most one quota, so listing the namespace's finds it by name.
-  app.get<{ Params: ObjectParams }>('/api/v1/namespaces/:namespace/resourcequotas/:name', async (request) => {
-    const { namespace, name } = request.params;
-    const row = (await listQuotas(ctx.db, namespace)).find((q) => q.name === name);
-    if (!row) throw notFound('resourcequota', namespace, name);
-    return presentResourceQuota(row);
-  });
+  app.get<{ Params: ObjectParams }>(
+    '/api/v1/namespaces/:namespace/resourcequotas/:name',
+    { config: { access: onObject('get', 'resourcequotas') } },
+    async (request) => {
+      const { namespace, name } = request.params;
+      const row = (await listQuotas(ctx.db, namespace)).find((q) => q.name === name);
+      if (!row) throw notFound('resourcequota', namespace, name);
+      return presentResourceQuota(row);
+    },
+  );
 
   app.delete<{ Params: ObjectParams }>(
     '/api/v1/namespaces/:namespace/resourcequotas/:name',
-    REHEARSABLE,
+    { config: { dryRun: true, access: onObject('delete', 'resourcequotas') } },
     async (request) => removeQuota(ctx, request.params.namespace, request.params.name, writeOptionsOf(request)),
   );
 
-  app.get<{ Params: { namespace: string } }>('/api/v1/namespaces/:namespace', async (request) => {
-    const { namespace } = request.params;
-    const found = await readNamespace(ctx.db, namespace);
-    if (!found) throw new HttpError(404, `namespace ${namespace} not found (no jobs, queues or quota in it)`);
-    return found;
-  });
+  app.get<{ Params: { namespace: string } }>(
+    '/api/v1/namespaces/:namespace',
+    { config: { access: namespaceAccess('get') } },
+    async (request) => {
+      const { namespace } = request.params;
+      const found = await readNamespace(ctx.db, namespace);
+      if (!found) throw new HttpError(404, `namespace ${namespace} not found (no jobs, queues or quota in it)`);
+      return found;
+    },
+  );
 }
 
 /**
@@ -174,6 +215,17 @@ export async function readNamespace(db: ApiContext['db'], namespace: string): Pr
   ]);
   if (namespace !== DEFAULT_NAMESPACE && queues.length === 0 && quotas.length === 0) return undefined;
   return presentNamespace(namespace, usage, quotas[0], queues);
+}
+
+/**
+ * A namespace object, as Kubernetes' request attributes give it: cluster-scoped, yet in its own
+ * namespace, so a RoleBinding in NS grants reading NS itself.
+ */
+export function namespaceAccess(verb: string) {
+  return (request: FastifyRequest): Access => {
+    const { namespace } = request.params as { namespace: string };
+    return { verb, apiGroup: '', resource: 'namespaces', namespace, name: namespace };
+  };
 }
 
 function notFound(kind: string, namespace: string, name: string): HttpError {

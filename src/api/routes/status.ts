@@ -7,11 +7,12 @@ import { sql } from '../../store/sql.js';
 import { listNodes } from '../../store/nodes.js';
 import { registry } from '../../metrics/registry.js';
 import { replicaGoneMs } from '../../config.js';
+import { pathAccess, PUBLIC } from '../auth-gate.js';
 
 export function statusRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  app.get('/healthz', async () => ({ ok: true, replica: ctx.replica }));
+  app.get('/healthz', { config: { access: PUBLIC } }, async () => ({ ok: true, replica: ctx.replica }));
 
-  app.get('/readyz', async (_request, reply) => {
+  app.get('/readyz', { config: { access: PUBLIC } }, async (_request, reply) => {
     try {
       await ctx.db.query(sql('status/ping'));
       return { ok: true, replica: ctx.replica, leader: ctx.lease.isLeader() };
@@ -21,7 +22,7 @@ export function statusRoutes(app: FastifyInstance, ctx: ApiContext): void {
     }
   });
 
-  app.get('/api/v1/status', async () => {
+  app.get('/api/v1/status', { config: { access: pathAccess() } }, async () => {
     const [lease, replicas, nodes] = await Promise.all([
       readLease(ctx.db),
       ctx.db.query<{ name: string; url: string; seen_at: Date; alive: boolean }>(sql('replicas/list'), [
@@ -54,7 +55,7 @@ export function statusRoutes(app: FastifyInstance, ctx: ApiContext): void {
     return status;
   });
 
-  app.get('/metrics', async (_request, reply) => {
+  app.get('/metrics', { config: { access: pathAccess() } }, async (_request, reply) => {
     reply.header('content-type', registry.contentType);
     return registry.metrics();
   });

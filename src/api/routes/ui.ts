@@ -11,6 +11,18 @@ import { listClusterEvents } from '../../store/cluster-events.js';
 import { presentClusterEvent } from '../present.js';
 import { API_VERSION } from '../../domain/resources.js';
 import { HttpError } from '../../errors/http-error.js';
+import { PUBLIC, type Access } from '../auth-gate.js';
+import { onCollection } from '../route-access.js';
+import { FENCER_GROUP } from '../../auth/rbac/builtin.js';
+
+const CHANGE_FEED_ACCESS: Access[] = [
+  ...['jobs', 'workflows', 'cronjobs', 'queues', 'resourcequotas', 'nodes'].map((resource) => ({
+    verb: 'watch',
+    apiGroup: FENCER_GROUP,
+    resource,
+  })),
+  { verb: 'watch', apiGroup: '', resource: 'events' },
+];
 
 /** A ping at least this often while the feed reads, so a page can tell a quiet cluster from a stuck replica. */
 const PING_MS = 5_000;
@@ -39,8 +51,8 @@ export function uiRoutes(app: FastifyInstance, ctx: ApiContext): void {
   const cache = new Map<string, Buffer>();
   const dist = join(projectRoot(), 'dist');
 
-  app.get('/ui', async (_request, reply) => reply.redirect('/ui/'));
-  app.get<{ Params: { '*': string } }>('/ui/*', async (request, reply) => {
+  app.get('/ui', { config: { access: PUBLIC } }, async (_request, reply) => reply.redirect('/ui/'));
+  app.get<{ Params: { '*': string } }>('/ui/*', { config: { access: PUBLIC } }, async (request, reply) => {
     const file = request.params['*'];
     const path = assetPath(file);
     if (!path) throw new HttpError(404, `no dashboard file ${file}`);
@@ -56,21 +68,26 @@ export function uiRoutes(app: FastifyInstance, ctx: ApiContext): void {
     return body;
   });
 
-  app.get<{ Querystring: { limit?: string } }>('/api/v1/clusterevents', async (request) => {
-    const limit = request.query.limit === undefined ? EVENTS_SHOWN : Number(request.query.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > MOST_EVENTS)
-      throw new HttpError(
-        400,
-        `limit: ${JSON.stringify(request.query.limit)} is not a whole number from 1 to ${MOST_EVENTS}`,
-      );
-    const rows = await listClusterEvents(ctx.db, limit);
-    return { apiVersion: API_VERSION, kind: 'EventList', items: rows.map(presentClusterEvent) };
-  });
+  app.get<{ Querystring: { limit?: string } }>(
+    '/api/v1/clusterevents',
+    { config: { access: onCollection('list', 'events', undefined, '') } },
+    async (request) => {
+      const limit = request.query.limit === undefined ? EVENTS_SHOWN : Number(request.query.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > MOST_EVENTS)
+        throw new HttpError(
+          400,
+          `limit: ${JSON.stringify(request.query.limit)} is not a whole number from 1 to ${MOST_EVENTS}`,
+        );
+      const rows = await listClusterEvents(ctx.db, limit);
+      return { apiVersion: API_VERSION, kind: 'EventList', items: rows.map(presentClusterEvent) };
+    },
+  );
 
   // Server-Sent Events: `hello` (which replica), then a `change` for each batch of changes, and a
   // `ping` on the feed's beat at least every few seconds (none while the feed cannot read). The
   // page falls back to polling when this fails or goes quiet.
-  app.get('/api/v1/changes', async (request, reply) => {
+  // Every kind it names changes of, in every namespace: a watch of each at the cluster scope.
+  app.get('/api/v1/changes', { config: { access: () => CHANGE_FEED_ACCESS } }, async (request, reply) => {
     if (ctx.changes.count() >= MOST_PAGES)
       throw new HttpError(503, `this replica already pushes to ${MOST_PAGES} pages; try another, or poll`);
     const origin = request.headers.origin;

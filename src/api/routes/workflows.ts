@@ -1,7 +1,9 @@
 // Workflows: create (one YAML or JSON document: the workflow and all its jobs, or nothing), get,
 // list, cancel, retry, delete. Any replica, no leader needed.
-import type { FastifyInstance } from 'fastify';
-import { rehearseIf, REHEARSABLE, writeOrRehearse } from '../dry-run.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { parsedBody } from '../auth-gate.js';
+import { createdIn, onCollection, onObject } from '../route-access.js';
+import { rehearseIf, writeOrRehearse } from '../dry-run.js';
 import { writeOptionsOf, type WriteAnswer, type WriteOptions } from '../write-options.js';
 import type { ApiContext } from '../context.js';
 import { HttpError } from '../../errors/http-error.js';
@@ -28,11 +30,9 @@ interface WorkflowParams {
 /** Creates the workflow a POST /api/v1/workflows body holds, with all its jobs, or nothing. */
 export async function createWorkflow(
   ctx: ApiContext,
-  text: string,
-  contentType: string | undefined,
+  workflow: WorkflowSubmission,
   options: WriteOptions,
 ): Promise<WriteAnswer> {
-  const workflow = readWorkflowSubmission(text, contentType, workflowMaxJobs());
   const key = options.idempotencyKey();
   await ctx.backlog.admit(workflow.jobs.length);
   const result = await rehearseIf(options.dryRun, ctx.db, (db) => submitWorkflow(db, workflow, key));
@@ -58,51 +58,68 @@ export async function removeWorkflow(
 }
 
 export function workflowRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  app.post('/api/v1/workflows', REHEARSABLE, async (request, reply) => {
-    const answer = await createWorkflow(
-      ctx,
-      String(request.body ?? ''),
-      request.headers['content-type'],
-      writeOptionsOf(request),
-    );
-    reply.code(answer.code);
-    return answer.body;
-  });
+  const submission = (request: FastifyRequest) => parsedBody(request, readWorkflow);
+  app.post(
+    '/api/v1/workflows',
+    {
+      config: {
+        dryRun: true,
+        access: async (request) => createdIn('workflows', [(await submission(request)).namespace]),
+      },
+    },
+    async (request, reply) => {
+      const answer = await createWorkflow(ctx, await submission(request), writeOptionsOf(request));
+      reply.code(answer.code);
+      return answer.body;
+    },
+  );
 
-  app.get<{ Querystring: { namespace?: string } }>('/api/v1/workflows', async (request) => {
-    const found = await listWorkflows(ctx.db, request.query.namespace || null);
-    return {
-      apiVersion: API_VERSION,
-      kind: 'WorkflowList',
-      items: found.map((w) => presentWorkflow(w.workflow, w.jobs)),
-    };
-  });
+  app.get<{ Querystring: { namespace?: string } }>(
+    '/api/v1/workflows',
+    { config: { access: onCollection('list', 'workflows') } },
+    async (request) => {
+      const found = await listWorkflows(ctx.db, request.query.namespace || null);
+      return {
+        apiVersion: API_VERSION,
+        kind: 'WorkflowList',
+        items: found.map((w) => presentWorkflow(w.workflow, w.jobs)),
+      };
+    },
+  );
 
-  app.get<{ Params: { namespace: string } }>('/api/v1/namespaces/:namespace/workflows', async (request) => {
-    const found = await listWorkflows(ctx.db, request.params.namespace);
-    return {
-      apiVersion: API_VERSION,
-      kind: 'WorkflowList',
-      items: found.map((w) => presentWorkflow(w.workflow, w.jobs)),
-    };
-  });
+  app.get<{ Params: { namespace: string } }>(
+    '/api/v1/namespaces/:namespace/workflows',
+    { config: { access: onCollection('list', 'workflows') } },
+    async (request) => {
+      const found = await listWorkflows(ctx.db, request.params.namespace);
+      return {
+        apiVersion: API_VERSION,
+        kind: 'WorkflowList',
+        items: found.map((w) => presentWorkflow(w.workflow, w.jobs)),
+      };
+    },
+  );
 
-  app.get<{ Params: WorkflowParams }>('/api/v1/namespaces/:namespace/workflows/:name', async (request) => {
-    const { namespace, name } = request.params;
-    const found = await getWorkflow(ctx.db, namespace, name);
-    if (!found) throw notFound(namespace, name);
-    return presentWorkflow(found.workflow, found.jobs);
-  });
+  app.get<{ Params: WorkflowParams }>(
+    '/api/v1/namespaces/:namespace/workflows/:name',
+    { config: { access: onObject('get', 'workflows') } },
+    async (request) => {
+      const { namespace, name } = request.params;
+      const found = await getWorkflow(ctx.db, namespace, name);
+      if (!found) throw notFound(namespace, name);
+      return presentWorkflow(found.workflow, found.jobs);
+    },
+  );
 
   app.delete<{ Params: WorkflowParams }>(
     '/api/v1/namespaces/:namespace/workflows/:name',
-    REHEARSABLE,
+    { config: { dryRun: true, access: onObject('delete', 'workflows') } },
     async (request) => removeWorkflow(ctx, request.params.namespace, request.params.name, writeOptionsOf(request)),
   );
 
   app.post<{ Params: WorkflowParams }>(
     '/api/v1/namespaces/:namespace/workflows/:name/cancel',
-    REHEARSABLE,
+    { config: { dryRun: true, access: onObject('create', 'workflows', 'cancel') } },
     async (request) => {
       const { namespace, name } = request.params;
       return answer(
@@ -118,7 +135,7 @@ export function workflowRoutes(app: FastifyInstance, ctx: ApiContext): void {
   // Runs a finished workflow again from its failed jobs; succeeded jobs are not run again.
   app.post<{ Params: WorkflowParams }>(
     '/api/v1/namespaces/:namespace/workflows/:name/retry',
-    REHEARSABLE,
+    { config: { dryRun: true, access: onObject('create', 'workflows', 'retry') } },
     async (request) => {
       const { namespace, name } = request.params;
       return answer(
@@ -130,6 +147,13 @@ export function workflowRoutes(app: FastifyInstance, ctx: ApiContext): void {
       );
     },
   );
+}
+
+/** A workflow document as the store takes it. */
+export type WorkflowSubmission = ReturnType<typeof readWorkflowSubmission>;
+
+export function readWorkflow(text: string, contentType: string | undefined): WorkflowSubmission {
+  return readWorkflowSubmission(text, contentType, workflowMaxJobs());
 }
 
 function answer(result: WorkflowActionResult, namespace: string, name: string) {

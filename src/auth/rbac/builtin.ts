@@ -15,6 +15,7 @@
 //   system:node         the node protocol (register, heartbeat, the watch stream, reports),
 //                       bound to the group system:nodes and narrowed by the node restriction
 //                       (./authorize.ts) to the node the credential names.
+//   system:discovery    reading discovery and OpenAPI (/api, /apis, /openapi, /version), for everyone authenticated.
 //   system:basic-user   asking about oneself (kubectl auth can-i, auth whoami), for everyone authenticated.
 import {
   AUTHENTICATED_GROUP,
@@ -114,6 +115,17 @@ export const BUILTIN_CLUSTER_ROLES: readonly ClusterRole[] = [
     ],
   },
   {
+    // What a client reads before anything else (kubectl's discovery and OpenAPI), as Kubernetes'
+    // system:discovery and system:public-info-viewer grant every authenticated user.
+    name: 'system:discovery',
+    rules: [
+      {
+        verbs: ['get'],
+        nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/openapi', '/openapi/*', '/version', '/version/'],
+      },
+    ],
+  },
+  {
     name: 'system:basic-user',
     rules: [
       {
@@ -141,6 +153,11 @@ export const BUILTIN_CLUSTER_ROLE_BINDINGS: readonly ClusterRoleBinding[] = [
     name: 'system:node',
     subjects: [{ kind: 'Group', name: NODES_GROUP, apiGroup: RBAC_GROUP }],
     roleRef: clusterRoleRef('system:node'),
+  },
+  {
+    name: 'system:discovery',
+    subjects: [{ kind: 'Group', name: AUTHENTICATED_GROUP, apiGroup: RBAC_GROUP }],
+    roleRef: clusterRoleRef('system:discovery'),
   },
   {
     name: 'system:basic-user',

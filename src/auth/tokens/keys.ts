@@ -185,7 +185,8 @@ export function writeSecret(file: string, text: string): void {
   renameSync(tmp, file);
 }
 
-function writePublic(file: string, jwks: JSONWebKeySet): void {
+/** A JWKS of public keys, written whole (a temporary file renamed over it), readable by all. */
+export function writePublic(file: string, jwks: JSONWebKeySet): void {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(jwks, null, 2)}\n`, { mode: 0o644 });

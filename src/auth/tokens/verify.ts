@@ -58,6 +58,12 @@ export interface VerifierOptions {
   now?: () => Date;
 }
 
+export interface VerifiedToken {
+  user: UserInfo;
+  jti: string | null;
+  expiresAt: Date;
+}
+
 export class TokenVerifier {
   private readonly algorithms: TokenAlgorithm[];
 
@@ -72,6 +78,11 @@ export class TokenVerifier {
 
   /** The user a token stands for; UnauthorizedError saying why when it stands for nobody. */
   async verify(token: string): Promise<UserInfo> {
+    return (await this.verifyToken(token)).user;
+  }
+
+  /** The user, and the token's id and expiry (for a cache of verified tokens, src/auth/access-control.ts). */
+  async verifyToken(token: string): Promise<VerifiedToken> {
     const { alg, kid, iss } = this.peek(token);
     if (!(this.algorithms as string[]).includes(alg))
       throw new UnauthorizedError(`token algorithm "${alg}" is not accepted (only ${this.algorithms.join(', ')})`);
@@ -103,7 +114,12 @@ export class TokenVerifier {
       if (this.options.isRevoked && (await this.options.isRevoked(payload.jti)))
         throw new UnauthorizedError('token revoked');
     }
-    return kubernetes ? serviceAccountUser(payload) : fencerUser(payload);
+    const user = kubernetes ? serviceAccountUser(payload) : fencerUser(payload);
+    return {
+      user,
+      jti: typeof payload.jti === 'string' ? payload.jti : null,
+      expiresAt: new Date(payload.exp! * 1000),
+    };
   }
 
   /** The header and issuer of a token, before anything about it is trusted. */

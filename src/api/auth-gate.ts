@@ -1,0 +1,123 @@
+// The one gate every request passes (docs/security.md): a bearer token, then RBAC, before any
+// handler runs. Each route says in its definition what it is, as Kubernetes' request
+// attributes (`config.access`: verb, API group, resource/subresource, namespace, name), or that it
+// is public (PUBLIC: health, readiness, version, the dashboard's files). A route that says
+// neither is refused when it is registered, so none can be added unguarded.
+//
+//   onRequest   authenticate: no token or a bad one is a 401 Status (reason Unauthorized,
+//               WWW-Authenticate: Bearer), before the body is even read
+//   preHandler  authorize every attribute set the route declares (a create may name several
+//               namespaces in its documents), after the body is read and before the handler
+//               touches the store: a 403 Status worded as Kubernetes words it
+//
+// A request for no route (404) needs a token too; it is answered 404 only once authenticated.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AccessControl } from '../auth/access-control.js';
+import { bearerToken } from '../auth/tokens/verify.js';
+import { forbidden } from '../auth/rbac/forbidden.js';
+import { MASTERS_GROUP } from '../auth/rbac/builtin.js';
+import {
+  AUTHENTICATED_GROUP,
+  type NonResourceAttributes,
+  type ResourceAttributes,
+  type UserInfo,
+} from '../domain/rbac.js';
+import { isBroken } from '../testing/broken-guards.js';
+
+/** A request's attributes without its user: what a route declares. */
+export type Access = Omit<ResourceAttributes, 'user'> | Omit<NonResourceAttributes, 'user'>;
+
+/** Routes anyone may ask, without a token. */
+export const PUBLIC = 'public';
+
+/**
+ * What a route is, for the gate: PUBLIC, or its attributes from the request (its path, query,
+ * or, for a create whose documents name their namespaces, its body: see parsedBody).
+ */
+export type RouteAccess = typeof PUBLIC | ((request: FastifyRequest) => Access | Access[] | Promise<Access | Access[]>);
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: RouteAccess;
+  }
+  interface FastifyRequest {
+    /** Who asks, once the gate authenticated them (absent on public routes). */
+    user?: UserInfo;
+    /** A body read once by the route's access declaration and used again by its handler. */
+    parsed?: unknown;
+  }
+}
+
+/** How requests are checked: tokens and RBAC, or nothing at all (--insecure-no-auth, loopback only). */
+export type Gatekeeper = AccessControl | 'insecure-no-auth';
+
+/** Who every request is under --insecure-no-auth: nobody checked, so everything allowed. */
+export const INSECURE_USER: UserInfo = { username: 'system:anonymous', groups: [MASTERS_GROUP, AUTHENTICATED_GROUP] };
+
+/** The route whose authorization the broken variant `authorize-before-handler` skips. */
+export const UNGUARDED_WHEN_BROKEN = '/api/v1/namespaces/:namespace/jobs/:name/cancel';
+
+/** A route as the gate saw it registered. */
+export interface DeclaredRoute {
+  method: string;
+  url: string;
+  access: RouteAccess;
+}
+
+const declared = new WeakMap<FastifyInstance, DeclaredRoute[]>();
+
+/** Every route of a server and what it declared (the test of the gate walks them all). */
+export function declaredRoutes(app: FastifyInstance): readonly DeclaredRoute[] {
+  return declared.get(app) ?? [];
+}
+
+/** Installs the gate; call before any route is registered. */
+export function installAuthGate(app: FastifyInstance, gate: Gatekeeper): void {
+  const routes: DeclaredRoute[] = [];
+  declared.set(app, routes);
+  app.addHook('onRoute', (route) => {
+    const access = route.config?.access;
+    if (access === undefined)
+      throw new Error(
+        `route ${String(route.method)} ${route.url} declares no access (config.access: its attributes, or PUBLIC)`,
+      );
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url, access });
+  });
+
+  app.addHook('onRequest', async (request) => {
+    const access = request.routeOptions.config.access;
+    if (access === PUBLIC) return;
+    if (gate === 'insecure-no-auth') {
+      request.user = INSECURE_USER;
+      return;
+    }
+    request.user = await gate.authenticate(bearerToken(request.headers.authorization));
+  });
+
+  app.addHook('preHandler', async (request) => {
+    const access = request.routeOptions.config.access;
+    if (access === undefined || access === PUBLIC || gate === 'insecure-no-auth') return;
+    if (isBroken('authorize-before-handler') && request.routeOptions.url === UNGUARDED_WHEN_BROKEN) return;
+    const user = request.user!;
+    const declared = await access(request);
+    for (const attributes of Array.isArray(declared) ? declared : [declared]) {
+      const asked = { ...attributes, user } as ResourceAttributes | NonResourceAttributes;
+      const decision = gate.authorize(asked);
+      if (!decision.allowed) throw forbidden(asked, decision.reason);
+    }
+  });
+}
+
+/** The body, read by `read` once per request: by the access declaration, then by the handler. */
+export async function parsedBody<T>(
+  request: FastifyRequest,
+  read: (text: string, contentType: string | undefined) => T | Promise<T>,
+): Promise<T> {
+  request.parsed ??= await read(String(request.body ?? ''), request.headers['content-type']);
+  return request.parsed as T;
+}
+
+/** A non-resource request for the request's path (without its query). */
+export function pathAccess(verb = 'get'): (request: FastifyRequest) => Access {
+  return (request) => ({ verb, path: request.url.split('?')[0]! });
+}
