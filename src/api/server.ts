@@ -21,7 +21,7 @@ import { uiRoutes } from './routes/ui.js';
 import type { ErrorBody } from '../domain/resources.js';
 import { httpRequestSeconds, httpRequests, httpShed } from '../metrics/registry.js';
 import { isPoolWaitExceeded, POOL_WAIT_MESSAGE } from './pool-wait.js';
-import { installAuthGate, type Gatekeeper } from './auth-gate.js';
+import { installAuthGate, PUBLIC, type Gatekeeper } from './auth-gate.js';
 import { dualProtocolServer, type ServingCert } from './dual-protocol.js';
 import { UnauthorizedError } from '../errors/unauthorized-error.js';
 import { ForbiddenError } from '../errors/forbidden-error.js';
@@ -48,6 +48,7 @@ export function buildServer(ctx: ApiContext, gate: Gatekeeper, tls?: ServingCert
     forceCloseConnections: true,
     ...(tls ? { serverFactory: dualProtocolServer(tls) } : {}),
   }) as unknown as FastifyInstance;
+  installAuthGate(app, gate);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
@@ -130,12 +131,27 @@ export function buildServer(ctx: ApiContext, gate: Gatekeeper, tls?: ServingCert
     if (await ctx.origins.allows(origin).catch(() => false)) void reply.header('access-control-allow-origin', origin);
   });
 
+  // The preflight a page of another replica's origin sends before a GET with its token (the
+  // Authorization header is not a simple one). It carries no credentials, so it is public, and it
+  // allows only GETs with that header, only for the replicas' own origins.
+  app.options('/*', { config: { access: PUBLIC } }, async (request, reply) => {
+    const origin = request.headers.origin;
+    if (origin && (await ctx.origins.allows(origin).catch(() => false)))
+      void reply.headers({
+        'access-control-allow-origin': origin,
+        'access-control-allow-methods': 'GET',
+        'access-control-allow-headers': 'authorization, accept',
+        'access-control-max-age': '600',
+        vary: 'Origin',
+      });
+    return reply.code(204).send();
+  });
+
   app.setNotFoundHandler((request, reply) => {
     const body: ErrorBody = { error: { message: `no route for ${request.method} ${request.url}` } };
     reply.code(404).send(body);
   });
 
-  installAuthGate(app, gate);
   checkDryRuns(app);
   jobRoutes(app, ctx);
   nodeRoutes(app, ctx);

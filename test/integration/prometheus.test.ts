@@ -71,6 +71,7 @@ beforeAll(async () => {
   // The shipped config, with this cluster's targets file and a faster scrape.
   const config = readFileSync(join(RULES_DIR, 'prometheus.yml'), 'utf8')
     .replace('../../.fencer/prometheus-targets.json', join(home, 'prometheus-targets.json'))
+    .replace('../../.fencer/auth/prometheus.token', join(home, 'auth', 'prometheus.token'))
     .replace('- fencer-rules.yml', `- ${join(RULES_DIR, 'fencer-rules.yml')}`)
     .replace(/scrape_interval: 5s/, 'scrape_interval: 1s')
     .replace(/evaluation_interval: 5s/, 'evaluation_interval: 1s')

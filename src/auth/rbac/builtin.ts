@@ -15,6 +15,7 @@
 //   system:node         the node protocol (register, heartbeat, the watch stream, reports),
 //                       bound to the group system:nodes and narrowed by the node restriction
 //                       (./authorize.ts) to the node the credential names.
+//   system:monitoring   reading /metrics, for the group system:monitoring (a scraper's token).
 //   system:discovery    reading discovery and OpenAPI (/api, /apis, /openapi, /version), for everyone authenticated.
 //   system:basic-user   asking about oneself (kubectl auth can-i, auth whoami), for everyone authenticated.
 import {
@@ -115,6 +116,11 @@ export const BUILTIN_CLUSTER_ROLES: readonly ClusterRole[] = [
     ],
   },
   {
+    // What a scraper reads, as Kubernetes' system:monitoring.
+    name: 'system:monitoring',
+    rules: [{ verbs: ['get'], nonResourceURLs: ['/metrics', '/healthz', '/readyz'] }],
+  },
+  {
     // What a client reads before anything else (kubectl's discovery and OpenAPI), as Kubernetes'
     // system:discovery and system:public-info-viewer grant every authenticated user.
     name: 'system:discovery',
@@ -138,6 +144,9 @@ export const BUILTIN_CLUSTER_ROLES: readonly ClusterRole[] = [
   },
 ];
 
+/** The group of a metrics scraper's token (Prometheus); bound to system:monitoring. */
+export const MONITORING_GROUP = 'system:monitoring';
+
 /** The group the admin token carries; bound to cluster-admin. */
 export const MASTERS_GROUP = 'system:masters';
 
@@ -153,6 +162,11 @@ export const BUILTIN_CLUSTER_ROLE_BINDINGS: readonly ClusterRoleBinding[] = [
     name: 'system:node',
     subjects: [{ kind: 'Group', name: NODES_GROUP, apiGroup: RBAC_GROUP }],
     roleRef: clusterRoleRef('system:node'),
+  },
+  {
+    name: 'system:monitoring',
+    subjects: [{ kind: 'Group', name: MONITORING_GROUP, apiGroup: RBAC_GROUP }],
+    roleRef: clusterRoleRef('system:monitoring'),
   },
   {
     name: 'system:discovery',
