@@ -250,6 +250,7 @@ export class Replica {
         lease: this.lease,
         backlog: new Backlog(this.api, maxPendingJobs()),
         logger,
+        gate: this.gate,
       },
       this.gate,
       this.opts.tls,

@@ -8,6 +8,7 @@ import type { Lease } from '../lease/lease.js';
 import type { ChangeFeed } from './change-feed.js';
 import type { ReplicaOrigins } from './origins.js';
 import type { Backlog } from './backlog.js';
+import type { Gatekeeper } from './auth-gate.js';
 
 export interface ApiContext {
   replica: string;
@@ -29,4 +30,6 @@ export interface ApiContext {
   /** Backpressure on submissions (FENCER_MAX_PENDING). */
   backlog: Backlog;
   logger: Logger;
+  /** Who may do what (the policy an RBAC write is checked against), or no checks at all. */
+  gate: Gatekeeper;
 }

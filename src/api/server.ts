@@ -23,6 +23,7 @@ import { httpRequestSeconds, httpRequests, httpShed } from '../metrics/registry.
 import { isPoolWaitExceeded, POOL_WAIT_MESSAGE } from './pool-wait.js';
 import { installAuthGate, PUBLIC, type Gatekeeper } from './auth-gate.js';
 import { dualProtocolServer, type ServingCert } from './dual-protocol.js';
+import { PROTOBUF_CONTENT_TYPE } from './kube/protobuf.js';
 import { UnauthorizedError } from '../errors/unauthorized-error.js';
 import { ForbiddenError } from '../errors/forbidden-error.js';
 import { challengeHeader, statusOf } from './kube/status.js';
@@ -51,6 +52,8 @@ export function buildServer(ctx: ApiContext, gate: Gatekeeper, tls?: ServingCert
   installAuthGate(app, gate);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  // kubectl's reviews (kubectl auth can-i) come as protobuf: bytes, not text.
+  app.addContentTypeParser(PROTOBUF_CONTENT_TYPE, { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
   app.setErrorHandler((thrown, request, reply) => {
     const err = thrown instanceof Error ? thrown : new Error(String(thrown));

@@ -4,16 +4,24 @@
 import type { FastifyRequest } from 'fastify';
 import { isDryRun } from './dry-run.js';
 import { actorOf, idempotencyKeyOf } from './request-headers.js';
+import type { UserInfo } from '../domain/rbac.js';
 
 export interface WriteOptions {
   dryRun: boolean;
   /** Read when the write takes one (a single create), so a bad key is refused only then. */
   idempotencyKey: () => string | null;
   actor: string | null;
+  /** Who asks (the gate's user): an RBAC write may grant only what they hold. */
+  user?: UserInfo;
 }
 
 export function writeOptionsOf(request: FastifyRequest): WriteOptions {
-  return { dryRun: isDryRun(request), idempotencyKey: () => idempotencyKeyOf(request), actor: actorOf(request) };
+  return {
+    dryRun: isDryRun(request),
+    idempotencyKey: () => idempotencyKeyOf(request),
+    actor: actorOf(request),
+    ...(request.user ? { user: request.user } : {}),
+  };
 }
 
 /** The answer of a create or apply: 201 when it made the object, 200 when it changed or kept one. */

@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   bench: async () => (await import('./bench.js')).registerBenchCommands,
   chaos: async () => (await import('./chaos.js')).registerChaosCommands,
   token: async () => (await import('./token.js')).registerTokenCommands,
+  auth: async () => (await import('./auth.js')).registerAuthCommands,
 };
 const PROCESS_COMMANDS = new Set(['agent', 'proxy', 'replica']);
 

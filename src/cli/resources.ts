@@ -24,6 +24,7 @@ import { readSubmission } from '../api/validation/submission.js';
 import { readWorkflowSubmission } from '../api/validation/workflow.js';
 import { readCronJobSubmission } from '../api/validation/cronjob.js';
 import { readQueueSubmission, readResourceQuotaSubmission } from '../api/validation/queue.js';
+import { readRbacSubmission } from '../api/validation/rbac.js';
 import { workflowMaxJobs } from '../config.js';
 import { ApiError, formatDetail } from '../errors/api-error.js';
 import {
@@ -58,8 +59,17 @@ const SUBMIT_PATHS: Record<string, string> = {
   ResourceQuota: '/api/v1/resourcequotas',
 };
 
+// The RBAC kinds, applied as kubectl apply --server-side does (created or changed), under their
+// Kubernetes path: rbac.fencer.dev/v1 has no /api/v1 route.
+const RBAC_KIND_PLURALS: Record<string, string> = {
+  Role: 'roles',
+  ClusterRole: 'clusterroles',
+  RoleBinding: 'rolebindings',
+  ClusterRoleBinding: 'clusterrolebindings',
+};
+
 // Kinds a user changes by applying them again (the others are immutable: the same again is unchanged).
-const MUTABLE_KINDS = new Set(['Queue', 'ResourceQuota', 'CronJob']);
+const MUTABLE_KINDS = new Set(['Queue', 'ResourceQuota', 'CronJob', ...Object.keys(RBAC_KIND_PLURALS)]);
 
 interface ServerOption {
   server?: string;
@@ -114,7 +124,21 @@ const LOCAL_CHECKS: Record<string, (text: string) => unknown> = {
   CronJob: (text) => readCronJobSubmission(text, 'application/yaml'),
   Queue: (text) => readQueueSubmission(text, 'application/yaml'),
   ResourceQuota: (text) => readResourceQuotaSubmission(text, 'application/yaml'),
+  ...Object.fromEntries(
+    Object.keys(RBAC_KIND_PLURALS).map((kind) => [
+      kind,
+      (text: string) => readRbacSubmission(text, 'application/yaml'),
+    ]),
+  ),
 };
+
+/** Where an RBAC document is applied: its object's own path (server-side apply creates or changes it). */
+function rbacPath(document: ManifestDocument, plural: string): string {
+  const metadata = ((YAML.parse(document.text) ?? {}) as { metadata?: { namespace?: unknown } }).metadata ?? {};
+  const namespaced = plural === 'roles' || plural === 'rolebindings';
+  const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : DEFAULT_NAMESPACE;
+  return `/apis/rbac.fencer.dev/v1${namespaced ? `/namespaces/${encodeURIComponent(namespace)}` : ''}/${plural}/${encodeURIComponent(document.name ?? '')}`;
+}
 interface GetOptions extends NamespaceOption {
   allNamespaces?: boolean;
   watch?: boolean;
@@ -577,13 +601,15 @@ async function applyDocument(
   dryRun: DryRun,
 ): Promise<boolean> {
   const kind = document.kind ?? 'Job';
-  const label = `${kind.toLowerCase()}.fencer.dev/${document.name ?? '<unnamed>'}`;
+  const rbacPlural = RBAC_KIND_PLURALS[kind];
+  const group = rbacPlural ? 'rbac.fencer.dev' : 'fencer.dev';
+  const label = `${kind.toLowerCase()}.${group}/${document.name ?? '<unnamed>'}`;
   const where = several ? ` (document ${document.index}, line ${document.firstLine})` : '';
   if (document.parseError) {
     process.stderr.write(`error: ${label}${where}: invalid YAML: ${document.parseError}\n`);
     return false;
   }
-  const path = SUBMIT_PATHS[kind];
+  const path = rbacPlural ? (document.name ? rbacPath(document, rbacPlural) : undefined) : SUBMIT_PATHS[kind];
   if (!path) {
     process.stderr.write(`error: ${label}${where}: kind "${kind}" cannot be applied\n`);
     return false;
@@ -596,16 +622,16 @@ async function applyDocument(
     }
     // One key per document, kept across the client's resends after a 429: a generated name is made once.
     const response = await client.exchange<Job>(
-      'POST',
+      rbacPlural ? 'PATCH' : 'POST',
       dryRun === 'server' ? `${path}?dryRun=All` : path,
       document.text,
-      'application/yaml',
+      rbacPlural ? 'application/apply-patch+yaml' : 'application/yaml',
       { 'idempotency-key': randomUUID() },
     );
     const name = response.body?.metadata?.name ?? document.name ?? '<unnamed>';
     // A 200 of a mutable kind may be a change or the same again: the server does not say which.
     const outcome = response.status === 201 ? 'created' : MUTABLE_KINDS.has(kind) ? 'configured' : 'unchanged';
-    process.stdout.write(`${kind.toLowerCase()}.fencer.dev/${name} ${outcome}${dryRunSuffix(dryRun)}\n`);
+    process.stdout.write(`${kind.toLowerCase()}.${group}/${name} ${outcome}${dryRunSuffix(dryRun)}\n`);
     return true;
   } catch (err) {
     if (err instanceof ValidationError) {

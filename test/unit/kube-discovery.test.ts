@@ -63,9 +63,13 @@ describe('legacy discovery', () => {
     });
   });
 
-  it('GET /apis lists events.k8s.io after fencer.dev, with its events read-only', () => {
+  it('GET /apis lists rbac.fencer.dev and events.k8s.io after fencer.dev, with its events read-only', () => {
     const v1 = { groupVersion: 'events.k8s.io/v1', version: 'v1' };
-    expect(apiGroupList(apisKinds()).groups.map((g) => g.name)).toEqual(['fencer.dev', 'events.k8s.io']);
+    expect(apiGroupList(apisKinds()).groups.map((g) => g.name)).toEqual([
+      'fencer.dev',
+      'rbac.fencer.dev',
+      'events.k8s.io',
+    ]);
     expect(apiGroup(apisKinds(), 'events.k8s.io')).toEqual({
       kind: 'APIGroup',
       apiVersion: 'v1',
@@ -175,8 +179,15 @@ describe.each(['v2', 'v2beta1'] as const)('aggregated discovery %s', (version) =
     });
   });
 
-  it('GET /apis: events.k8s.io after fencer.dev', () => {
-    const [, events] = aggregatedDiscovery(apisKinds(), version).items;
+  it('GET /apis: events.k8s.io after fencer.dev and rbac.fencer.dev', () => {
+    const [, rbac, events] = aggregatedDiscovery(apisKinds(), version).items;
+    expect(rbac?.metadata.name).toBe('rbac.fencer.dev');
+    expect(rbac?.versions[0]?.resources.map((r) => r.resource)).toEqual([
+      'clusterroles',
+      'clusterrolebindings',
+      'roles',
+      'rolebindings',
+    ]);
     expect(events).toEqual({
       metadata: { name: 'events.k8s.io', creationTimestamp: null },
       versions: [

@@ -179,34 +179,42 @@ export function kindsFromCrd(document: unknown, file: string): KubeKind[] {
     }));
 }
 
-// The groups whose CRDs are served. rbac.fencer.dev's CRDs (Role, ClusterRole, RoleBinding,
-// ClusterRoleBinding) are in crds/ for deploy/ and validation, but have no routes yet
-// (docs/security.md, "Wiring still to do"): discovery must not promise them to kubectl.
-const SERVED_GROUPS: readonly string[] = ['fencer.dev'];
-
-/** The kinds of every CRD of a served group in `dir` (relative to the project root), in file order. */
-export function readKinds(dir = 'crds'): KubeKind[] {
+/** The kinds of every CRD of `group` in `dir` (relative to the project root), in file order. */
+export function readKinds(dir = 'crds', group = 'fencer.dev'): KubeKind[] {
   const files = readdirSync(join(projectRoot(), dir))
     .filter((name) => /\.ya?ml$/.test(name))
     .sort();
   return files.flatMap((name) => {
     const file = `${dir}/${name}`;
-    return kindsFromCrd(parse(readFileSync(join(projectRoot(), file), 'utf8')), file).filter((kind) =>
-      SERVED_GROUPS.includes(kind.group),
+    return kindsFromCrd(parse(readFileSync(join(projectRoot(), file), 'utf8')), file).filter(
+      (kind) => kind.group === group,
     );
   });
 }
 
 let cached: readonly KubeKind[] | undefined;
+let rbac: readonly KubeKind[] | undefined;
 
 /** fencer.dev's kinds, read once per process (the CRDs ship with the code and do not change under it). */
 export function fencerKinds(): readonly KubeKind[] {
   return (cached ??= readKinds());
 }
 
-/** Every kind under /apis: fencer.dev's, then events.k8s.io's. */
+/** rbac.fencer.dev's kinds: Role, ClusterRole, RoleBinding, ClusterRoleBinding (src/api/rbac-objects.ts). */
+export function rbacKinds(): readonly KubeKind[] {
+  return (rbac ??= readKinds('crds', 'rbac.fencer.dev'));
+}
+
+/** Every kind whose objects the /apis routes serve: fencer.dev's, then rbac.fencer.dev's. */
+export function objectKinds(): readonly KubeKind[] {
+  return (objects ??= [...fencerKinds(), ...rbacKinds()]);
+}
+
+let objects: readonly KubeKind[] | undefined;
+
+/** Every kind under /apis: fencer.dev's, rbac.fencer.dev's, then events.k8s.io's. */
 export function apisKinds(): readonly KubeKind[] {
-  return (apis ??= [...fencerKinds(), EVENTS_KIND]);
+  return (apis ??= [...objectKinds(), EVENTS_KIND]);
 }
 
 let apis: readonly KubeKind[] | undefined;

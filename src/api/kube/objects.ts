@@ -18,6 +18,8 @@ import {
 } from '../present.js';
 import { storeJobFilterOf } from '../job-filter.js';
 import { continueToken, kubeLimitOf, parseContinue } from '../list-page.js';
+import { listRbac } from '../rbac-objects.js';
+import { RBAC_KINDS } from '../../domain/rbac.js';
 
 /** The query parameters of a list (selectors.ts reads them). */
 export interface ObjectQuery {
@@ -95,6 +97,11 @@ export function kubeObjects(ctx: ApiContext): KubeObjects {
       get: (_ns, name) => byName(null, name, async () => (await listNodes(db)).map(presentNode)),
     },
   };
+  for (const rbacKind of RBAC_KINDS)
+    sources[rbacKind] = {
+      list: (ns) => listRbac(db, rbacKind, ns),
+      get: async (ns, name) => (await listRbac(db, rbacKind, ns === '' ? null : ns, name))[0],
+    };
   const sourceOf = (kind: KubeKind): Source => {
     const source = sources[kind.kind];
     if (!source) throw new Error(`no objects for kind ${kind.kind}`);

@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { HttpError } from '../../errors/http-error.js';
-import { apisKinds, CORE_KINDS, fencerKinds, groupVersionOf, kindOfResource, type KubeKind } from '../kube/kinds.js';
+import { apisKinds, CORE_KINDS, groupVersionOf, kindOfResource, objectKinds, type KubeKind } from '../kube/kinds.js';
 import { acceptsJson, discoveryFormat, DISCOVERY_CONTENT_TYPES, parseAccept, tableVersion } from '../kube/accept.js';
 import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions } from '../kube/discovery.js';
 import { openApiV2, openApiV3, openApiV3Index } from '../kube/openapi.js';
@@ -36,6 +36,10 @@ import { deleteOptionsOf } from '../delete-options.js';
 import YAML from 'yaml';
 import { IdempotencyKeyReusedError } from '../../errors/idempotency-key-reused-error.js';
 import { kubeEventRoutes } from './kube-events.js';
+import { RBAC_PLURALS, removeRbac, writeRbac } from '../rbac-objects.js';
+import { readRbacSubmission } from '../validation/rbac.js';
+import { RBAC_GROUP, type RbacKind } from '../../domain/rbac.js';
+import { reviewRoutes } from './reviews.js';
 
 interface GroupVersion {
   group: string;
@@ -53,7 +57,7 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
       if (status.code >= 500) ctx.logger.error({ err: status.message, url: request.url }, 'request failed');
       void reply.code(status.code).type('application/json').send(status);
     });
-    const kinds = fencerKinds();
+    const kinds = objectKinds();
     // Discovery of /apis lists events.k8s.io too; its routes are kubeEventRoutes'.
     const groups = apisKinds();
     const objects = kubeObjects(ctx);
@@ -61,6 +65,7 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     const create = (kind: KubeKind, object: Record<string, unknown>, options: WriteOptions) =>
       apiErrorsOf(() => writesOf(kind, 'POST').create(ctx, JSON.stringify(object), 'application/json', options));
     kubeEventRoutes(kube, ctx);
+    reviewRoutes(kube, ctx);
 
     kube.get('/version', { config: { access: PUBLIC } }, async () => ({
       major: '1',
@@ -174,134 +179,147 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
       if (!object) throw new HttpError(404, `${kind.plural}.${kind.group} "${request.params.name}" not found`);
       return answer(request, reply, kind, [object], null);
     };
+    // The namespace a write's path names (null for a cluster-scoped kind), checked against the kind.
+    const scopeOf = (kind: KubeKind, namespace: string | undefined): string | null => {
+      if (kind.namespaced && namespace === undefined)
+        throw new HttpError(404, `${kind.plural} are namespaced: write them under /namespaces/NAMESPACE/`);
+      return kind.namespaced ? namespace! : null;
+    };
+    // A whole object written over the one stored (PUT, a merge patch, server-side apply).
+    const replace = (
+      request: FastifyRequest,
+      kind: KubeKind,
+      namespace: string | null,
+      current: KubeObject,
+      desired: Record<string, unknown>,
+      version: number | null,
+    ) =>
+      kind.group === RBAC_GROUP
+        ? replaceRbac(ctx, kind, current, desired, version, writeOptionsOf(request))
+        : writeOrRehearse(request, ctx.db, (db) =>
+            replaceObject({ ...ctx, db }, kind, current, desired, version, () =>
+              kubeObjects({ ...ctx, db }).get(kind, namespace, String(current.metadata?.name)),
+            ),
+          );
+
     // Creates and deletes call the /api/v1 routes' write functions (one validation and one store
     // path per kind), with their answers turned into Kubernetes ones: a create of an object that
     // exists is AlreadyExists even when it is the same, refusals are Status objects with their causes.
-    kube.post<{ Params: ListParams }>(
-      '/apis/:group/:version/namespaces/:namespace/:plural',
-      OBJECT_WRITE,
-      async (request, reply) => {
-        const kind = kindOf(kinds, request.params);
-        const object = objectIn(String(request.body ?? ''), request.params.namespace!);
-        // The /api/v1 write of a Queue, ResourceQuota or CronJob applies (creates or changes): a
-        // create of one that exists must not change it. A create racing another for the same name
-        // may still be taken as a change.
-        const named = (object.metadata as { name?: unknown }).name;
-        if (typeof named === 'string' && named !== '' && (await objects.get(kind, request.params.namespace!, named))) {
-          throw new KubeError(409, 'AlreadyExists', `${kind.plural}.${kind.group} "${named}" already exists`);
-        }
-        const answered = await create(kind, object, writeOptionsOf(request));
-        if (answered.code === 200)
-          throw new KubeError(
-            409,
-            'AlreadyExists',
-            `${kind.plural}.${kind.group} "${String((answered.body as { metadata?: { name?: string } }).metadata?.name)}" already exists`,
-          );
-        void reply.code(201);
-        return answered.body;
-      },
-    );
+    const createObject = async (request: FastifyRequest<{ Params: ListParams }>, reply: FastifyReply) => {
+      const kind = kindOf(kinds, request.params);
+      const namespace = scopeOf(kind, request.params.namespace);
+      const object = objectIn(String(request.body ?? ''), namespace);
+      // The /api/v1 write of a Queue, ResourceQuota or CronJob applies (creates or changes): a
+      // create of one that exists must not change it. A create racing another for the same name
+      // may still be taken as a change.
+      const named = (object.metadata as { name?: unknown }).name;
+      if (typeof named === 'string' && named !== '' && (await objects.get(kind, namespace, named))) {
+        throw new KubeError(409, 'AlreadyExists', `${kind.plural}.${kind.group} "${named}" already exists`);
+      }
+      const answered = await create(kind, object, writeOptionsOf(request));
+      if (answered.code === 200)
+        throw new KubeError(
+          409,
+          'AlreadyExists',
+          `${kind.plural}.${kind.group} "${String((answered.body as { metadata?: { name?: string } }).metadata?.name)}" already exists`,
+        );
+      void reply.code(201);
+      return answered.body;
+    };
     // propagationPolicy (query or DeleteOptions body): Orphan leaves a CronJob's Jobs and
     // workflows running; a workflow's jobs need their workflow, so it cannot orphan them.
-    kube.delete<{ Params: GetParams; Querystring: { propagationPolicy?: string } }>(
-      '/apis/:group/:version/namespaces/:namespace/:plural/:name',
-      OBJECT_WRITE,
-      async (request) => {
-        const kind = kindOf(kinds, request.params);
-        const { namespace, name } = request.params;
-        const policy = propagationOf(
-          request.query.propagationPolicy ?? deleteOptionsOf(request.body)?.propagationPolicy,
+    const deleteObject = async (
+      request: FastifyRequest<{ Params: GetParams; Querystring: { propagationPolicy?: string } }>,
+    ) => {
+      const kind = kindOf(kinds, request.params);
+      const namespace = scopeOf(kind, request.params.namespace);
+      const { name } = request.params;
+      const policy = propagationOf(request.query.propagationPolicy ?? deleteOptionsOf(request.body)?.propagationPolicy);
+      if (policy === 'Orphan' && kind.kind === 'Workflow')
+        throw new KubeError(
+          422,
+          'Invalid',
+          "propagationPolicy Orphan: a workflow's jobs wait on each other through it and cannot be left without it",
         );
-        if (policy === 'Orphan' && kind.kind === 'Workflow')
-          throw new KubeError(
-            422,
-            'Invalid',
-            "propagationPolicy Orphan: a workflow's jobs wait on each other through it and cannot be left without it",
-          );
-        const remove = writesOf(kind, 'DELETE').remove;
-        await apiErrorsOf(() => remove(ctx, namespace!, name, policy === 'Orphan', writeOptionsOf(request)));
-        return {
-          kind: 'Status',
-          apiVersion: 'v1',
-          metadata: {},
-          status: 'Success',
-          details: { name, group: kind.group, kind: kind.plural },
-        };
-      },
-    );
+      const remove = writesOf(kind, 'DELETE').remove;
+      await apiErrorsOf(() => remove(ctx, namespace ?? '', name, policy === 'Orphan', writeOptionsOf(request)));
+      return {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Success',
+        details: { name, group: kind.group, kind: kind.plural },
+      };
+    };
     // A whole new object, optimistic on the resourceVersion it names.
-    kube.put<{ Params: GetParams }>(
-      '/apis/:group/:version/namespaces/:namespace/:plural/:name',
-      OBJECT_WRITE,
-      async (request) => {
-        const kind = kindOf(kinds, request.params);
-        const { namespace, name } = request.params;
-        const current = await objects.get(kind, namespace!, name);
-        if (!current) throw new HttpError(404, `${kind.plural}.${kind.group} "${name}" not found`);
-        const desired = objectIn(String(request.body ?? ''), namespace!);
-        return writeOrRehearse(request, ctx.db, (db) =>
-          replaceObject({ ...ctx, db }, kind, current, desired, expectedVersionOf(desired), () =>
-            kubeObjects({ ...ctx, db }).get(kind, namespace!, name),
-          ),
-        );
-      },
-    );
+    const putObject = async (request: FastifyRequest<{ Params: GetParams }>) => {
+      const kind = kindOf(kinds, request.params);
+      const namespace = scopeOf(kind, request.params.namespace);
+      const { name } = request.params;
+      const current = await objects.get(kind, namespace, name);
+      if (!current) throw new HttpError(404, `${kind.plural}.${kind.group} "${name}" not found`);
+      const desired = objectIn(String(request.body ?? ''), namespace);
+      return replace(request, kind, namespace, current, desired, expectedVersionOf(desired));
+    };
     // A JSON merge patch, or server-side apply (which also creates). Each applies to the object
     // as read and writes at its version, read again if another change came first.
-    kube.patch<{ Params: GetParams }>(
-      '/apis/:group/:version/namespaces/:namespace/:plural/:name',
-      OBJECT_WRITE,
-      async (request, reply) => {
-        const kind = kindOf(kinds, request.params);
-        const { namespace, name } = request.params;
-        const type = String(request.headers['content-type'] ?? '')
-          .split(';')[0]!
-          .trim();
-        // A strategic merge patch (kubectl patch's default) is taken as a merge patch: these kinds
-        // have no list whose items merge by key, so the two agree on them but for a list, which a
-        // merge patch replaces whole.
-        if (
-          type !== 'application/merge-patch+json' &&
-          type !== 'application/strategic-merge-patch+json' &&
-          type !== 'application/apply-patch+yaml'
-        ) {
-          throw new HttpError(
-            415,
-            `${type || 'no content type'}: patches of ${kind.plural} are application/merge-patch+json, application/strategic-merge-patch+json or application/apply-patch+yaml (server-side apply)`,
+    const patchObject = async (request: FastifyRequest<{ Params: GetParams }>, reply: FastifyReply) => {
+      const kind = kindOf(kinds, request.params);
+      const namespace = scopeOf(kind, request.params.namespace);
+      const { name } = request.params;
+      const type = String(request.headers['content-type'] ?? '')
+        .split(';')[0]!
+        .trim();
+      // A strategic merge patch (kubectl patch's default) is taken as a merge patch: these kinds
+      // have no list whose items merge by key, so the two agree on them but for a list, which a
+      // merge patch replaces whole.
+      if (
+        type !== 'application/merge-patch+json' &&
+        type !== 'application/strategic-merge-patch+json' &&
+        type !== 'application/apply-patch+yaml'
+      ) {
+        throw new HttpError(
+          415,
+          `${type || 'no content type'}: patches of ${kind.plural} are application/merge-patch+json, application/strategic-merge-patch+json or application/apply-patch+yaml (server-side apply)`,
+        );
+      }
+      const patch = objectIn(String(request.body ?? ''), namespace);
+      for (let attempt = 0; ; attempt++) {
+        const current = await objects.get(kind, namespace, name);
+        if (!current) {
+          if (type !== 'application/apply-patch+yaml')
+            throw new HttpError(404, `${kind.plural}.${kind.group} "${name}" not found`);
+          const answered = await create(
+            kind,
+            { ...patch, metadata: { ...(patch.metadata as object), name } },
+            writeOptionsOf(request),
           );
+          void reply.code(201);
+          return answered.body;
         }
-        const patch = objectIn(String(request.body ?? ''), namespace!);
-        for (let attempt = 0; ; attempt++) {
-          const current = await objects.get(kind, namespace!, name);
-          if (!current) {
-            if (type !== 'application/apply-patch+yaml')
-              throw new HttpError(404, `${kind.plural}.${kind.group} "${name}" not found`);
-            const answered = await create(
-              kind,
-              { ...patch, metadata: { ...(patch.metadata as object), name } },
-              writeOptionsOf(request),
-            );
-            void reply.code(201);
-            return answered.body;
-          }
-          // A patch that names a resourceVersion (kubectl label --resource-version) is a
-          // precondition: a Conflict if the object has moved on, never read again and retried.
-          const named = expectedVersionOf(patch);
-          const version = named ?? expectedVersionOf(current as Record<string, unknown>);
-          try {
-            const desired = mergePatch(current, patch) as Record<string, unknown>;
-            return await writeOrRehearse(request, ctx.db, (db) =>
-              replaceObject({ ...ctx, db }, kind, current, desired, version, () =>
-                kubeObjects({ ...ctx, db }).get(kind, namespace!, name),
-              ),
-            );
-          } catch (error) {
-            if (!(error instanceof KubeError && error.reason === 'Conflict') || named !== null || attempt >= 3)
-              throw error;
-          }
+        // A patch that names a resourceVersion (kubectl label --resource-version) is a
+        // precondition: a Conflict if the object has moved on, never read again and retried.
+        const named = expectedVersionOf(patch);
+        const version = named ?? expectedVersionOf(current as Record<string, unknown>);
+        try {
+          const desired = mergePatch(current, patch) as Record<string, unknown>;
+          return await replace(request, kind, namespace, current, desired, version);
+        } catch (error) {
+          if (!(error instanceof KubeError && error.reason === 'Conflict') || named !== null || attempt >= 3)
+            throw error;
         }
-      },
-    );
+      }
+    };
+    for (const prefix of ['/apis/:group/:version/namespaces/:namespace', '/apis/:group/:version']) {
+      kube.post<{ Params: ListParams }>(`${prefix}/:plural`, OBJECT_WRITE, createObject);
+      kube.delete<{ Params: GetParams; Querystring: { propagationPolicy?: string } }>(
+        `${prefix}/:plural/:name`,
+        OBJECT_WRITE,
+        deleteObject,
+      );
+      kube.put<{ Params: GetParams }>(`${prefix}/:plural/:name`, OBJECT_WRITE, putObject);
+      kube.patch<{ Params: GetParams }>(`${prefix}/:plural/:name`, OBJECT_WRITE, patchObject);
+    }
     const read = { config: { access: objectAccess } };
     kube.get('/apis/:group/:version/namespaces/:namespace/:plural', read, list);
     kube.get('/apis/:group/:version/namespaces/:namespace/:plural/:name', read, get);
@@ -376,7 +394,7 @@ function answer(
 }
 
 /** The object of a create: JSON or YAML, in the request's namespace (or none: it takes that one). */
-function objectIn(text: string, namespace: string): Record<string, unknown> {
+function objectIn(text: string, namespace: string | null): Record<string, unknown> {
   let object: unknown;
   try {
     object = text.trimStart().startsWith('{') ? JSON.parse(text) : YAML.parse(text);
@@ -387,6 +405,11 @@ function objectIn(text: string, namespace: string): Record<string, unknown> {
     throw new HttpError(400, 'the body must be one object');
   const fields = object as Record<string, unknown>;
   const metadata = (fields.metadata ?? {}) as Record<string, unknown>;
+  // A cluster-scoped object has no namespace: one it names is dropped, as kube-apiserver drops it.
+  if (namespace === null) {
+    const { namespace: _dropped, ...rest } = metadata;
+    return { ...fields, metadata: rest };
+  }
   if (metadata.namespace !== undefined && metadata.namespace !== namespace) {
     throw new HttpError(
       400,
@@ -427,6 +450,51 @@ const WRITES: Record<string, KindWrites> = {
     remove: (ctx, namespace, name, _orphan, options) => removeQuota(ctx, namespace, name, options),
   },
 };
+
+for (const [kind, plural] of Object.entries(RBAC_PLURALS) as Array<[RbacKind, string]>)
+  WRITES[plural] = {
+    create: async (ctx, text, contentType, options) => {
+      const { written, object } = await writeRbac(ctx, readRbacSubmission(text, contentType), options);
+      return { code: written === 'created' ? 201 : 200, body: object };
+    },
+    remove: async (ctx, namespace, name, _orphan, options) => {
+      if (!(await removeRbac(ctx, kind, namespace === '' ? null : namespace, name, options)))
+        throw new HttpError(404, `${plural}.${RBAC_GROUP} "${name}" not found`);
+    },
+  };
+
+/** An RBAC object written whole over the stored one (its rules, or its subjects and roleRef). */
+async function replaceRbac(
+  ctx: ApiContext,
+  kind: KubeKind,
+  current: KubeObject,
+  desired: Record<string, unknown>,
+  version: number | null,
+  options: WriteOptions,
+): Promise<KubeObject> {
+  const { name, namespace } = (current.metadata ?? {}) as { name?: string; namespace?: string };
+  const metadata = (desired.metadata ?? {}) as Record<string, unknown>;
+  if (metadata.name !== undefined && metadata.name !== name)
+    throw new HttpError(
+      400,
+      `the name of the object (${String(metadata.name)}) does not match the name on the URL (${name})`,
+    );
+  const body = {
+    apiVersion: desired.apiVersion,
+    kind: kind.kind,
+    metadata: {
+      name,
+      ...(namespace ? { namespace } : {}),
+      ...(metadata.labels ? { labels: metadata.labels } : {}),
+      ...(metadata.annotations ? { annotations: metadata.annotations } : {}),
+    },
+    ...(desired.rules !== undefined ? { rules: desired.rules } : {}),
+    ...(desired.subjects !== undefined ? { subjects: desired.subjects } : {}),
+    ...(desired.roleRef !== undefined ? { roleRef: desired.roleRef } : {}),
+  };
+  const rbac = readRbacSubmission(JSON.stringify(body), 'application/json');
+  return (await writeRbac(ctx, rbac, options, version)).object;
+}
 
 function writesOf(kind: KubeKind, method: 'POST' | 'DELETE'): KindWrites {
   const writes = WRITES[kind.plural];
