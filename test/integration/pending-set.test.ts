@@ -196,17 +196,22 @@ describe('pending set', () => {
       const set = followedSet();
       await agrees(set, 'before');
       const name = `left-${broken}-${randomUUID().slice(0, 6)}`;
-      const heard = (event: 'pending' | 'left', uid: () => string) =>
-        new Promise<void>((resolve) =>
-          listener.on(event, (uids) => {
-            if (uids.includes(uid())) resolve();
-          }),
-        );
-      let uid = '';
-      const named = heard('pending', () => uid);
-      const left = heard('left', () => uid);
-      uid = (await submitJob(t.db, job(name, { namespace: 'tenant-f' }))).job.uid;
-      await named;
+      // Every uid each event named from now on: a notification may come before submitJob returns.
+      const heard = (event: 'pending' | 'left') => {
+        const seen = new Set<string>();
+        const waiting = new Map<string, () => void>();
+        listener.on(event, (uids) => {
+          for (const u of uids) {
+            seen.add(u);
+            waiting.get(u)?.();
+          }
+        });
+        return (u: string) => new Promise<void>((resolve) => (seen.has(u) ? resolve() : waiting.set(u, resolve)));
+      };
+      const named = heard('pending');
+      const left = heard('left');
+      const uid = (await submitJob(t.db, job(name, { namespace: 'tenant-f' }))).job.uid;
+      await named(uid);
       // The read sees the job pending; its answer is held until the cancel's notification is heard.
       let release!: () => void;
       const held = new Promise<void>((resolve) => (release = resolve));
@@ -222,7 +227,7 @@ describe('pending set', () => {
       try {
         const reading = set.sync(slow);
         await cancelJob(t.db, 'tenant-f', name, 10_000);
-        await left;
+        await left(uid);
         release();
         expect(await reading).toBe(true);
         const state = await readRoundState(t.db, FRESH_MS);
