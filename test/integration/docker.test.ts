@@ -17,7 +17,7 @@ import { CLEAN, jobPhases, runFindings } from '../helpers/history.js';
 import { jobYaml, submit } from '../helpers/jobs.js';
 import { unfinishedCount } from '../../src/store/jobs.js';
 import { leaderAfter as leaderAfterEpoch } from '../helpers/leader.js';
-import { adminFetch } from '../helpers/auth.js';
+import { adminFetch, TEST_KEY } from '../helpers/auth.js';
 
 // Set before testcontainers is first loaded (imported lazily below). Its reaper is an image of
 // its own and nothing can be pulled here: the tests remove what they start. And it finds the
@@ -57,6 +57,12 @@ suite('a replica in a container (testcontainers)', () => {
         String(port),
         '--database-url',
         t.url,
+        '--jwks',
+        '/tmp/jwks.json',
+      ])
+      // The run's public key, which the admin token of adminFetch is signed with.
+      .withCopyContentToContainer([
+        { content: JSON.stringify({ keys: [TEST_KEY.publicJwk] }), target: '/tmp/jwks.json' },
       ])
       .withEnvironment({ FENCER_LOG_LEVEL: 'info' })
       .withWaitStrategy(Wait.forLogMessage('replica serving'))

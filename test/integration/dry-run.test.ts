@@ -148,6 +148,12 @@ beforeAll(async () => {
       phase: 'Assigned',
     }),
   );
+  // Its first send to node-a recorded (the watch hub records sends on its next tick).
+  await eventually(
+    async () =>
+      (await t.db.query("SELECT 1 FROM assignments WHERE state = 'Assigned' AND confirm_by IS NULL")).rows.length === 0,
+    { what: 'the send of the placed job recorded' },
+  );
   await eventually(async () => {
     const open = await t.db.query(
       "SELECT name FROM jobs WHERE phase = 'Pending' AND NOT waiting AND reason IS DISTINCT FROM 'Unschedulable'",
