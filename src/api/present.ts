@@ -28,6 +28,8 @@ const CONDITION_TYPES: Record<string, { type: string; status: Condition['status'
   Unschedulable: { type: 'Scheduled', status: 'False' },
   QueueAtLimit: { type: 'Scheduled', status: 'False' },
   QuotaExceeded: { type: 'Scheduled', status: 'False' },
+  // No longer written (a job that only waits its turn has no condition, as a pod in the
+  // scheduler's queue has none); rows from before keep it until placed.
   WaitingForShare: { type: 'Scheduled', status: 'False' },
   NodeDied: { type: 'Requeued', status: 'True' },
   NodeLost: { type: 'Requeued', status: 'True' },

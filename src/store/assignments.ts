@@ -140,7 +140,8 @@ export interface Delivery {
 /** These assignments were sent to their nodes: each one's confirm deadline runs from its send. */
 export async function markDelivered(db: Db, sent: readonly Delivery[], confirmTimeoutMs: number): Promise<void> {
   if (sent.length === 0) return;
-  await db.query(sql('assignments/delivered'), [
+  // Broken on purpose (src/testing/broken-guards.ts, delivery-skip-locked): wait for every row.
+  await db.query(sql(isBroken('delivery-skip-locked') ? 'assignments/delivered_waiting' : 'assignments/delivered'), [
     sent.map((d) => d.id),
     sent.map((d) => d.node),
     sent.map((d) => Math.max(0, Math.round(d.agoMs))),

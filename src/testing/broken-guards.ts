@@ -31,6 +31,7 @@ export type BreakableGuard =
   | 'not-reported-is-loss' // job-reconcile ends a live node's run it has no report of past the run's end, and retries it using an attempt
   | 'unclaimed-bound' // placement gives a node all it has room for at once, however much of it the node has not claimed yet
   | 'confirm-at-delivery' // an assignment's confirm deadline starts when a replica reads it for its node, not when it is sent (a slow control plane's delay counts against the node)
+  | 'delivery-skip-locked' // recording when assignments were sent waits for rows a claim has locked (a deadlock across nodes)
   | 'dry-run' // writes ignore dryRun=All and make the change they were asked only to check
   | 'authorize-before-handler' // one route (a job's cancel) skips its authorization: the handler runs for anyone with a token
   | 'watch-xmin'; // watches and list versions take events of ended transactions past a running one's (xid order)

@@ -208,4 +208,73 @@ describe('a node allocation', () => {
       await broken.close();
     }
   });
+
+  describe('a record of sends', () => {
+    /** Records sends of a run a claim holds locked and of a free one: 'recorded', or 'waited' on the lock. */
+    async function recordBesideAClaim(): Promise<{ outcome: string; stamped: string[] }> {
+      const uids = [
+        (await submitJob(t.db, jobRequest('claimed-now'))).job.uid,
+        (await submitJob(t.db, jobRequest('not-claimed'))).job.uid,
+      ];
+      await fenced(t.db, leader, (tx, epoch) =>
+        commitPlacements(
+          tx,
+          epoch,
+          uids.map((jobUid) => ({ jobUid, node: 'n3' })),
+        ),
+      );
+      const ids = (
+        await t.db.query<{ id: string }>(
+          'SELECT id FROM assignments WHERE job_uid = ANY($1) ORDER BY job_uid = $2 DESC',
+          [uids, uids[0]],
+        )
+      ).rows.map((r) => r.id);
+      const claim = await t.db.connect();
+      try {
+        await claim.query('BEGIN');
+        await claim.query('SELECT 1 FROM assignments WHERE id = $1 FOR UPDATE', [ids[0]]);
+        let settled = false;
+        const recording = markDelivered(
+          t.db,
+          ids.map((id) => ({ id, node: 'n3', agoMs: 0 })),
+          60_000,
+        ).then(() => 'recorded');
+        void recording.finally(() => (settled = true));
+        const waited = eventually(
+          async () => {
+            if (settled) return true;
+            const waiting = await t.db.query(
+              "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%confirm_by%'",
+            );
+            return (waiting.rowCount ?? 0) > 0;
+          },
+          { what: 'the record to end or to wait on the lock' },
+        ).then(() => (settled ? 'recorded' : 'waited'));
+        const outcome = await Promise.race([recording, waited]);
+        await claim.query('ROLLBACK');
+        await recording;
+        const stamped = (
+          await t.db.query<{ id: string }>('SELECT id FROM assignments WHERE id = ANY($1) AND confirm_by IS NOT NULL', [
+            ids,
+          ])
+        ).rows.map((r) => (r.id === ids[0] ? 'claimed-now' : 'not-claimed'));
+        return { outcome, stamped };
+      } finally {
+        claim.release();
+      }
+    }
+
+    it('never waits for a run a claim holds: it stamps the others', async () => {
+      expect(await recordBesideAClaim()).toEqual({ outcome: 'recorded', stamped: ['not-claimed'] });
+    });
+
+    it('waits on the claim with the broken variant (delivery-skip-locked)', async () => {
+      process.env.FENCER_BREAK_GUARDS = 'delivery-skip-locked';
+      try {
+        expect((await recordBesideAClaim()).outcome).toBe('waited');
+      } finally {
+        delete process.env.FENCER_BREAK_GUARDS;
+      }
+    });
+  });
 });

@@ -109,7 +109,10 @@ export class Placement implements Reconciler {
       quotas: input.quotas,
       memory: this.shareMemory,
       ignoreLimits: isBroken('queue-limit-plan'),
-      reasonKnown: (uid, reason, message) => this.marked.has(uid, reason, message),
+      reasonKnown: (uid, reason, message) => {
+        const w = stored({ jobUid: uid, reason, message });
+        return this.marked.has(uid, w.reason, w.message);
+      },
       maxReasons: REASONS_PER_ROUND,
     };
     const round = bestFit(
@@ -123,7 +126,9 @@ export class Placement implements Reconciler {
     const reasons = [
       ...round.unschedulable.map((u) => ({ jobUid: u.jobUid, reason: 'Unschedulable', message: u.message })),
       ...round.waiting, // already without the reasons written before
-    ].filter((w) => !this.marked.has(w.jobUid, w.reason, w.message));
+    ]
+      .map(stored)
+      .filter((w) => !this.marked.has(w.jobUid, w.reason, w.message));
     let placed = 0;
     if (round.placements.length > 0) {
       const tokens = tokensTaken(
@@ -153,6 +158,20 @@ export class Placement implements Reconciler {
     if (placed > 0) log.info({ placed, pending: jobs.length }, 'placed jobs');
     return (input.full && placed > 0) || reasons.length >= REASONS_PER_ROUND ? 'requeue' : 'done';
   }
+}
+
+/**
+ * What a job's row holds for why it waits. WaitingForShare is not stored: a job that only waits
+ * its turn has no condition, as a pod in the scheduler's queue has none, and the jobs of a burst
+ * cost no status write each. Storing '' clears a reason that no longer holds (mark_waiting.sql
+ * writes only rows whose reason changes).
+ */
+function stored(w: { jobUid: string; reason: string; message: string }): {
+  jobUid: string;
+  reason: string;
+  message: string;
+} {
+  return w.reason === 'WaitingForShare' ? { jobUid: w.jobUid, reason: '', message: '' } : w;
 }
 
 /** Placement tokens the round takes, per namespace with a placement rate. */
