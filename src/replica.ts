@@ -23,6 +23,7 @@ import { Controller, type Reconciler } from './controllers/controller.js';
 import { recordClusterEvent } from './store/cluster-events.js';
 import { ChangeFeed } from './api/change-feed.js';
 import { ReplicaOrigins } from './api/origins.js';
+import { edgeOptionsFromEnv, type EdgeOptions } from './api/edge/options.js';
 import { Placement } from './controllers/placement/placement.js';
 import { followPending, PendingSet } from './controllers/placement/pending-set.js';
 import { NodeHealth, deathRule } from './controllers/node-health/node-health.js';
@@ -74,6 +75,8 @@ export interface ReplicaOptions {
   auth: { issuers: readonly TokenIssuer[] } | 'insecure-no-auth';
   /** A certificate: the port then answers HTTPS too, which kubectl needs to send a token. */
   tls?: ServingCert;
+  /** Names, front proxies and limits at the API's edge (default: from the environment). */
+  edge?: EdgeOptions;
 }
 
 export class Replica {
@@ -90,6 +93,7 @@ export class Replica {
   private readonly watches: WatchHub;
   private readonly changes: ChangeFeed;
   private readonly gate: Gatekeeper;
+  private readonly edge: EdgeOptions;
   private readonly controllers: Controller[];
   private readonly placement: Controller;
   private readonly jobReconcile: Controller;
@@ -103,6 +107,7 @@ export class Replica {
     const { name, databaseUrl, timings, logger } = opts;
     this.url = `http://${opts.host}:${opts.port}`;
     this.advertisedUrl = opts.advertiseUrl ?? this.url;
+    this.edge = opts.edge ?? edgeOptionsFromEnv();
     // Every session dies when idle inside a transaction: a replica frozen mid-transaction must
     // not hold the lease row (FOR SHARE) or a job's or node's row lock for long, or it would
     // stall the leader's decisions and any takeover.
@@ -246,7 +251,11 @@ export class Replica {
         timings: this.opts.timings,
         watches: this.watches,
         changes: this.changes,
-        origins: new ReplicaOrigins(this.api, this.advertisedUrl),
+        origins: new ReplicaOrigins(this.api, this.advertisedUrl, {
+          allowedHosts: this.edge.allowedHosts,
+          listenHost: this.opts.host,
+        }),
+        edge: this.edge,
         lease: this.lease,
         backlog: new Backlog(this.api, maxPendingJobs()),
         logger,

@@ -9,6 +9,7 @@ import type { ChangeFeed } from './change-feed.js';
 import type { ReplicaOrigins } from './origins.js';
 import type { Backlog } from './backlog.js';
 import type { Gatekeeper } from './auth-gate.js';
+import type { EdgeOptions } from './edge/options.js';
 
 export interface ApiContext {
   replica: string;
@@ -32,4 +33,6 @@ export interface ApiContext {
   logger: Logger;
   /** Who may do what (the policy an RBAC write is checked against), or no checks at all. */
   gate: Gatekeeper;
+  /** Names, front proxies and limits at the edge (src/api/edge/). */
+  edge: EdgeOptions;
 }

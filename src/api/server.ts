@@ -27,17 +27,22 @@ import { PROTOBUF_CONTENT_TYPE } from './kube/protobuf.js';
 import { UnauthorizedError } from '../errors/unauthorized-error.js';
 import { ForbiddenError } from '../errors/forbidden-error.js';
 import { challengeHeader, statusOf } from './kube/status.js';
+import { EdgeRefusal } from './edge/refusal.js';
+import { installBodyTypeCheck, installBrowserChecks } from './edge/browser.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
- * A 401 or 403 as a Kubernetes Status, on every route (kubectl reads them from /api/v1 too), with
+ * A 401, a 403 or the edge's refusals (src/api/edge/) as a Kubernetes Status, on every route (kubectl reads them from /api/v1 too), with
  * the challenge a 401 carries; null for any other error.
  */
 export function refusalOf(err: Error, request: FastifyRequest, reply: FastifyReply): Status | null {
-  if (!(err instanceof UnauthorizedError) && !(err instanceof ForbiddenError)) return null;
+  if (!(err instanceof UnauthorizedError) && !(err instanceof ForbiddenError) && !(err instanceof EdgeRefusal))
+    return null;
   if (err instanceof UnauthorizedError)
     void reply.headers(challengeHeader(request.headers.authorization !== undefined));
+  if (err instanceof EdgeRefusal && err.retryAfterSeconds !== undefined)
+    void reply.header('Retry-After', String(err.retryAfterSeconds));
   return statusOf(err);
 }
 
@@ -49,7 +54,9 @@ export function buildServer(ctx: ApiContext, gate: Gatekeeper, tls?: ServingCert
     forceCloseConnections: true,
     ...(tls ? { serverFactory: dualProtocolServer(tls) } : {}),
   }) as unknown as FastifyInstance;
+  installBrowserChecks(app, ctx.origins);
   installAuthGate(app, gate);
+  installBodyTypeCheck(app);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
   // kubectl's reviews (kubectl auth can-i) come as protobuf: bytes, not text.

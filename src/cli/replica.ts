@@ -6,6 +6,7 @@ import { Replica } from '../replica.js';
 import { timingsFromEnv } from '../config.js';
 import { createLogger } from '../log.js';
 import { onTerminate } from '../lifecycle.js';
+import { edgeOptionsFromEnv, listOf } from '../api/edge/options.js';
 import { DEFAULT_POLICY, parsePolicy, policyName } from '../scheduling/policies.js';
 
 /** Whether a replica listening here is reached from this machine only. */
@@ -57,12 +58,22 @@ export function registerReplicaCommand(program: Command): void {
       'a PEM certificate: the port then answers HTTPS too (kubectl sends tokens only over TLS)',
     )
     .option('--tls-key <file>', "the certificate's PEM private key")
+    .option(
+      '--allowed-hosts <names>',
+      "host names clients may reach the replicas by besides their advertised URLs' (a Service, a proxy), comma-separated (default: $FENCER_ALLOWED_HOSTS)",
+    )
+    .option(
+      '--front-proxies <names>',
+      'users or groups whose X-Remote-User the history believes (an authenticating proxy), comma-separated (default: $FENCER_FRONT_PROXIES, else none)',
+    )
     .option('--insecure-no-auth', 'no tokens, no RBAC: anyone who reaches the replica may do anything (loopback only)')
     .action(
       async (opts: {
         jwks?: string;
         issuer?: string;
         insecureNoAuth?: boolean;
+        allowedHosts?: string;
+        frontProxies?: string;
         tlsCert?: string;
         tlsKey?: string;
         name: string;
@@ -111,6 +122,11 @@ export function registerReplicaCommand(program: Command): void {
           fairShare: fairShareText === 'on',
           auth,
           tls,
+          edge: {
+            ...edgeOptionsFromEnv(),
+            ...(opts.allowedHosts === undefined ? {} : { allowedHosts: listOf(opts.allowedHosts) }),
+            ...(opts.frontProxies === undefined ? {} : { frontProxies: listOf(opts.frontProxies) }),
+          },
         });
         onTerminate(
           () => replica.stop(),

@@ -34,6 +34,8 @@ export type BreakableGuard =
   | 'delivery-skip-locked' // recording when assignments were sent waits for rows a claim has locked (a deadlock across nodes)
   | 'dry-run' // writes ignore dryRun=All and make the change they were asked only to check
   | 'authorize-before-handler' // one route (a job's cancel) skips its authorization: the handler runs for anyone with a token
+  | 'body-type-check' // writes take any Content-Type: a form's text/plain POST is read as YAML
+  | 'origin-check' // requests from any web page's Origin are answered
   | 'watch-xmin'; // watches and list versions take events of ended transactions past a running one's (xid order)
 
 /** Whether FENCER_BREAK_GUARDS breaks this guard. */

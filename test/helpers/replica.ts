@@ -1,6 +1,6 @@
 // A real replica in this process, on a free port, for API tests.
 import pino from 'pino';
-import { Replica } from '../../src/replica.js';
+import { Replica, type ReplicaOptions } from '../../src/replica.js';
 import { DEFAULT_TIMINGS, type Timings } from '../../src/config.js';
 import { freePort } from '../../src/net/free-port.js';
 import { TEST_ISSUERS, TEST_TLS } from './auth.js';
@@ -9,6 +9,7 @@ export async function startReplica(
   databaseUrl: string,
   name = 'replica-t',
   timings: Partial<Timings> = {},
+  more: Partial<ReplicaOptions> = {},
 ): Promise<Replica> {
   const replica = new Replica({
     name,
@@ -19,6 +20,7 @@ export async function startReplica(
     logger: pino({ level: 'silent' }),
     auth: { issuers: TEST_ISSUERS },
     tls: TEST_TLS,
+    ...more,
   });
   await replica.start();
   return replica;

@@ -53,6 +53,8 @@ export class KubeError extends HttpError {
     statusCode: number,
     readonly reason: string,
     message: string,
+    /** A 429's or 503's Retry-After. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(statusCode, message);
   }
@@ -67,7 +69,13 @@ export function statusOf(thrown: unknown): Status {
     status: 'Failure' as const,
     message: err.message,
   };
-  if (err instanceof KubeError) return { ...base, reason: err.reason, code: err.statusCode };
+  if (err instanceof KubeError)
+    return {
+      ...base,
+      reason: err.reason,
+      code: err.statusCode,
+      ...(err.retryAfterSeconds === undefined ? {} : { details: { retryAfterSeconds: err.retryAfterSeconds } }),
+    };
   if (err instanceof UnauthorizedError) return { ...base, reason: 'Unauthorized', code: 401 };
   if (err instanceof ForbiddenError) {
     const { group, resource, name } = err.target;
