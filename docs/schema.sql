@@ -1,4 +1,4 @@
--- fencer's database schema as src/store/migrations/ leave it (0001_init.sql … 0027_pending_notify_left.sql),
+-- fencer's database schema as src/store/migrations/ leave it (0001_init.sql … 0028_idempotency_per_caller.sql),
 -- for reading: the migrations are what builds it. Generated, do not edit: `npm run schema` writes
 -- it again, and test/integration/schema.test.ts fails when it is not current.
 
@@ -122,7 +122,9 @@ CREATE TABLE idempotency_keys (
   key text NOT NULL,
   name text NOT NULL,
   created_at timestamp with time zone DEFAULT now() NOT NULL,
-  CONSTRAINT idempotency_keys_pkey PRIMARY KEY (namespace, kind, key)
+  subject text NOT NULL,
+  body_hash text NOT NULL,
+  CONSTRAINT idempotency_keys_pkey PRIMARY KEY (namespace, kind, subject, key)
 );
 
 CREATE TABLE jobs (
@@ -437,6 +439,8 @@ CREATE INDEX cron_occurrences_of ON cron_occurrences USING btree (cronjob_uid, s
 CREATE INDEX cronjobs_due ON cronjobs USING btree (next_fire_at) WHERE (next_fire_at IS NOT NULL);
 
 CREATE INDEX history_job ON history USING btree (job_uid, id);
+
+CREATE INDEX idempotency_keys_created_at ON idempotency_keys USING btree (created_at);
 
 CREATE INDEX jobs_active_by_assignment ON jobs USING btree (assignment_id) WHERE (phase = ANY (ARRAY['Assigned'::text, 'Running'::text]));
 

@@ -183,6 +183,15 @@ export function workflowMaxJobs(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 /**
+ * How long an Idempotency-Key is kept (FENCER_IDEMPOTENCY_KEY_TTL_MS, default 24 h): a retry
+ * within it gets the object the first request made; past it the key is free again (taken over by
+ * its next use, deleted by the leader's prune pass).
+ */
+export function idempotencyKeyTtlMs(env: NodeJS.ProcessEnv = process.env): number {
+  return positiveInteger(env, 'FENCER_IDEMPOTENCY_KEY_TTL_MS', 24 * 3_600_000);
+}
+
+/**
  * The most jobs that may wait to be placed, cluster-wide (FENCER_MAX_PENDING, default 200,000):
  * past it, submissions get 429 with Retry-After (src/api/backlog.ts).
  */

@@ -26,17 +26,21 @@ import { dualProtocolServer, type ServingCert } from './dual-protocol.js';
 import { PROTOBUF_CONTENT_TYPE } from './kube/protobuf.js';
 import { UnauthorizedError } from '../errors/unauthorized-error.js';
 import { ForbiddenError } from '../errors/forbidden-error.js';
-import { challengeHeader, statusOf } from './kube/status.js';
+import { challengeHeader, KubeError, statusOf } from './kube/status.js';
 import { EdgeRefusal } from './edge/refusal.js';
+import { installActor } from './request-headers.js';
+import { IdempotencyKeyMismatchError } from '../errors/idempotency-key-mismatch-error.js';
 import { installBodyTypeCheck, installBrowserChecks } from './edge/browser.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
- * A 401, a 403 or the edge's refusals (src/api/edge/) as a Kubernetes Status, on every route (kubectl reads them from /api/v1 too), with
+ * A 401, a 403, the edge's refusals (src/api/edge/) or an Idempotency-Key sent with another body
+ * (422) as a Kubernetes Status, on every route (kubectl reads them from /api/v1 too), with
  * the challenge a 401 carries; null for any other error.
  */
 export function refusalOf(err: Error, request: FastifyRequest, reply: FastifyReply): Status | null {
+  if (err instanceof IdempotencyKeyMismatchError) return statusOf(new KubeError(422, 'Invalid', err.message));
   if (!(err instanceof UnauthorizedError) && !(err instanceof ForbiddenError) && !(err instanceof EdgeRefusal))
     return null;
   if (err instanceof UnauthorizedError)
@@ -56,6 +60,7 @@ export function buildServer(ctx: ApiContext, gate: Gatekeeper, tls?: ServingCert
   }) as unknown as FastifyInstance;
   installBrowserChecks(app, ctx.origins);
   installAuthGate(app, gate);
+  installActor(app, ctx.edge.frontProxies);
   installBodyTypeCheck(app);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));

@@ -5,11 +5,13 @@ import type { FastifyRequest } from 'fastify';
 import { isDryRun } from './dry-run.js';
 import { actorOf, idempotencyKeyOf } from './request-headers.js';
 import type { UserInfo } from '../domain/rbac.js';
+import type { IdempotencyClaim } from '../domain/idempotency.js';
+import { idempotencyKeyTtlMs } from '../config.js';
 
 export interface WriteOptions {
   dryRun: boolean;
   /** Read when the write takes one (a single create), so a bad key is refused only then. */
-  idempotencyKey: () => string | null;
+  idempotencyKey: () => IdempotencyClaim | null;
   actor: string | null;
   /** Who asks (the gate's user): an RBAC write may grant only what they hold. */
   user?: UserInfo;
@@ -18,7 +20,7 @@ export interface WriteOptions {
 export function writeOptionsOf(request: FastifyRequest): WriteOptions {
   return {
     dryRun: isDryRun(request),
-    idempotencyKey: () => idempotencyKeyOf(request),
+    idempotencyKey: () => idempotencyKeyOf(request, idempotencyKeyTtlMs()),
     actor: actorOf(request),
     ...(request.user ? { user: request.user } : {}),
   };

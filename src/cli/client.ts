@@ -1,7 +1,7 @@
 // Which replicas the CLI talks to, and its client of them (src/net/api-client.ts): a replica that
 // is dead, frozen or partitioned away is simply skipped, the next one answers the same.
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir, userInfo } from 'node:os';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import YAML from 'yaml';
 import { fencerHome, readClusterState } from '../simulator/state.js';
@@ -15,13 +15,12 @@ const FENCER_CONTEXT = 'fencer';
 export const DEFAULT_SERVER = 'http://127.0.0.1:7070';
 
 /**
- * The CLI's client of these replicas: says who asks (the history keeps it) and tells the user
- * when it waits, as a server asked (a 429), before sending again.
+ * The CLI's client of these replicas: sends its token (whose subject the history names) and tells
+ * the user when it waits, as a server asked (a 429), before sending again.
  */
 export function cliClient(servers: readonly string[]): ApiClient {
   return new ApiClient(servers, {
     token: tokenFor(),
-    headers: { 'x-remote-user': actor() },
     onRetry: (why, waitMs) =>
       process.stderr.write(`${why} (waiting ${Math.ceil(waitMs / 1000)} s, as the server asked)\n`),
   });
@@ -104,14 +103,4 @@ export function kubeconfigToken(file: string): string | undefined {
 export function localServingCert(home = fencerHome()): string | undefined {
   const file = join(authFiles(home).dir, 'serving-cert.pem');
   return existsSync(file) ? file : undefined;
-}
-
-/** Who the user is, for the history of what they ask (a replay, a retry): FENCER_USER, else the login name. */
-function actor(): string {
-  if (process.env.FENCER_USER) return process.env.FENCER_USER;
-  try {
-    return userInfo().username;
-  } catch {
-    return 'unknown';
-  }
 }

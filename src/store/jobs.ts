@@ -11,6 +11,8 @@ import { TERMINAL_PHASES } from '../domain/resources.js';
 import { withdrawAssignments } from './assignments.js';
 import { admitJobs } from './queues.js';
 import { IdempotencyKeyReusedError } from '../errors/idempotency-key-reused-error.js';
+import { IdempotencyKeyMismatchError } from '../errors/idempotency-key-mismatch-error.js';
+import type { IdempotencyClaim } from '../domain/idempotency.js';
 
 export type SubmitResult = { outcome: 'created' | 'unchanged'; job: JobRow } | { outcome: 'conflict'; job: JobRow };
 
@@ -18,36 +20,65 @@ export type SubmitResult = { outcome: 'created' | 'unchanged'; job: JobRow } | {
  * One job. A job without a name of its own (generateName) gets one here; with an idempotency key,
  * a retried request finds the job the first one made (outcome 'unchanged') instead of a second.
  */
-export async function submitJob(db: Db, job: JobRequest, idempotencyKey: string | null = null): Promise<SubmitResult> {
+export async function submitJob(
+  db: Db,
+  job: JobRequest,
+  idempotencyKey: IdempotencyClaim | null = null,
+): Promise<SubmitResult> {
   return transaction(db, async (tx) => {
-    const earlier = await claimIdempotencyKey(tx, 'Job', job.namespace, job.generateName ? idempotencyKey : null);
+    const claim = job.generateName ? idempotencyKey : null;
+    const earlier = await claimIdempotencyKey(tx, 'Job', job.namespace, claim);
     if (earlier !== null) {
       const row = (await tx.query<JobRow>(sql('jobs/get'), [job.namespace, earlier])).rows[0];
-      if (!row) throw new IdempotencyKeyReusedError('Job', idempotencyKey!);
+      if (!row) throw new IdempotencyKeyReusedError('Job', claim!.key);
       return { outcome: 'unchanged' as const, job: row };
     }
     const result = (await submitNamed(tx, [job], null))[0]!;
-    if (job.generateName && idempotencyKey !== null)
-      await tx.query(sql('idempotency/set_name'), [job.namespace, 'Job', idempotencyKey, result.job.name]);
+    if (claim !== null) await recordIdempotentName(tx, 'Job', job.namespace, claim, result.job.name);
     return result;
   });
 }
 
 /**
- * Takes an Idempotency-Key for an object about to be created (nothing to do without one): the
- * name an earlier request with the key made, or null when this is the first (the key is then
- * held by this transaction, and a concurrent first use waits for it). The caller records the
- * name it creates (idempotency/set_name) before it commits.
+ * Takes the caller's Idempotency-Key for an object about to be created (nothing to do without
+ * one): the name an earlier request of theirs with the key and the same body made, or null when
+ * this is the first (or the key had expired: it is taken over). The key is then held by this
+ * transaction, and a concurrent first use waits for it; the caller records the name it creates
+ * (recordIdempotentName) before it commits. The same key with another body throws
+ * IdempotencyKeyMismatchError. One statement for a first use, two for a retry, as before keys
+ * were per caller.
  */
 export async function claimIdempotencyKey(
   tx: Tx,
   kind: 'Job' | 'Workflow',
   namespace: string,
-  key: string | null,
+  claim: IdempotencyClaim | null,
 ): Promise<string | null> {
-  if (key === null) return null;
-  if ((await tx.query(sql('idempotency/claim'), [namespace, kind, key, ''])).rowCount === 1) return null;
-  return (await tx.query<{ name: string }>(sql('idempotency/get'), [namespace, kind, key])).rows[0]!.name;
+  if (claim === null) return null;
+  const { subject, key, bodyHash, ttlMs } = claim;
+  if ((await tx.query(sql('idempotency/claim'), [namespace, kind, subject, key, bodyHash, ttlMs])).rowCount === 1)
+    return null;
+  const earlier = (
+    await tx.query<{ name: string; body_hash: string }>(sql('idempotency/get'), [namespace, kind, subject, key])
+  ).rows[0]!;
+  if (earlier.body_hash !== bodyHash) throw new IdempotencyKeyMismatchError(key);
+  return earlier.name;
+}
+
+/** The name the object made under a claimed key ended up with, in the claiming transaction. */
+export async function recordIdempotentName(
+  tx: Tx,
+  kind: 'Job' | 'Workflow',
+  namespace: string,
+  claim: IdempotencyClaim,
+  name: string,
+): Promise<void> {
+  await tx.query(sql('idempotency/set_name'), [namespace, kind, claim.subject, claim.key, name]);
+}
+
+/** Forgets at most `limit` expired Idempotency-Keys (the leader's prune pass). */
+export async function pruneIdempotencyKeys(tx: Tx, ttlMs: number, limit: number): Promise<number> {
+  return (await tx.query(sql('idempotency/prune'), [ttlMs, limit])).rowCount ?? 0;
 }
 
 // Kubernetes' alphabet for generated names: no vowels (no words) and no look-alikes.

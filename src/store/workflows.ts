@@ -11,7 +11,8 @@ import type { WorkflowRequest } from '../domain/resources.js';
 import { TERMINAL_PHASES } from '../domain/resources.js';
 import { withdrawAssignments } from './assignments.js';
 import { IdempotencyKeyReusedError } from '../errors/idempotency-key-reused-error.js';
-import { claimIdempotencyKey, generatedName, submitInTx } from './jobs.js';
+import { claimIdempotencyKey, generatedName, recordIdempotentName, submitInTx } from './jobs.js';
+import type { IdempotencyClaim } from '../domain/idempotency.js';
 import { nameWorkflow } from '../domain/workflow-request.js';
 
 export type WorkflowSubmitResult =
@@ -25,19 +26,15 @@ export type WorkflowSubmitResult =
 export async function submitWorkflow(
   db: Db,
   request: WorkflowRequest,
-  idempotencyKey: string | null = null,
+  idempotencyKey: IdempotencyClaim | null = null,
 ): Promise<WorkflowSubmitResult> {
   try {
     return await transaction(db, async (tx) => {
-      const earlier = await claimIdempotencyKey(
-        tx,
-        'Workflow',
-        request.namespace,
-        request.generateName ? idempotencyKey : null,
-      );
+      const claim = request.generateName ? idempotencyKey : null;
+      const earlier = await claimIdempotencyKey(tx, 'Workflow', request.namespace, claim);
       if (earlier !== null) {
         const existing = await readWorkflow(tx, request.namespace, earlier);
-        if (!existing) throw new IdempotencyKeyReusedError('Workflow', idempotencyKey!);
+        if (!existing) throw new IdempotencyKeyReusedError('Workflow', claim!.key);
         return { outcome: 'unchanged' as const, ...existing };
       }
       const uid = randomUUID();
@@ -62,8 +59,7 @@ export async function submitWorkflow(
           inserted = (await insert(name)).rows[0];
         }
         if (!inserted) throw new Error(`no free name for generateName "${request.generateName}"`);
-        if (idempotencyKey !== null)
-          await tx.query(sql('idempotency/set_name'), [request.namespace, 'Workflow', idempotencyKey, name]);
+        if (claim !== null) await recordIdempotentName(tx, 'Workflow', request.namespace, claim, name);
       } else {
         inserted = (await insert(name)).rows[0];
       }

@@ -317,7 +317,8 @@ describe('start times', () => {
 describe('creates without a name', () => {
   it('with generateName and one Idempotency-Key make one job, however often and however concurrently retried', async () => {
     const request = { ...jobRequest(''), generateName: 'report-' };
-    const answers = await Promise.all(Array.from({ length: 6 }, () => submitJob(t.db, request, 'key-1')));
+    const claim = (key: string) => ({ key, subject: 'alice', bodyHash: 'same', ttlMs: 3_600_000 });
+    const answers = await Promise.all(Array.from({ length: 6 }, () => submitJob(t.db, request, claim('key-1'))));
     const names = new Set(answers.map((a) => a.job.name));
     expect(names.size).toBe(1);
     const [name] = names;
@@ -326,7 +327,7 @@ describe('creates without a name', () => {
     const count = (await t.db.query("SELECT count(*)::int AS n FROM jobs WHERE name LIKE 'report-%'")).rows[0].n;
     expect(count).toBe(1);
     // Another key, another job.
-    const other = await submitJob(t.db, request, 'key-2');
+    const other = await submitJob(t.db, request, claim('key-2'));
     expect(other.outcome).toBe('created');
     expect(other.job.name).not.toBe(name);
   });

@@ -19,7 +19,8 @@ import { CLEAN, runFindings } from '../helpers/history.js';
 import { anyReplica, jobYaml, submit } from '../helpers/jobs.js';
 import { workflowYaml, type TestJob } from '../helpers/workflows.js';
 import type { Job, List, Workflow } from '../../src/domain/resources.js';
-import { adminFetch } from '../helpers/auth.js';
+import { adminFetch, tokenFor } from '../helpers/auth.js';
+import { MASTERS_GROUP } from '../../src/auth/rbac/builtin.js';
 
 const NODES = ['node-1', 'node-2', 'node-3', 'node-4', 'node-5', 'node-6'];
 const OS = ['linux', 'windows', 'darwin'];
@@ -224,7 +225,8 @@ describe('workflows on real nodes', () => {
       process.execPath,
       [cli, 'replay', 'job', 'hopeless', '--server', cluster.replicaUrls.join(',')],
       {
-        env: { ...process.env, FENCER_USER: 'carol' },
+        // The history names the token's subject.
+        env: { ...process.env, FENCER_TOKEN: await tokenFor('carol', [MASTERS_GROUP]) },
       },
     );
     expect(stdout).toContain('job.fencer.dev "hopeless" replayed');

@@ -35,6 +35,7 @@ import { applyQueueOf, applyQuotaOf, removeQueue, removeQuota } from './queues.j
 import { deleteOptionsOf } from '../delete-options.js';
 import YAML from 'yaml';
 import { IdempotencyKeyReusedError } from '../../errors/idempotency-key-reused-error.js';
+import { IdempotencyKeyMismatchError } from '../../errors/idempotency-key-mismatch-error.js';
 import { kubeEventRoutes } from './kube-events.js';
 import { RBAC_PLURALS, removeRbac, writeRbac } from '../rbac-objects.js';
 import { readRbacSubmission } from '../validation/rbac.js';
@@ -512,6 +513,7 @@ async function apiErrorsOf<T>(write: () => Promise<T>): Promise<T> {
     return await write();
   } catch (error) {
     if (error instanceof IdempotencyKeyReusedError) throw new HttpError(409, error.message);
+    if (error instanceof IdempotencyKeyMismatchError) throw new KubeError(422, 'Invalid', error.message);
     if (isPoolWaitExceeded(error)) throw shedPoolWait();
     throw error;
   }
