@@ -73,7 +73,10 @@ export interface ReplicaOptions {
    * request allowed (the CLI allows it on a loopback address only).
    */
   auth: { issuers: readonly TokenIssuer[] } | 'insecure-no-auth';
-  /** A certificate: the port then answers HTTPS too, which kubectl needs to send a token. */
+  /**
+   * A certificate: the port then answers HTTPS, and plain HTTP only from loopback addresses unless
+   * `tls.plainHttp` is 'anywhere' (docs/security.md, TLS). Without one, plain HTTP only.
+   */
   tls?: ServingCert;
   /** Names, front proxies and limits at the API's edge (default: from the environment). */
   edge?: EdgeOptions;

@@ -50,6 +50,8 @@ export interface AgentOptions {
   replicas: string[];
   /** The node's bearer token: a credential for `system:node:NAME` (docs/security.md). */
   token?: string;
+  /** The CA (PEM) an https replica's certificate is verified against; default the system's CAs. */
+  ca?: string;
   logFile: string;
   timings: Timings;
   logger: Logger;
@@ -154,7 +156,12 @@ export class Agent {
       fenceOnHeartbeatsBroken: isBroken('fence-on-heartbeats'),
     };
     this.fenceRule = selfFenceRule(options.timings);
-    this.client = new ReplicaClient({ replicas: options.replicas, spreadKey: options.name, token: options.token });
+    this.client = new ReplicaClient({
+      replicas: options.replicas,
+      spreadKey: options.name,
+      token: options.token,
+      ca: options.ca,
+    });
 
     // Half the confirm timeout: a claim answered later than that is given back anyway.
     const reportTimeoutMs = Math.max(DEFAULT_REQUEST_TIMEOUT_MS, options.timings.confirmTimeoutMs / 2);

@@ -3,6 +3,7 @@
 // moves on round robin to the next. A frozen replica costs one timeout, never a stuck agent.
 
 import http from 'node:http';
+import https from 'node:https';
 import { StringDecoder } from 'node:string_decoder';
 import { LineSplitter } from '../net/lines.js';
 import type { WatchMessage } from '../domain/assignment.js';
@@ -16,6 +17,8 @@ export interface ReplicaClientOptions {
   spreadKey?: string;
   /** The node's bearer token (docs/security.md), sent with every request. */
   token?: string;
+  /** The CA (PEM) an https replica's certificate is verified against (default: the system's CAs). */
+  ca?: string;
 }
 
 export interface ReplicaReply<T> {
@@ -64,8 +67,11 @@ export class ReplicaClient {
   /**
    * Kept-alive connections: a heartbeat a second per node over a fresh connection (or through
    * fetch) costs several times the CPU, and a hundred nodes share two cores with the control plane.
+   * Over TLS the more so: a handshake is a key exchange, while a request on an open TLS
+   * connection costs only its symmetric encryption (and a reconnect resumes the session).
    */
   private readonly sockets = new http.Agent({ keepAlive: true, scheduling: 'lifo' });
+  private readonly tlsSockets: https.Agent;
   private readonly authorization: http.OutgoingHttpHeaders;
 
   constructor(private readonly options: ReplicaClientOptions) {
@@ -73,6 +79,8 @@ export class ReplicaClient {
     this.replicas = options.replicas.map((url) => url.replace(/\/+$/, ''));
     this.timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.authorization = options.token ? { authorization: `Bearer ${options.token}` } : {};
+    // The certificate is always verified: against `ca`, else the system's CAs.
+    this.tlsSockets = new https.Agent({ keepAlive: true, scheduling: 'lifo', ca: options.ca });
     // Agents given the same list should not all start on its first replica (often the leader,
     // busy deciding): a stable pick per agent spreads them over the replicas.
     if (options.spreadKey !== undefined) this.preferred = stableHash(options.spreadKey) % this.replicas.length;
@@ -230,7 +238,7 @@ export class ReplicaClient {
         ? { ...this.authorization }
         : { ...this.authorization, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
     return new Promise((resolve, reject) => {
-      const request = http.request(`${replica}${path}`, { method, agent: this.sockets, headers });
+      const request = this.send(`${replica}${path}`, { method, headers });
       // The timeout covers the body too: a replica frozen mid-answer is as gone as a dead one.
       const stopWaiting = this.bound(request, signal, timeoutMs);
       let settled = false;
@@ -261,8 +269,7 @@ export class ReplicaClient {
     signal: AbortSignal | undefined,
   ): Promise<{ response: http.IncomingMessage; release: () => void }> {
     return new Promise((resolve, reject) => {
-      const request = http.request(`${replica}${path}`, {
-        agent: this.sockets,
+      const request = this.send(`${replica}${path}`, {
         headers: { ...this.authorization, accept: 'application/x-ndjson' },
       });
       const stopTimer = this.bound(request, undefined, this.timeoutMs);
@@ -287,6 +294,13 @@ export class ReplicaClient {
       });
       request.end();
     });
+  }
+
+  /** A request over the kept-alive connections of its URL's scheme. */
+  private send(url: string, options: http.RequestOptions): http.ClientRequest {
+    return url.startsWith('https:')
+      ? https.request(url, { ...options, agent: this.tlsSockets })
+      : http.request(url, { ...options, agent: this.sockets });
   }
 
   /** Destroys the request after the timeout or when `signal` aborts; returns what undoes both. */

@@ -1,24 +1,36 @@
-// One port, HTTP and HTTPS: a replica given a certificate answers TLS connections on the same
-// port as plain ones, telling them apart by the first byte (22, a TLS handshake record). kubectl
-// sends a bearer token only over TLS (client-go merges a kubeconfig's credentials only for an
-// https server), so kubectl and client libraries use https://HOST:PORT, while fencer's own
-// clients on the same machine (agents, the CLI, the dashboard) keep http://HOST:PORT.
+// One port, HTTPS and (from this machine) HTTP: a replica given a certificate answers TLS
+// connections, telling them apart from plain ones by the first byte (22, a TLS handshake record).
+// Every client that crosses a network uses https (kubectl, agents, the CLI: docs/security.md,
+// TLS). Plain HTTP is still answered from a loopback address, where no network sees the token,
+// so that a browser opens the dashboard on this machine without a certificate warning; from
+// anywhere else only with --insecure-http, and otherwise refused as Go's servers refuse it.
 import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
 import { Duplex } from 'node:stream';
+import { isLoopbackAddress } from '../net/tls.js';
 
 export interface ServingCert {
   /** PEM: the certificate (and its chain). */
   cert: string;
   /** PEM: its private key. */
   key: string;
+  /** Where plain HTTP is still answered (default loopback only). */
+  plainHttp?: PlainHttp;
 }
 
 const TLS_HANDSHAKE = 22;
 
+/** Where plain HTTP is answered beside HTTPS: from loopback addresses, or (--insecure-http) anywhere. */
+export type PlainHttp = 'loopback' | 'anywhere';
+
+const PLAIN_REFUSED =
+  'HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n\r\n' +
+  'Client sent an HTTP request to an HTTPS server.\n';
+
 /** A fastify serverFactory: an http.Server that hands TLS connections to an https.Server sharing its handler. */
 export function dualProtocolServer(tls: ServingCert) {
+  const plainHttp = tls.plainHttp ?? 'loopback';
   return (handler: http.RequestListener): http.Server => {
     const plain = http.createServer(handler);
     const secure = https.createServer({ cert: tls.cert, key: tls.key }, handler);
@@ -31,6 +43,7 @@ export function dualProtocolServer(tls: ServingCert) {
       socket.on('close', () => open.delete(socket));
       socket.once('data', (first: Buffer) => {
         if (first[0] === TLS_HANDSHAKE) return void secure.emit('connection', streamOf(socket, first));
+        if (plainHttp === 'loopback' && !isLoopbackAddress(socket.remoteAddress)) return void socket.end(PLAIN_REFUSED);
         socket.pause();
         socket.unshift(first);
         for (const listener of onPlain) listener.call(plain, socket);

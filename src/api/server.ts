@@ -50,7 +50,7 @@ export function refusalOf(err: Error, request: FastifyRequest, reply: FastifyRep
   return statusOf(err);
 }
 
-/** With `tls`, the port answers HTTPS too (src/api/dual-protocol.ts): what kubectl needs to send a token. */
+/** With `tls`, the port answers HTTPS, and plain HTTP only where `tls.plainHttp` says (src/api/dual-protocol.ts). */
 export function buildServer(ctx: ApiContext, gate: Gatekeeper, tls?: ServingCert): FastifyInstance {
   const app = Fastify({
     bodyLimit: BODY_LIMIT_BYTES,

@@ -37,8 +37,8 @@ export async function runCancelBench(opts: CancelOptions): Promise<CancelResult>
   const home = mkdtempSync(join(tmpdir(), 'fencer-cancel-'));
   opts.log(`starting 3 replicas and ${opts.nodes} nodes (home ${home})`);
   const cluster = await Cluster.start({ replicas: 3, nodes: opts.nodes, home, timings: DEFAULT_TIMINGS });
-  // Every client of this run (the API client, metrics reads) acts as the cluster's admin.
-  process.env.FENCER_TOKEN = cluster.adminToken;
+  // Every client of this run (the API client, metrics reads) acts as the cluster's admin, over TLS.
+  cluster.exportClientEnv();
   const nodes = Array.from({ length: opts.nodes }, (_, i) => `node-${i + 1}`);
   const stopMs: number[] = [];
   const lastStopMs: number[] = [];

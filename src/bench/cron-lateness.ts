@@ -71,8 +71,8 @@ export async function runCronLatenessBench(opts: CronLatenessOptions): Promise<C
     restart: true,
     timings: DEFAULT_TIMINGS,
   });
-  // Every client of this run (the API client, metrics reads) acts as the cluster's admin.
-  process.env.FENCER_TOKEN = cluster.adminToken;
+  // Every client of this run (the API client, metrics reads) acts as the cluster's admin, over TLS.
+  cluster.exportClientEnv();
   const db = createPool({ databaseUrl: cluster.databaseUrl, replica: 'bench', max: 2 });
   try {
     const cronJobs = Array.from({ length: opts.cronJobs }, (_, i) => cronJob(i));

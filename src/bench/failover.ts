@@ -45,8 +45,8 @@ export async function runFailoverBench(opts: FailoverOptions): Promise<FailoverR
     restart: true,
     timings: DEFAULT_TIMINGS,
   });
-  // Every client of this run (the API client, metrics reads) acts as the cluster's admin.
-  process.env.FENCER_TOKEN = cluster.adminToken;
+  // Every client of this run (the API client, metrics reads) acts as the cluster's admin, over TLS.
+  cluster.exportClientEnv();
   const db = createPool({ databaseUrl: cluster.databaseUrl, replica: 'bench', max: 2 });
   let submitted = 0;
   let flowing = true;

@@ -188,8 +188,8 @@ async function withCluster<F extends { samples: UseSample[] }>(
       timings: DEFAULT_TIMINGS,
       env: { FENCER_FAIR_SHARE: fairShare ? 'on' : 'off' },
     });
-    // Every client of this run (the API client, metrics reads) acts as the cluster's admin.
-    process.env.FENCER_TOKEN = cluster.adminToken;
+    // Every client of this run (the API client, metrics reads) acts as the cluster's admin, over TLS.
+    cluster.exportClientEnv();
     db = createPool({ databaseUrl: cluster.databaseUrl, replica: 'bench', max: 3 });
     const clusterCpuMillis = opts.nodes * opts.nodeCpu * 1000;
     const facts = await body({
@@ -203,7 +203,7 @@ async function withCluster<F extends { samples: UseSample[] }>(
       (await db.query<{ phase: string; n: number }>(sql('jobs/phase_counts'))).rows.map((r) => [r.phase, r.n]),
     );
     const wallMs = Date.now() - startedAt;
-    const rounds = await readPlacementTimings(cluster.replicaUrls);
+    const rounds = await readPlacementTimings(cluster.replicaUrls, cluster.fetch);
     if (process.env.FENCER_KEEP_BENCH_HOME) await saveMetrics(cluster, home);
     const hold = await holdOverhead(db);
     const verdict = verdictOf(check(await readCheckInput(db, [join(home, 'nodes')])));
@@ -236,7 +236,7 @@ async function withCluster<F extends { samples: UseSample[] }>(
 async function saveMetrics(cluster: Cluster, home: string): Promise<void> {
   mkdirSync(join(home, 'metrics'), { recursive: true });
   for (const name of cluster.replicaNames) {
-    const text = await fetch(`${cluster.replicaUrl(name)}/metrics`, { headers: bearer() }).then(
+    const text = await cluster.fetch(`${cluster.replicaUrl(name)}/metrics`, { headers: bearer() }).then(
       (r) => r.text(),
       (err: Error) => `# ${err.message}\n`,
     );

@@ -45,8 +45,8 @@ export async function runOverloadBench(opts: OverloadOptions): Promise<OverloadR
   const home = mkdtempSync(join(tmpdir(), 'fencer-overload-'));
   opts.log(`starting 3 replicas and 5 nodes (home ${home})`);
   const cluster = await Cluster.start({ replicas: 3, nodes: 5, home, timings: DEFAULT_TIMINGS });
-  // Every client of this run (the API client, metrics reads) acts as the cluster's admin.
-  process.env.FENCER_TOKEN = cluster.adminToken;
+  // Every client of this run (the API client, metrics reads) acts as the cluster's admin, over TLS.
+  cluster.exportClientEnv();
   const db = createPool({ databaseUrl: cluster.databaseUrl, replica: 'bench', max: 2 });
   const lists = { ok: 0, busy: 0, failed: 0 };
   try {
@@ -57,10 +57,12 @@ export async function runOverloadBench(opts: OverloadOptions): Promise<OverloadR
       for (let n = 0; Date.now() - started < opts.listSeconds * 1000; n++) {
         const url = cluster.replicaUrls[(i + n) % cluster.replicaUrls.length]!;
         const query = `limit=${MOST_PER_PAGE}${token ? `&continue=${encodeURIComponent(token)}` : ''}`;
-        const res = await fetch(`${url}/api/v1/jobs?${query}`, {
-          headers: bearer(),
-          signal: AbortSignal.timeout(10_000),
-        }).catch(() => null);
+        const res = await cluster
+          .fetch(`${url}/api/v1/jobs?${query}`, {
+            headers: bearer(),
+            signal: AbortSignal.timeout(10_000),
+          })
+          .catch(() => null);
         if (res === null) lists.failed++;
         else if (res.status === 503) lists.busy++;
         else lists.ok++;

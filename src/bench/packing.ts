@@ -106,8 +106,8 @@ export async function runPackingBench(opts: PackingOptions): Promise<PackingResu
     readyTimeoutMs: 15 * 60_000,
     env: { FENCER_PLACEMENT_POLICY: `${opts.policy.ordering}+${opts.policy.fit}` },
   });
-  // Every client of this run (the API client, metrics reads) acts as the cluster's admin.
-  process.env.FENCER_TOKEN = cluster.adminToken;
+  // Every client of this run (the API client, metrics reads) acts as the cluster's admin, over TLS.
+  cluster.exportClientEnv();
   const db = createPool({ databaseUrl: cluster.databaseUrl, replica: 'bench', max: 2 });
   try {
     opts.log(`submitting ${workload.length} jobs in requests of ${SUBMIT_BATCH}`);
@@ -121,8 +121,8 @@ export async function runPackingBench(opts: PackingOptions): Promise<PackingResu
       (await db.query<{ phase: string; n: number }>(sql('jobs/phase_counts'))).rows.map((r) => [r.phase, r.n]),
     );
     // Stalls first: a scrape resets the event-loop delay figures (the histograms are cumulative).
-    const stalls = await readStalls(cluster.replicaUrls, cluster.agentMetricsUrls);
-    const timings = await readPlacementTimings(cluster.replicaUrls);
+    const stalls = await readStalls(cluster.replicaUrls, cluster.agentMetricsUrls, cluster.fetch);
+    const timings = await readPlacementTimings(cluster.replicaUrls, cluster.fetch);
     const { log: _log, signal: _signal, ...options } = opts;
     return {
       options,

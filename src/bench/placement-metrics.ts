@@ -13,12 +13,14 @@ export interface LatencySummary {
   sources: number;
 }
 
+/** `get`: a fetch trusting the cluster's CA (Cluster.fetch). */
 export async function readPlacementTimings(
   replicaUrls: string[],
+  get: typeof fetch = fetch,
 ): Promise<{ decide: LatencySummary; round: LatencySummary }> {
   const texts = await Promise.all(
     replicaUrls.map((url) =>
-      fetch(`${url}/metrics`, { headers: bearer() }).then(
+      get(`${url}/metrics`, { headers: bearer() }).then(
         (r) => r.text(),
         () => '',
       ),

@@ -16,9 +16,14 @@ export interface Stalls {
   heartbeats: LatencySummary;
 }
 
-export async function readStalls(replicaUrls: string[], agentMetricsUrls: string[]): Promise<Stalls> {
+/** `fetcher`: a fetch trusting the cluster's CA (Cluster.fetch). */
+export async function readStalls(
+  replicaUrls: string[],
+  agentMetricsUrls: string[],
+  fetcher: typeof fetch = fetch,
+): Promise<Stalls> {
   const get = (url: string) =>
-    fetch(url, { headers: bearer() }).then(
+    fetcher(url, { headers: bearer() }).then(
       (r) => r.text(),
       () => '',
     );

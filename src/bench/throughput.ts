@@ -239,8 +239,8 @@ async function runFencer(server: Database, opts: ThroughputOptions): Promise<{ f
       readyTimeoutMs: 5 * 60_000,
       timings: DEFAULT_TIMINGS,
     });
-    // Every client of this run (the API client, metrics reads) acts as the cluster's admin.
-    process.env.FENCER_TOKEN = cluster.adminToken;
+    // Every client of this run (the API client, metrics reads) acts as the cluster's admin, over TLS.
+    cluster.exportClientEnv();
     const system = new FencerJobs(cluster.replicaUrls, db, opts.signal);
     const running = cluster;
     const fencer = await runModes(system, opts, (prefix, body) =>
@@ -272,7 +272,7 @@ async function measureFencer<T>(
   const since = new Date();
   const leaseBefore = await lease(db);
   // Scraping resets the event-loop delay figures: from here they cover the load alone.
-  const stallsBefore = await readStalls(cluster.replicaUrls, cluster.agentMetricsUrls);
+  const stallsBefore = await readStalls(cluster.replicaUrls, cluster.agentMetricsUrls, cluster.fetch);
   const leaderPid = leaseBefore.holder ? cluster.pid(leaseBefore.holder) : undefined;
   let sampledMaxBytes = 0;
   const sample = () => {
@@ -287,7 +287,7 @@ async function measureFencer<T>(
     clearInterval(sampling);
   }
   sample();
-  const stallsAfter = await readStalls(cluster.replicaUrls, cluster.agentMetricsUrls);
+  const stallsAfter = await readStalls(cluster.replicaUrls, cluster.agentMetricsUrls, cluster.fetch);
   const leaseAfter = await lease(db);
   const peak = leaderPid === undefined ? null : residentMemory(leaderPid);
   const outcome = (await db.query<Outcome>(sql('bench/throughput_outcome'), [prefix])).rows[0]!;

@@ -250,7 +250,7 @@ export async function lateRegistration(cluster: Cluster, node: string): Promise<
         bodies.flatMap((body) =>
           [0, 5, 20].map(async (wait) => {
             await delay(wait);
-            await fetch(`${url}${NODE_ROUTES.register.path()}`, {
+            await cluster.fetch(`${url}${NODE_ROUTES.register.path()}`, {
               method: 'POST',
               body,
               headers: { ...bearer(), 'content-type': 'application/json' },

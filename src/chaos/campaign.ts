@@ -80,8 +80,8 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
     runtime: opts.runtime,
     env: { FENCER_TEST_HOLD_FENCED_TX: holdFile, FENCER_TEST_FAULTS: faultFile.path },
   });
-  // Every client of this run (the API client, metrics reads) acts as the cluster's admin.
-  process.env.FENCER_TOKEN = cluster.adminToken;
+  // Every client of this run (the API client, metrics reads) acts as the cluster's admin, over TLS.
+  cluster.exportClientEnv();
   const db = createPool({ databaseUrl: cluster.databaseUrl, replica: 'campaign', max: 4 });
   for (const queue of CAMPAIGN_QUEUES) await applyQueue(db, queue);
   for (const cronJob of CAMPAIGN_CRONJOBS) await applyCronJob(db, cronJob);

@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { Agent } from '../agent/agent.js';
 import { timingsFromEnv } from '../config.js';
 import { DEFAULT_MAX_JOBS } from '../domain/resources.js';
+import { caFromEnv, readCa } from '../net/tls.js';
 
 interface AgentFlags {
   name: string[];
@@ -17,6 +18,7 @@ interface AgentFlags {
   replicas: string[];
   logFile: string;
   tokenFile?: string;
+  ca?: string;
   metricsPort?: number;
   metricsHost: string;
 }
@@ -54,6 +56,10 @@ export function registerAgentCommand(program: Command): void {
       '--token-file <path>',
       "a file holding the node's bearer token; {name} is the node name (default: $FENCER_TOKEN for every node)",
     )
+    .option(
+      '--ca <file>',
+      "the CA (PEM) the replicas' certificate is verified against, for https replicas (default: $FENCER_CA, else the system's CAs)",
+    )
     .option('--metrics-port <port>', 'serve /metrics (Prometheus) and /healthz on this port (default: none)', parsePort)
     .option('--metrics-host <host>', 'address the metrics port listens on', '127.0.0.1')
     .action(async (flags: AgentFlags) => {
@@ -79,6 +85,7 @@ async function runAgent(flags: AgentFlags): Promise<void> {
       '--log-file must contain {name} when --name lists several nodes: each node keeps its own run log',
     );
   }
+  const ca = flags.ca ? readCa(flags.ca, '--ca') : caFromEnv();
   const root = pino({ level: process.env.FENCER_LOG_LEVEL ?? 'info' });
   const logger = flags.name.length === 1 ? root.child({ node: flags.name[0] }) : root;
   // Several nodes in one process share its runtime (V8, GC, event loop): on a small machine that
@@ -96,6 +103,7 @@ async function runAgent(flags: AgentFlags): Promise<void> {
         replicas: flags.replicas,
         logFile: flags.logFile.replaceAll('{name}', name),
         token: tokenOf(flags, name),
+        ca,
         timings: timingsFromEnv(),
         logger: root.child({ node: name }),
       }),

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { writeResult } from '../report/results.js';
 import { readClusterState } from '../simulator/state.js';
 import { ApiClient, TRY_NEXT_AFTER_500 } from '../net/api-client.js';
-import { tokenFor } from './client.js';
+import { caFor, tokenFor } from './client.js';
 
 export function registerChaosCommands(program: Command): void {
   const chaos = program.command('chaos').description('break a cluster on purpose');
@@ -75,7 +75,7 @@ export function registerChaosCommands(program: Command): void {
       if (!state) throw new Error('no cluster is running here (fencer cluster up)');
       const status = await new ApiClient(
         state.replicas.map((r) => r.url),
-        { tryNextStatuses: TRY_NEXT_AFTER_500, token: tokenFor() },
+        { tryNextStatuses: TRY_NEXT_AFTER_500, token: tokenFor(), ca: caFor() },
       ).status();
       if (!status.leader) throw new Error('no replica leads right now');
       const { terminateBackends } = await import('../chaos/campaign-faults.js');

@@ -8,6 +8,7 @@ import { fencerHome, readClusterState } from '../simulator/state.js';
 import { readAdminToken } from '../simulator/credentials.js';
 import { authFiles } from '../auth/tokens/keys.js';
 import { ApiClient, normalizeServer } from '../net/api-client.js';
+import { caFromEnv, readCa } from '../net/tls.js';
 
 /** The context `fencer kubeconfig` and `fencer cluster up` write (src/cli/kubeconfig.ts). */
 const FENCER_CONTEXT = 'fencer';
@@ -21,6 +22,7 @@ export const DEFAULT_SERVER = 'http://127.0.0.1:7070';
 export function cliClient(servers: readonly string[]): ApiClient {
   return new ApiClient(servers, {
     token: tokenFor(),
+    ca: caFor(),
     onRetry: (why, waitMs) =>
       process.stderr.write(`${why} (waiting ${Math.ceil(waitMs / 1000)} s, as the server asked)\n`),
   });
@@ -83,24 +85,58 @@ export function tokenFor(env: NodeJS.ProcessEnv = process.env, home = fencerHome
   return (file && existsSync(file) ? kubeconfigToken(file) : undefined) ?? readAdminToken(home) ?? undefined;
 }
 
+/**
+ * The CA the CLI verifies https replicas against (src/net/tls.ts): FENCER_CA, else the one of the
+ * kubeconfig kubectl would read when its current context is fencer's, else the local cluster's
+ * (what `fencer cluster up` made); none: the system's CAs.
+ */
+export function caFor(env: NodeJS.ProcessEnv = process.env, home = fencerHome(env)): string | undefined {
+  const fromEnv = caFromEnv(env);
+  if (fromEnv) return fromEnv;
+  const file = env.KUBECONFIG ? env.KUBECONFIG.split(':')[0]! : join(homedir(), '.kube', 'config');
+  const fromKubeconfig = file && existsSync(file) ? fencerContext(file)?.ca : undefined;
+  if (fromKubeconfig) return fromKubeconfig;
+  const local = localCa(home);
+  return local ? readCa(local, 'the local cluster') : undefined;
+}
+
 /** The token of a kubeconfig's current context's user, when that context is fencer's. Read without the Kubernetes client (slow to load). */
 export function kubeconfigToken(file: string): string | undefined {
+  return fencerContext(file)?.token;
+}
+
+/** What a kubeconfig whose current context is fencer's gives the CLI: its user's token, its cluster's CA. */
+function fencerContext(file: string): { token?: string; ca?: string } | undefined {
   try {
     const config = YAML.parse(readFileSync(file, 'utf8')) as {
       'current-context'?: string;
-      contexts?: Array<{ name: string; context?: { user?: string } }>;
+      contexts?: Array<{ name: string; context?: { user?: string; cluster?: string } }>;
       users?: Array<{ name: string; user?: { token?: string } }>;
+      clusters?: Array<{
+        name: string;
+        cluster?: { 'certificate-authority-data'?: string; 'certificate-authority'?: string };
+      }>;
     };
     if (config['current-context'] !== FENCER_CONTEXT) return undefined;
-    const user = config.contexts?.find((c) => c.name === FENCER_CONTEXT)?.context?.user;
-    return config.users?.find((u) => u.name === user)?.user?.token || undefined;
+    const context = config.contexts?.find((c) => c.name === FENCER_CONTEXT)?.context;
+    const cluster = config.clusters?.find((c) => c.name === context?.cluster)?.cluster;
+    const caData = cluster?.['certificate-authority-data'];
+    const caFile = cluster?.['certificate-authority'];
+    return {
+      token: config.users?.find((u) => u.name === context?.user)?.user?.token || undefined,
+      ca: caData
+        ? Buffer.from(caData, 'base64').toString('utf8')
+        : caFile
+          ? readCa(caFile, `${file}: certificate-authority`)
+          : undefined,
+    };
   } catch {
     return undefined; // not readable or not a kubeconfig: as if there were none
   }
 }
 
-/** The local cluster's serving certificate (src/simulator/credentials.ts), if it made one. */
-export function localServingCert(home = fencerHome()): string | undefined {
-  const file = join(authFiles(home).dir, 'serving-cert.pem');
+/** The local cluster's CA (src/simulator/cluster-tls.ts), if it made one. */
+export function localCa(home = fencerHome()): string | undefined {
+  const file = join(authFiles(home).dir, 'ca-cert.pem');
   return existsSync(file) ? file : undefined;
 }

@@ -30,7 +30,8 @@ import { fencerHome, readClusterState, statePath, type ClusterState } from '../s
 import { renderTable } from '../report/table.js';
 import { readAdminToken } from '../simulator/credentials.js';
 import { authFiles } from '../auth/tokens/keys.js';
-import { localServingCert, tokenFor } from './client.js';
+import { plainOnLoopback } from '../net/tls.js';
+import { caFor, localCa, tokenFor } from './client.js';
 import { fail, positive, runtimeOption } from './options.js';
 
 interface UpOptions {
@@ -206,7 +207,7 @@ async function up(opts: UpOptions): Promise<void> {
     await runDemo(
       new ApiClient(
         state.replicas.map((r) => r.url),
-        { token: readAdminToken(home) ?? undefined },
+        { token: readAdminToken(home) ?? undefined, ca: caFor(process.env, home) },
       ),
       stopRequested.signal,
     );
@@ -310,18 +311,18 @@ async function printReady(state: ClusterState, home: string): Promise<void> {
   const token = readAdminToken(home);
   const { writeKubeconfig } = await import('./kubeconfig.js');
   const kubeconfig = authFiles(home).kubeconfig;
-  const cert = localServingCert(home);
+  const ca = localCa(home);
   if (token)
     writeKubeconfig(
       kubeconfig,
       state.replicas.map((r) => r.url),
-      { token, ...(cert ? { certificateAuthority: readFileSync(cert, 'utf8') } : {}) },
+      { token, ...(ca ? { certificateAuthority: readFileSync(ca, 'utf8') } : {}) },
     );
   const lines = [
     `cluster up: ${state.replicas.length} replicas, ${state.nodes.length} nodes (supervisor pid ${state.supervisorPid})`,
     `  API:       ${state.replicas.map((r) => r.url).join('  ')}`,
     // The token rides in the fragment, which no request sends; the page keeps it in its tab.
-    `  dashboard: ${state.replicas[0]?.url ?? ''}/ui/${token ? `#token=${token}` : ''}  (any replica serves it; the link carries the admin token)`,
+    `  dashboard: ${plainOnLoopback(state.replicas[0]?.url ?? '')}/ui/${token ? `#token=${token}` : ''}  (any replica serves it; the link carries the admin token)`,
     `  database:  ${withoutPassword(state.databaseUrl)}`,
     `  logs:      ${join(home, 'logs')}`,
     `  admin:     ${kubeconfig} (a token of group system:masters; the fencer CLI here uses it by itself)`,
@@ -593,7 +594,7 @@ function clientOf(state: ClusterState): ApiClient {
   const order: Record<ProcState, number> = { running: 0, frozen: 1, dead: 2 };
   return new ApiClient(
     [...state.replicas].sort((a, b) => order[procState(a.pid)] - order[procState(b.pid)]).map((r) => r.url),
-    { token: tokenFor() },
+    { token: tokenFor(), ca: caFor() },
   );
 }
 

@@ -14,8 +14,8 @@ export interface KubeconfigUser {
   /** A bearer token (`fencer token create`), sent by kubectl as `Authorization: Bearer`. */
   token?: string;
   /**
-   * The replicas' certificate (PEM). Given, the servers are written as https (each replica's port
-   * answers both): kubectl sends a token over TLS only.
+   * The CA (PEM) the replicas' certificate is verified against. Given, the servers are written as
+   * https: kubectl sends a token over TLS only, and fencer's CLI reads the CA from here too.
    */
   certificateAuthority?: string;
 }
@@ -95,15 +95,5 @@ export function serversFromKubeconfig(file: string): string[] {
     .getClusters()
     .filter((c) => c.name.startsWith(CLUSTER_PREFIX))
     .sort((a, b) => Number(a.name.slice(CLUSTER_PREFIX.length)) - Number(b.name.slice(CLUSTER_PREFIX.length)))
-    .map((c) => plainOnLoopback(c.server));
-}
-
-/**
- * fencer's own clients speak plain HTTP to a replica on this machine (its port answers both, and
- * loopback crosses no network); kubectl needs the https of the same port to send its token.
- */
-export function plainOnLoopback(server: string): string {
-  const url = new URL(server);
-  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
-  return loopback && url.protocol === 'https:' ? server.replace(/^https:/, 'http:') : server;
+    .map((c) => c.server);
 }

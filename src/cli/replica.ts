@@ -26,6 +26,14 @@ async function trustedIssuers(opts: { jwks?: string; issuer?: string }) {
   return { issuers: [{ issuer, keys: keySetFrom(source) }] };
 }
 
+function readPem(file: string, option: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new Error(`${option}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+}
+
 export function registerReplicaCommand(program: Command): void {
   program
     .command('replica')
@@ -55,7 +63,7 @@ export function registerReplicaCommand(program: Command): void {
     .option('--issuer <iss>', 'the issuer of the tokens trusted (default: $FENCER_TOKEN_ISSUER, else fencer)')
     .option(
       '--tls-cert <file>',
-      'a PEM certificate: the port then answers HTTPS too (kubectl sends tokens only over TLS)',
+      'a PEM certificate (and chain): the port answers HTTPS, and plain HTTP from loopback addresses only',
     )
     .option('--tls-key <file>', "the certificate's PEM private key")
     .option(
@@ -66,6 +74,10 @@ export function registerReplicaCommand(program: Command): void {
       '--front-proxies <names>',
       'users or groups whose X-Remote-User the history believes (an authenticating proxy), comma-separated (default: $FENCER_FRONT_PROXIES, else none)',
     )
+    .option(
+      '--insecure-http',
+      'answer plain HTTP from any address: with --tls-cert beside HTTPS, without it off loopback (tokens then cross the network in clear: only behind a proxy or mesh that encrypts)',
+    )
     .option('--insecure-no-auth', 'no tokens, no RBAC: anyone who reaches the replica may do anything (loopback only)')
     .action(
       async (opts: {
@@ -74,6 +86,7 @@ export function registerReplicaCommand(program: Command): void {
         insecureNoAuth?: boolean;
         allowedHosts?: string;
         frontProxies?: string;
+        insecureHttp?: boolean;
         tlsCert?: string;
         tlsKey?: string;
         name: string;
@@ -102,14 +115,26 @@ export function registerReplicaCommand(program: Command): void {
           throw new Error(
             `--insecure-no-auth: refused on ${opts.host}, which is not a loopback address (127.0.0.1, ::1, localhost): without authentication anyone who reaches the replica may do anything`,
           );
+        if (!opts.tlsCert && !opts.insecureHttp && !isLoopbackHost(opts.host))
+          throw new Error(
+            `--tls-cert: required to listen on ${opts.host}, which is not a loopback address: a token sent over plain HTTP is a token stolen (--insecure-http only behind a proxy or mesh that encrypts)`,
+          );
         const auth = opts.insecureNoAuth ? ('insecure-no-auth' as const) : await trustedIssuers(opts);
         if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined))
           throw new Error('--tls-cert and --tls-key go together');
         const tls =
           opts.tlsCert && opts.tlsKey
-            ? { cert: readFileSync(opts.tlsCert, 'utf8'), key: readFileSync(opts.tlsKey, 'utf8') }
+            ? {
+                cert: readPem(opts.tlsCert, '--tls-cert'),
+                key: readPem(opts.tlsKey, '--tls-key'),
+                plainHttp: opts.insecureHttp ? ('anywhere' as const) : ('loopback' as const),
+              }
             : undefined;
         const logger = createLogger({ replica: opts.name });
+        if (opts.insecureHttp)
+          logger.warn(
+            'PLAIN HTTP FROM ANY ADDRESS (--insecure-http): tokens cross the network in clear unless something else encrypts it',
+          );
         const replica = new Replica({
           name: opts.name,
           host: opts.host,

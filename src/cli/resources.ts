@@ -16,7 +16,7 @@ import type {
   Workflow,
 } from '../domain/resources.js';
 import type { NamespaceResource } from '../domain/namespace.js';
-import { cliClient, localServingCert, serversFor, tokenFor } from './client.js';
+import { cliClient, localCa, serversFor, tokenFor } from './client.js';
 import type { ApiClient, HttpMethod } from '../net/api-client.js';
 import { readAllPages } from '../domain/list-pages.js';
 import { ValidationError } from '../errors/validation-error.js';
@@ -158,13 +158,13 @@ export function registerResourceCommands(program: Command): void {
     .option('-o, --output <file>', 'write it here (default: print it)')
     .option(
       '--certificate-authority <file>',
-      "the replicas' certificate (default: the local cluster's); the servers are then https, which kubectl needs to send the token",
+      "the CA the replicas' certificate is verified against (default: $FENCER_CA, else the local cluster's); the servers are then https, which kubectl needs to send the token",
     )
     .action(async (opts: ServerOption & { output?: string; certificateAuthority?: string }) => {
       const { kubeconfigFor, writeKubeconfig } = await import('./kubeconfig.js');
       const servers = await serversFor(opts.server);
       // The CLI's own token (FENCER_TOKEN, kubectl's kubeconfig, the local cluster's admin token).
-      const caFile = opts.certificateAuthority ?? localServingCert();
+      const caFile = opts.certificateAuthority ?? (process.env.FENCER_CA || localCa());
       const user = {
         token: tokenFor(),
         ...(caFile ? { certificateAuthority: readFileSync(caFile, 'utf8') } : {}),

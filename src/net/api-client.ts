@@ -10,6 +10,7 @@ import { ApiError, type ErrorDetail } from '../errors/api-error.js';
 import { UnreachableError } from '../errors/unreachable-error.js';
 import { delay } from '../lifecycle.js';
 import { ReplicaList, askReplicas, describeFetchFailure, type Attempt } from './any-replica.js';
+import { caFromEnv, fetchTrusting } from './tls.js';
 
 // A frozen replica (SIGSTOP) still accepts TCP connections through the kernel backlog but
 // never answers, so only a timeout tells it apart from a slow one.
@@ -60,6 +61,11 @@ export interface ApiClientOptions {
    * cluster's own clients pass its admin token (Cluster.client(), the CLI's token lookup).
    */
   token?: string;
+  /**
+   * The CA (PEM) an https replica's certificate is verified against (src/net/tls.ts); default
+   * FENCER_CA's file, else the system's CAs.
+   */
+  ca?: string;
   /** Told before each pause after which a request is sent again: why, and for how long. */
   onRetry?: (why: string, waitMs: number) => void;
   /** Stops the retries and cuts a pause short (a request in flight runs to its timeout). */
@@ -76,6 +82,7 @@ export class ApiClient {
   private readonly headers: Record<string, string>;
   private readonly onRetry: (why: string, waitMs: number) => void;
   private readonly signal: AbortSignal | undefined;
+  private readonly fetch: typeof fetch;
   // Start where the last request succeeded, so a multi-document apply pays the timeout of a
   // dead replica once rather than once per document.
   private readonly replicas: ReplicaList;
@@ -93,6 +100,7 @@ export class ApiClient {
     this.headers = { ...(token ? { authorization: `Bearer ${token}` } : {}), ...options.headers };
     this.onRetry = options.onRetry ?? (() => {});
     this.signal = options.signal;
+    this.fetch = fetchTrusting(options.ca ?? caFromEnv());
   }
 
   /** The cluster's status as any replica sees it: the leader, its epoch, the replicas alive. */
@@ -163,7 +171,7 @@ export class ApiClient {
       let response: Response;
       let text: string;
       try {
-        response = await fetch(server + path, { ...init, signal: AbortSignal.timeout(this.timeoutMs) });
+        response = await this.fetch(server + path, { ...init, signal: AbortSignal.timeout(this.timeoutMs) });
         text = await response.text();
       } catch (err) {
         return { next: describeFetchFailure(err) };
@@ -192,7 +200,10 @@ export class ApiClient {
       signal.addEventListener('abort', onAbort, { once: true });
       const timer = setTimeout(() => started.abort(), this.timeoutMs);
       try {
-        const response = await fetch(server + path, { ...this.requestInit('GET', undefined), signal: started.signal });
+        const response = await this.fetch(server + path, {
+          ...this.requestInit('GET', undefined),
+          signal: started.signal,
+        });
         clearTimeout(timer);
         if (response.ok && response.body) return { answer: response.body };
         const refusal = toApiError(response, await response.text(), server);

@@ -2,10 +2,10 @@
 // zero-config: the signing key in the cluster's home (made when there is none, or the one
 // FENCER_SIGNING_KEY names, as the test suite shares one key with every cluster it starts), the
 // JWKS its replicas trust, an admin token (group system:masters) for the CLI and the
-// simulator's own client, and one token per node (`system:node:NAME` in `system:nodes`), which
-// the node restriction holds to that node alone. Each token file is mode 0600 in a 0700 directory.
-import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+// simulator's own client, one token per node (`system:node:NAME` in `system:nodes`), which the
+// node restriction holds to that node alone, and its TLS (cluster-tls.ts). Each token file is
+// mode 0600 in a 0700 directory.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   authFiles,
@@ -19,6 +19,7 @@ import { mintToken } from '../auth/tokens/mint.js';
 import { DEFAULT_ISSUER } from '../auth/tokens/verify.js';
 import { MASTERS_GROUP, MONITORING_GROUP } from '../auth/rbac/builtin.js';
 import { NODE_USER_PREFIX, NODES_GROUP } from '../domain/rbac.js';
+import { ensureClusterTls, type ClusterTlsFiles } from './cluster-tls.js';
 
 /** How long the tokens a local cluster mints live: a demo cluster's life, and then some. */
 export const CLUSTER_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
@@ -57,9 +58,9 @@ export class ClusterCredentials {
     return new ClusterCredentials(home, key, admin.token);
   }
 
-  /** The replicas' serving certificate (HTTPS beside HTTP on each port), or null without openssl. */
-  get servingCert(): CertFiles | null {
-    return ensureServingCert(authFiles(this.home).dir);
+  /** The cluster's CA and the replicas' certificate it signed (src/simulator/cluster-tls.ts), or null without openssl. */
+  tls(): ClusterTlsFiles | null {
+    return ensureClusterTls(authFiles(this.home).dir);
   }
 
   /** The public keys the replicas verify with. */
@@ -84,55 +85,6 @@ export class ClusterCredentials {
       writeSecret(this.nodeTokenFile(name), `${minted.token}\n`);
     }
   }
-}
-
-/** A serving certificate's files. */
-export interface CertFiles {
-  cert: string;
-  key: string;
-}
-
-/**
- * A self-signed certificate for the replicas on this machine (127.0.0.1, ::1, localhost), kept
- * in `dir` and made with openssl when there is none: kubectl sends a token only over TLS, and
- * trusts this certificate through the kubeconfig's certificate-authority-data. Null (and kubectl
- * cannot authenticate) when openssl is missing.
- */
-export function ensureServingCert(dir: string): CertFiles | null {
-  const files = { cert: join(dir, 'serving-cert.pem'), key: join(dir, 'serving-key.pem') };
-  if (existsSync(files.cert) && existsSync(files.key)) return files;
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  try {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '365',
-        '-subj',
-        '/CN=fencer',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost',
-        '-addext',
-        'basicConstraints=critical,CA:TRUE',
-        '-keyout',
-        files.key,
-        '-out',
-        files.cert,
-      ],
-      { stdio: 'ignore' },
-    );
-  } catch {
-    return null;
-  }
-  chmodSync(files.key, 0o600);
-  return files;
 }
 
 /** The admin token of the cluster in `home`, as its last start wrote it. */

@@ -4,7 +4,7 @@
 // chaos (kill, freeze, partition) acts through the runtime: child processes, or containers of
 // the fencer image (`runtime: 'docker'`), proxies included, so a partition is a paused proxy.
 import { createHash } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { connect } from 'node:net';
 import { timingsFromEnv, timingsToEnv, type Timings } from '../config.js';
@@ -21,6 +21,8 @@ import { formatRoutes } from './proxy.js';
 import type { ExitEvent, ProcessSpec, Runtime } from './runtime.js';
 import { readClusterState, statePath, writeClusterState, type ClusterState } from './state.js';
 import { ClusterCredentials } from './credentials.js';
+import type { ClusterTlsFiles } from './cluster-tls.js';
+import { fetchTrusting } from '../net/tls.js';
 
 export interface NodeOptions {
   cpu?: string;
@@ -118,6 +120,9 @@ export class Cluster {
   private lastFrozenLeader: string | undefined;
   /** Its keys and tokens: made by boot(), before anything starts. */
   private credentials: ClusterCredentials | undefined;
+  /** Its CA and the replicas' certificate (made by boot()); null: no openssl, plain HTTP. */
+  private tls: ClusterTlsFiles | null = null;
+  private trustingFetch: typeof fetch | undefined;
   private ready = false;
   private stopping: Promise<void> | undefined;
 
@@ -181,7 +186,28 @@ export class Cluster {
   replicaUrl(name: string): string {
     const port = this.replicaPorts.get(name);
     if (port === undefined) throw new Error(`no replica named ${name}`);
-    return `http://127.0.0.1:${port}`;
+    return `${this.scheme}://127.0.0.1:${port}`;
+  }
+
+  /** https once the cluster has its certificate: every client of it then verifies the replicas. */
+  private get scheme(): 'http' | 'https' {
+    return this.tls ? 'https' : 'http';
+  }
+
+  /** The file of the CA the replicas' certificate is signed by (null: plain HTTP, no openssl). */
+  get caFile(): string | null {
+    return this.tls?.ca ?? null;
+  }
+
+  /** The CA's certificate (PEM), for a client of the replicas. */
+  get caPem(): string | undefined {
+    return this.tls ? readFileSync(this.tls.ca, 'utf8') : undefined;
+  }
+
+  /** fetch trusting the cluster's CA, over connections kept alive (src/net/tls.ts). */
+  get fetch(): typeof fetch {
+    this.trustingFetch ??= fetchTrusting(this.caPem);
+    return this.trustingFetch;
   }
 
   /** The node's own start/stop log (the agent's --log-file), which the checker reads. */
@@ -227,10 +253,20 @@ export class Cluster {
       names.map((name) => this.replicaUrl(name)),
       {
         tryNextStatuses: TRY_NEXT_AFTER_500,
+        ca: this.caPem,
         ...options,
         headers: { authorization: `Bearer ${this.adminToken}`, ...options.headers },
       },
     );
+  }
+
+  /**
+   * Makes every client of this process that is not told otherwise (ApiClient, the CLI) act as the
+   * cluster's admin and trust its CA: FENCER_TOKEN and FENCER_CA (benchmarks, chaos).
+   */
+  exportClientEnv(): void {
+    process.env.FENCER_TOKEN = this.adminToken;
+    if (this.tls) process.env.FENCER_CA = this.tls.ca;
   }
 
   /** A token of the cluster's admin (group system:masters), for its clients. */
@@ -344,7 +380,8 @@ export class Cluster {
 
   private async boot(): Promise<void> {
     this.credentials = await ClusterCredentials.prepare(this.options.home);
-    const cert = this.credentials.servingCert;
+    this.tls = this.credentials.tls();
+    const tls = this.tls;
     const ports: number[] = [];
     for (let i = 0; i < this.options.replicas; i++) ports.push(await this.allocatePort());
     const replicas = ports.map((port, i) => {
@@ -360,7 +397,7 @@ export class Cluster {
         this.databaseUrl,
         '--jwks',
         this.credentials!.jwksFile,
-        ...(cert ? ['--tls-cert', cert.cert, '--tls-key', cert.key] : []),
+        ...(tls ? ['--tls-cert', tls.cert, '--tls-key', tls.key] : []),
       ]);
     });
     await Promise.all(replicas.map((replica) => this.launch(replica)));
@@ -412,7 +449,8 @@ export class Cluster {
       await Promise.all(
         routes.map((r) => waitListening(r.listenPort, proxy.name, () => this.runtime.isRunning(proxy.name))),
       );
-      replicaUrls = routes.map((r) => `http://127.0.0.1:${r.listenPort}`);
+      // TLS end to end through the proxy: it relays bytes, the agent verifies the replica.
+      replicaUrls = routes.map((r) => `${this.scheme}://127.0.0.1:${r.listenPort}`);
     }
     const labels = opts.labels ?? { pool: 'default' };
     const cpu = opts.cpu ?? this.options.nodeCpu ?? '4';
@@ -432,6 +470,7 @@ export class Cluster {
       this.nodeLogFile(single ? first : '{name}'),
       '--token-file',
       this.credentials!.nodeTokenFile(single ? first : '{name}'),
+      ...(this.tls ? ['--ca', this.tls.ca] : []),
     ];
     await this.credentials!.mintNodeTokens(names);
     const metricsPort = await this.allocatePort();
@@ -588,7 +627,7 @@ export class Cluster {
   private async waitHealthy(replica: Member): Promise<void> {
     const url = `${this.replicaUrl(replica.name)}/healthz`;
     await this.waitUntil(`${replica.name} to answer ${url}`, [replica], async () => {
-      const res = await fetch(url, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      const res = await this.fetch(url, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
       return res.ok;
     });
   }

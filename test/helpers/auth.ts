@@ -11,7 +11,7 @@ import { MASTERS_GROUP } from '../../src/auth/rbac/builtin.js';
 
 export const TEST_KEY = await readSigningKey(inject('signingKeyFile'));
 
-/** The in-process replicas' certificate: their ports answer https too, for kubectl. */
+/** The in-process replicas' certificate, signed by the run's CA: their ports answer https (loopback: http too). */
 export const TEST_TLS = inject('servingCert')
   ? { cert: readFileSync(inject('servingCert'), 'utf8'), key: readFileSync(inject('servingKey'), 'utf8') }
   : undefined;

@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { inject } from 'vitest';
 
 export const KUBECTL = ['/usr/bin/kubectl', '/usr/local/bin/kubectl'].find((p) => existsSync(p));
 
@@ -42,13 +43,14 @@ export function kubectlAgainst(
 
 /**
  * How kubectl reaches a replica with a token: over TLS (kubectl sends no credentials to an http
- * server; a replica's port answers https too), the test certificate not checked.
+ * server; a replica's port answers https), its certificate verified against the run's CA.
  */
 export function serverArgs(server: string, token: string | undefined = process.env.FENCER_TOKEN): string[] {
   return [
     '--server',
     server.replace(/^http:/, 'https:'),
-    '--insecure-skip-tls-verify',
+    '--certificate-authority',
+    inject('caCert'),
     ...(token ? ['--token', token] : []),
   ];
 }

@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { plainOnLoopback } from '../../src/net/tls.js';
 import { Cluster } from '../../src/simulator/local-cluster.js';
 import { DEFAULT_TIMINGS } from '../../src/config.js';
 import { projectRoot } from '../../src/paths.js';
@@ -58,8 +59,9 @@ async function open(url: string, blockPush = false): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   if (blockPush) await page.route('**/api/v1/changes', (route) => route.abort());
   await page.addInitScript(RECORDER);
-  // The link `cluster up` prints: the admin token in the fragment, which the page keeps in its tab.
-  await page.goto(`${url}/ui/#token=${process.env.FENCER_TOKEN}`);
+  // The link `cluster up` prints: plain HTTP on loopback (the browser knows nothing of the
+  // cluster's CA), the admin token in the fragment, which the page keeps in its tab.
+  await page.goto(`${plainOnLoopback(url)}/ui/#token=${process.env.FENCER_TOKEN}`);
   return page;
 }
 
@@ -103,7 +105,8 @@ afterAll(async () => {
 
 describe('reads from other origins', () => {
   it("answers GETs to pages of the replicas' own origins, and to no other site", async () => {
-    const [a, b] = cluster.replicaUrls as [string, string];
+    // The origins of the pages the dashboard's link opens: plain HTTP on loopback.
+    const [a, b] = cluster.replicaUrls.map(plainOnLoopback) as [string, string];
     const from = async (origin: string) => (await adminFetch(`${a}/api/v1/status`, { headers: { origin } })).headers;
     const replica = await from(b);
     expect(replica.get('access-control-allow-origin')).toBe(b);

@@ -263,7 +263,7 @@ describe.skipIf(!KUBECTL)(`kubectl (${KUBECTL ?? 'not found: skipped'})`, () => 
         })
       ).stdout;
     expect(
-      await fencer('kubeconfig', '--server', replica.url, '--certificate-authority', inject('servingCert'), '-o', file),
+      await fencer('kubeconfig', '--server', replica.url, '--certificate-authority', inject('caCert'), '-o', file),
     ).toContain('context fencer');
     const { stdout } = await promisify(execFile)(
       KUBECTL!,

@@ -1,0 +1,203 @@
+// TLS between fencer's clients and its replicas (docs/security.md, TLS): a cluster serves https
+// with a certificate its own CA signed, and every client verifies it; a client given another CA
+// cannot connect (an agent never registers); plain HTTP is answered from loopback only (or with
+// --insecure-http), and a replica refuses to listen off loopback without a certificate.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import YAML from 'yaml';
+import { ReplicaClient, ReplicaUnreachableError } from '../../src/agent/replica-client.js';
+import { DEFAULT_TIMINGS } from '../../src/config.js';
+import type { List, NodeResource } from '../../src/domain/resources.js';
+import { ApiClient } from '../../src/net/api-client.js';
+import { UnreachableError } from '../../src/errors/unreachable-error.js';
+import { freePort } from '../../src/net/free-port.js';
+import { projectRoot } from '../../src/paths.js';
+import { Replica } from '../../src/replica.js';
+import { ensureClusterTls } from '../../src/simulator/cluster-tls.js';
+import { Cluster } from '../../src/simulator/local-cluster.js';
+import { TEST_ISSUERS, TEST_TLS } from '../helpers/auth.js';
+import { freshDatabase, type TestDatabase } from '../helpers/database.js';
+import { eventually } from '../helpers/eventually.js';
+import { KUBECTL, run } from '../helpers/kubectl.js';
+
+const MAIN = join(projectRoot(), 'dist/cli/main.js');
+const withOpenssl = inject('caCert') ? describe : describe.skip;
+
+/** Another CA, which signed nothing a replica serves. */
+function foreignCa(dir: string): string {
+  return readFileSync(ensureClusterTls(join(dir, 'foreign'), null)!.ca, 'utf8');
+}
+
+withOpenssl('a cluster over TLS', () => {
+  let t: TestDatabase;
+  let cluster: Cluster;
+  let home: string;
+  let intruder: ChildProcess | undefined;
+
+  beforeAll(async () => {
+    t = await freshDatabase('tls_cluster');
+    home = mkdtempSync(join(tmpdir(), 'fencer-tls-'));
+    cluster = await Cluster.start({ replicas: 1, nodes: 1, home, databaseUrl: t.url, timings: DEFAULT_TIMINGS });
+  });
+
+  afterAll(async () => {
+    intruder?.kill('SIGKILL');
+    await cluster?.stop();
+    await t?.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it("serves https with its CA's certificate, which its agents verify (the node registered through its proxy)", async () => {
+    expect(cluster.replicaUrls.every((url) => url.startsWith('https://127.0.0.1:'))).toBe(true);
+    expect(readFileSync(cluster.processLogFile('node-1'), 'utf8')).toContain('registered');
+    const nodes = await cluster.client().request<List<NodeResource>>('GET', '/api/v1/nodes');
+    expect(nodes.items.map((n) => n.metadata.name)).toEqual(['node-1']);
+    // The serving key is the owner's alone (the CA's key is the run's, FENCER_CA_KEY).
+    expect(statSync(join(home, 'auth', 'serving-key.pem')).mode & 0o077).toBe(0);
+  });
+
+  it('an agent given another CA cannot connect: it never registers', async () => {
+    const dir = mkdtempSync(join(home, 'intruder-'));
+    const wrongCa = join(dir, 'ca.pem');
+    writeFileSync(wrongCa, foreignCa(dir));
+    intruder = spawn(
+      process.execPath,
+      [
+        MAIN,
+        'agent',
+        '--name',
+        'intruder',
+        '--cpu',
+        '1',
+        '--memory',
+        '1Gi',
+        '--replicas',
+        cluster.replicaUrls.join(','),
+        '--log-file',
+        join(dir, 'run.ndjson'),
+        '--ca',
+        wrongCa,
+      ],
+      { env: { ...process.env, FENCER_CA: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let output = '';
+    intruder.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    intruder.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await eventually(() => output.includes('no replica answered the registration'), {
+      what: 'the intruder to fail its registration',
+    });
+    expect(output).toMatch(/certificate/);
+    const nodes = await cluster.client().request<List<NodeResource>>('GET', '/api/v1/nodes');
+    expect(nodes.items.map((n) => n.metadata.name)).toEqual(['node-1']);
+  });
+
+  it("fencer's CLI and kubectl verify the replicas with the kubeconfig's CA, no verification skipped", async () => {
+    const file = join(home, 'kubeconfig');
+    const env = { ...process.env, KUBECONFIG: file, FENCER_SERVER: '', FENCER_CA: '', FENCER_HOME: home };
+    await promisify(execFile)(process.execPath, [MAIN, 'kubeconfig', '-o', file], { env });
+    const config = YAML.parse(readFileSync(file, 'utf8')) as {
+      clusters: Array<{ cluster: Record<string, unknown> }>;
+    };
+    for (const { cluster: entry } of config.clusters) {
+      expect(entry.server).toMatch(/^https:\/\//);
+      expect(entry['certificate-authority-data']).toBeTruthy();
+      expect(entry['insecure-skip-tls-verify']).toBeFalsy();
+    }
+    const { stdout } = await promisify(execFile)(process.execPath, [MAIN, 'get', 'nodes'], { env });
+    expect(stdout).toMatch(/^node-1\s/m);
+    if (KUBECTL) {
+      const listed = await run(KUBECTL, ['--cache-dir', join(home, 'cache'), 'get', 'fno', '-o', 'name'], env);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(listed.stdout).toContain('node-1');
+      // The same kubeconfig with another CA: kubectl refuses the replica's certificate.
+      const foreign = Buffer.from(foreignCa(mkdtempSync(join(home, 'kc-')))).toString('base64');
+      for (const entry of config.clusters) entry.cluster['certificate-authority-data'] = foreign;
+      writeFileSync(file, YAML.stringify(config), { mode: 0o600 });
+      const refused = await run(KUBECTL, ['--cache-dir', join(home, 'cache3'), 'get', 'fno', '-o', 'name'], env);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toMatch(/certificate/);
+    }
+  });
+});
+
+withOpenssl('a replica with a certificate', () => {
+  let t: TestDatabase;
+  let replica: Replica;
+  let port: number;
+
+  beforeAll(async () => {
+    t = await freshDatabase('tls_replica');
+    port = await freePort();
+    // Every address, so that a connection can come from one that is not loopback.
+    replica = new Replica({
+      name: 'replica-tls',
+      host: '0.0.0.0',
+      port,
+      databaseUrl: t.url,
+      timings: DEFAULT_TIMINGS,
+      logger: pino({ level: 'silent' }),
+      auth: { issuers: TEST_ISSUERS },
+      tls: TEST_TLS,
+    });
+    await replica.start();
+  });
+
+  afterAll(async () => {
+    await replica?.stop();
+    await t?.close();
+  });
+
+  it('answers https to a client trusting its CA, and a client trusting another CA or none cannot connect', async () => {
+    const ca = readFileSync(inject('caCert'), 'utf8');
+    const url = `https://127.0.0.1:${port}`;
+    const trusting = new ReplicaClient({ replicas: [url], ca, timeoutMs: 5000 });
+    expect((await trusting.request('GET', '/healthz')).status).toBe(200);
+    expect((await new ApiClient([url], { ca }).status()).replica).toBe('replica-tls');
+    const dir = mkdtempSync(join(tmpdir(), 'fencer-foreign-'));
+    try {
+      for (const other of [foreignCa(dir), undefined]) {
+        const refused = new ReplicaClient({ replicas: [url], ca: other, timeoutMs: 5000 });
+        const err = await refused.request('GET', '/healthz').catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(ReplicaUnreachableError);
+        expect((err as Error).message).toMatch(/certificate/);
+      }
+      const unverified = await new ApiClient([url], { ca: foreignCa(dir) }).status().catch((e: unknown) => e);
+      expect(unverified).toBeInstanceOf(UnreachableError);
+      expect((unverified as UnreachableError).lastCause).toMatch(/VERIFY|CERT|certificate/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('answers plain HTTP from loopback only: from another address it says to use https', async () => {
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    const own = Object.values(networkInterfaces())
+      .flat()
+      .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+    if (!own) return; // no address but loopback here: nothing else can connect
+    const answer = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      const socket = connect(port, own, () => socket.write(`GET /healthz HTTP/1.1\r\nhost: ${own}\r\n\r\n`));
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toContain('Client sent an HTTP request to an HTTPS server.');
+  });
+
+  it('a replica without a certificate refuses to listen off loopback (unless --insecure-http)', async () => {
+    const error = await promisify(execFile)(
+      process.execPath,
+      [MAIN, 'replica', '--name', 'plain', '--host', '0.0.0.0', '--port', String(await freePort())],
+      { env: { ...process.env, DATABASE_URL: t.url } },
+    ).catch((e: { stderr?: string }) => e);
+    expect((error as { stderr?: string }).stderr).toMatch(/--tls-cert: required to listen on 0\.0\.0\.0/);
+  });
+});
