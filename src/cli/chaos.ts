@@ -2,7 +2,7 @@
 // (PostgreSQL restarted, the leader's database sessions terminated).
 import type { Command } from 'commander';
 import { writeResult } from '../report/results.js';
-import { readClusterState } from '../simulator/state.js';
+import { databaseUrlOf, readClusterState } from '../simulator/state.js';
 import { ApiClient, TRY_NEXT_AFTER_500 } from '../net/api-client.js';
 import { caFor, tokenFor } from './client.js';
 
@@ -79,7 +79,7 @@ export function registerChaosCommands(program: Command): void {
       ).status();
       if (!status.leader) throw new Error('no replica leads right now');
       const { terminateBackends } = await import('../chaos/campaign-faults.js');
-      const n = await terminateBackends(state.databaseUrl, status.leader);
+      const n = await terminateBackends(databaseUrlOf(state), status.leader);
       process.stdout.write(`terminated ${n} PostgreSQL sessions of ${status.leader} (epoch ${status.epoch})\n`);
     });
 

