@@ -1,5 +1,13 @@
 // The kubectl-like resource commands: apply, get, describe, delete, cancel. Each failure
 // throws, and main.ts turns it into a message on stderr and exit code 1 (docs/architecture.md, "Contracts").
+import {
+  RBAC_GROUP,
+  rbacPath as rbacObjectPath,
+  rbacTypeOf,
+  renderRbac,
+  type RbacObject,
+  type RbacType,
+} from './rbac-output.js';
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
@@ -192,10 +200,10 @@ export function registerResourceCommands(program: Command): void {
 
   program
     .command('get')
-    .description('list jobs, workflows, cronjobs, queues, resourcequotas or nodes, or show one')
+    .description('list jobs, workflows, cronjobs, queues, resourcequotas, nodes or RBAC objects, or show one')
     .argument(
       '<type>',
-      'jobs|workflows|cronjobs|queues|resourcequotas|nodes (or job, workflow, cronjob, queue, resourcequota, node)',
+      'jobs|workflows|cronjobs|queues|resourcequotas|nodes|roles|clusterroles|rolebindings|clusterrolebindings (or the singular)',
     )
     .argument('[name]', 'one object by name')
     .option('-n, --namespace <ns>', 'namespace', DEFAULT_NAMESPACE)
@@ -207,6 +215,9 @@ export function registerResourceCommands(program: Command): void {
     .option('-w, --watch', "after the list, a row for every change, until Ctrl-C (goes on through a replica's death)")
     .option('--server <urls>', 'replica URLs, comma-separated')
     .action(async (type: string, name: string | undefined, opts: GetOptions) => {
+      const rbac = rbacTypeOf(type);
+      if (rbac && opts.watch) throw new Error(`-w: ${rbac.plural} are not watched by fencer get (kubectl get -w is)`);
+      if (rbac) return void process.stdout.write(await getRbac(await clientFor(opts), rbac, name, opts));
       if (opts.watch) return watch(await clientFor(opts), type, name, opts);
       process.stdout.write(await get(await clientFor(opts), type, name, opts));
     });
@@ -242,16 +253,23 @@ export function registerResourceCommands(program: Command): void {
   program
     .command('delete')
     .description(
-      'delete a job, a workflow or a cronjob with all its jobs (stopping those that run), a queue none of whose jobs is unfinished, or a resourcequota',
+      'delete a job, a workflow or a cronjob with all its jobs (stopping those that run), a queue none of whose jobs is unfinished, a resourcequota, or an RBAC object',
     )
-    .argument('<type>', 'job|workflow|cronjob|queue|resourcequota')
+    .argument('<type>', 'job|workflow|cronjob|queue|resourcequota|role|clusterrole|rolebinding|clusterrolebinding')
     .argument('<name>')
     .option('-n, --namespace <ns>', 'namespace', DEFAULT_NAMESPACE)
     .option('--dry-run [strategy]', DRY_RUN_HELP)
     .option('--server <urls>', 'replica URLs, comma-separated')
     .action(async (type: string, name: string, opts: NamespaceOption & DryRunOption) => {
-      const kind = kindOf(type, ['job', 'workflow', 'cronjob', 'queue', 'resourcequota'], 'delete');
       const dryRun = dryRunOf(opts);
+      const rbac = rbacTypeOf(type);
+      if (rbac) {
+        const path = rbacObjectPath(rbac, opts.namespace, name);
+        await writeUnlessDry(await clientFor(opts), dryRun, 'DELETE', path, path);
+        process.stdout.write(`${rbac.kind.toLowerCase()}.${RBAC_GROUP} "${name}" deleted${dryRunSuffix(dryRun)}\n`);
+        return;
+      }
+      const kind = kindOf(type, ['job', 'workflow', 'cronjob', 'queue', 'resourcequota'], 'delete');
       const path = objectPath(kind, opts.namespace, name);
       await writeUnlessDry(await clientFor(opts), dryRun, 'DELETE', path, path);
       process.stdout.write(`${kind}.fencer.dev "${name}" deleted${dryRunSuffix(dryRun)}\n`);
@@ -363,7 +381,7 @@ function resourceType(type: string): ResourceType {
   const found = (Object.keys(TYPE_NAMES) as ResourceType[]).find((kind) => TYPE_NAMES[kind].includes(t));
   if (!found)
     throw new Error(
-      `unknown resource type "${type}" (use jobs, workflows, cronjobs, queues, resourcequotas, nodes, namespaces or events)`,
+      `unknown resource type "${type}" (use jobs, workflows, cronjobs, queues, resourcequotas, nodes, namespaces, events, roles, clusterroles, rolebindings or clusterrolebindings)`,
     );
   return found;
 }
@@ -519,6 +537,21 @@ async function watch(client: ApiClient, type: string, name: string | undefined, 
     (text) => process.stdout.write(text),
     stop.signal,
   );
+}
+
+/** Roles, ClusterRoles and their bindings, through their Kubernetes path (they have no /api/v1 route). */
+async function getRbac(client: ApiClient, type: RbacType, name: string | undefined, opts: GetOptions): Promise<string> {
+  const format = parseOutputFormat(opts.output);
+  const single = name !== undefined;
+  const allNamespaces = Boolean(opts.allNamespaces) && !single && type.namespaced;
+  const items = single
+    ? [await client.request<RbacObject>('GET', rbacObjectPath(type, opts.namespace, name))]
+    : await readAllPages(rbacObjectPath(type, allNamespaces ? undefined : opts.namespace), (path) =>
+        client.request<List<RbacObject>>('GET', path),
+      );
+  const where = type.namespaced && !allNamespaces ? ` in ${opts.namespace} namespace` : '';
+  if (items.length === 0 && !isDocumentFormat(format)) return nothingFound(where);
+  return renderRbac(items, type, { format, now: new Date(), single, allNamespaces });
 }
 
 /** One object by name, or the list of a namespace (of all with allNamespaces). */

@@ -246,6 +246,111 @@ describe('fencer apply', () => {
   });
 });
 
+describe('fencer get and delete', () => {
+  const cli = (token: string | undefined, ...args: string[]) =>
+    promisify(execFile)(process.execPath, [join(projectRoot(), 'dist/cli/main.js'), ...args, '--server', replica.url], {
+      env: { ...process.env, ...(token ? { FENCER_TOKEN: token } : {}) },
+    }).then(
+      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+      (e: { code?: number; stdout?: string; stderr?: string }) => ({
+        code: e.code ?? 1,
+        stdout: e.stdout ?? '',
+        stderr: e.stderr ?? '',
+      }),
+    );
+  const fencer = (...args: string[]) => cli(undefined, ...args);
+  const roleRows = async (name: string) =>
+    (await t.db.query('SELECT kind, namespace FROM rbac_roles WHERE name = $1', [name])).rows;
+  const bindingRows = async (name: string) =>
+    (await t.db.query('SELECT kind, namespace FROM rbac_bindings WHERE name = $1', [name])).rows;
+
+  it('gets Roles, ClusterRoles and their bindings as kubectl prints them, and deletes them (rows gone; a dry run and a refused caller change nothing)', async () => {
+    const file = join(home, 'get-delete.yaml');
+    writeFileSync(
+      file,
+      [
+        ROLE.replace('job-reader', 'getter'),
+        BINDING.replace('alice-reads', 'getter-binding').replace('name: job-reader', 'name: getter'),
+        `apiVersion: rbac.fencer.dev/v1
+kind: ClusterRole
+metadata:
+  name: node-lister
+rules:
+  - apiGroups: [fencer.dev]
+    resources: [nodes]
+    verbs: [list]
+`,
+        `apiVersion: rbac.fencer.dev/v1
+kind: ClusterRoleBinding
+metadata:
+  name: ops-list-nodes
+subjects:
+  - kind: Group
+    name: ops
+    apiGroup: rbac.fencer.dev
+roleRef:
+  kind: ClusterRole
+  name: node-lister
+  apiGroup: rbac.fencer.dev
+`,
+      ].join('---\n'),
+    );
+    expect((await fencer('apply', '-f', file)).code).toBe(0);
+
+    const roles = await fencer('get', 'roles', '-n', 'team-a');
+    expect(roles.stdout).toMatch(/^NAME\s+CREATED AT$/m);
+    expect(roles.stdout).toMatch(/^getter\s+\d{4}-/m);
+    expect((await fencer('get', 'roles', '-A')).stdout).toMatch(/^team-a\s+getter\s/m);
+    expect((await fencer('get', 'role', 'getter', '-n', 'team-a', '-o', 'name')).stdout).toBe(
+      'role.rbac.fencer.dev/getter\n',
+    );
+    expect(
+      JSON.parse((await fencer('get', 'roles.rbac.fencer.dev', 'getter', '-n', 'team-a', '-o', 'json')).stdout),
+    ).toMatchObject({
+      kind: 'Role',
+      metadata: { name: 'getter', namespace: 'team-a' },
+      rules: [{ resources: ['jobs'], verbs: ['get', 'list', 'watch'] }],
+    });
+    const bindings = await fencer('get', 'rolebindings', '-n', 'team-a', '-o', 'wide');
+    expect(bindings.stdout).toMatch(/^NAME\s+ROLE\s+AGE\s+USERS\s+GROUPS\s+SERVICEACCOUNTS$/m);
+    expect(bindings.stdout).toMatch(/^getter-binding\s+Role\/getter\s+\S+\s+alice\s*$/m);
+    expect((await fencer('get', 'clusterroles', '-o', 'name')).stdout).toContain(
+      'clusterrole.rbac.fencer.dev/node-lister\n',
+    );
+    expect((await fencer('get', 'clusterrolebinding', 'ops-list-nodes')).stdout).toMatch(
+      /^ops-list-nodes\s+ClusterRole\/node-lister\s/m,
+    );
+    expect((await fencer('get', 'roles', '-n', 'nowhere')).stderr).toBe('No resources found in nowhere namespace.\n');
+
+    // Someone holding no RBAC rights is refused, and the row stays.
+    const carol = await cli(await tokenFor('carol'), 'delete', 'role', 'getter', '-n', 'team-a');
+    expect(carol.code).not.toBe(0);
+    expect(carol.stderr).toMatch(/forbidden/);
+    expect(await roleRows('getter')).toEqual([{ kind: 'Role', namespace: 'team-a' }]);
+    // A server dry run changes nothing either.
+    expect((await fencer('delete', 'role', 'getter', '-n', 'team-a', '--dry-run=server')).stdout).toBe(
+      'role.rbac.fencer.dev "getter" deleted (server dry run)\n',
+    );
+    expect(await roleRows('getter')).toHaveLength(1);
+
+    expect((await fencer('delete', 'role', 'getter', '-n', 'team-a')).stdout).toBe(
+      'role.rbac.fencer.dev "getter" deleted\n',
+    );
+    expect(await roleRows('getter')).toEqual([]);
+    expect((await fencer('delete', 'rolebinding', 'getter-binding', '-n', 'team-a')).code).toBe(0);
+    expect(await bindingRows('getter-binding')).toEqual([]);
+    expect((await fencer('delete', 'clusterrolebinding', 'ops-list-nodes')).stdout).toBe(
+      'clusterrolebinding.rbac.fencer.dev "ops-list-nodes" deleted\n',
+    );
+    expect(await bindingRows('ops-list-nodes')).toEqual([]);
+    expect((await fencer('delete', 'clusterrole', 'node-lister')).code).toBe(0);
+    expect(await roleRows('node-lister')).toEqual([]);
+    const gone = await fencer('get', 'role', 'getter', '-n', 'team-a');
+    expect(gone.code).not.toBe(0);
+    expect(gone.stderr).toMatch(/not found/);
+  });
+});
+
 describe('fencer auth can-i', () => {
   it('says yes or no (exit 0 or 1) as the token allows', async () => {
     const fencer = (token: string, ...args: string[]) =>
