@@ -7,7 +7,7 @@ FREEZE_SECONDS ?= 5
 
 .DEFAULT_GOAL := help
 # Chaos on the running cluster (chaos/ scripts; each works on both runtimes).
-.PHONY: help build schema image cluster-up jobs cluster-status kill-leader freeze-leader kill-worker cluster-down test freeze-worker partition-worker restart-postgres terminate-leader-backends campaign check bench-packing bench-placement bench-failover bench-workflows bench-cancel bench-fairness bench-cron bench-throughput
+.PHONY: help build schema image cluster-up cluster-up-ha kill-postgres-primary freeze-postgres-primary partition-postgres-primary jobs cluster-status kill-leader freeze-leader kill-worker cluster-down test freeze-worker partition-worker restart-postgres terminate-leader-backends campaign check bench-packing bench-placement bench-failover bench-workflows bench-cancel bench-fairness bench-cron bench-throughput
 
 help: ## list these targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z-]*:.*## / {printf "  \033[1m%-26s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -23,6 +23,9 @@ image: build ## build the fencer:latest Docker image offline, from this machine'
 
 cluster-up: build ## start 3 replicas, 5 nodes and PostgreSQL in the background (REPLICAS=, NODES=, RUNTIME=docker)
 	@$(FENCER) cluster up --replicas $(or $(REPLICAS),3) --nodes $(or $(NODES),5) --runtime $(or $(RUNTIME),process)
+
+cluster-up-ha: build ## the same on HA PostgreSQL: etcd, three members under Patroni (synchronous), HAProxy (docs/ha.md)
+	@$(FENCER) cluster up --postgres ha --replicas $(or $(REPLICAS),3) --nodes $(or $(NODES),5) --runtime $(or $(RUNTIME),process)
 
 jobs: build ## submit the example jobs in examples/jobs.yaml
 	@$(FENCER) apply -f examples/jobs.yaml
@@ -52,6 +55,19 @@ partition-worker: build ## cut a worker off the network for FREEZE_SECONDS witho
 
 restart-postgres: build ## restart the cluster's PostgreSQL (its data stays)
 	@chaos/restart-postgres
+
+kill-postgres-primary: build ## SIGKILL the HA primary's Patroni and PostgreSQL (cluster-up-ha); Patroni promotes the synchronous standby
+	@$(FENCER) cluster kill postgres-primary
+
+freeze-postgres-primary: build ## SIGSTOP the HA primary for FREEZE_SECONDS, then resume it (it rejoins as a standby)
+	@$(FENCER) cluster freeze postgres-primary
+	@sleep $(FREEZE_SECONDS)
+	@$(FENCER) cluster resume postgres-primary
+
+partition-postgres-primary: build ## cut the HA primary off from etcd and HAProxy for FREEZE_SECONDS while its PostgreSQL keeps running
+	@$(FENCER) cluster partition postgres-primary
+	@sleep $(FREEZE_SECONDS)
+	@$(FENCER) cluster heal postgres-primary
 
 terminate-leader-backends: build ## pg_terminate_backend every session of the leader
 	@chaos/terminate-leader-backends

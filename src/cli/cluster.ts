@@ -32,7 +32,8 @@ import { readAdminToken } from '../simulator/credentials.js';
 import { authFiles } from '../auth/tokens/keys.js';
 import { plainOnLoopback } from '../net/tls.js';
 import { caFor, localCa, tokenFor } from './client.js';
-import { fail, positive, runtimeOption } from './options.js';
+import { fail, positive, postgresOption, runtimeOption } from './options.js';
+import { isPostgresTarget, POSTGRES_PRIMARY, postgresFault } from './cluster-postgres.js';
 
 interface UpOptions {
   replicas: string;
@@ -41,6 +42,7 @@ interface UpOptions {
   nodeMemory: string;
   nodeMaxJobs?: string;
   runtime: string;
+  postgres: string;
   foreground?: boolean;
   demo?: boolean;
 }
@@ -60,7 +62,12 @@ export function registerClusterCommands(program: Command): void {
       .option('--node-cpu <cpu>', 'CPU of each node', '4')
       .option('--node-memory <memory>', 'memory of each node', '8Gi')
       .option('--node-max-jobs <n>', "the most runs each node holds at once (default the agent's, 110)")
-      .option('--runtime <runtime>', 'process (child processes) or docker (containers of fencer:latest)', 'process');
+      .option('--runtime <runtime>', 'process (child processes) or docker (containers of fencer:latest)', 'process')
+      .option(
+        '--postgres <kind>',
+        'embedded (one throwaway PostgreSQL) or ha (three members under Patroni, etcd, HAProxy: docs/ha.md)',
+        'embedded',
+      );
 
   withSizes(cluster.command('up'))
     .description('start PostgreSQL, the replicas and the nodes (detached unless --foreground)')
@@ -104,18 +111,26 @@ export function registerClusterCommands(program: Command): void {
   for (const [verb, signal, done, description] of signals) {
     cluster
       .command(`${verb} <target>`)
-      .description(`${description}: a replica name, a node name, or "leader"`)
-      .action((target: string) => signalTarget(target, verb, signal, done));
+      .description(
+        `${description}: a replica name, a node name, "leader", or (--postgres ha) "${POSTGRES_PRIMARY}" or a member (pg-1)`,
+      )
+      .action((target: string) =>
+        isPostgresTarget(target) ? postgresFault(target, verb) : signalTarget(target, verb, signal, done),
+      );
   }
 
   cluster
     .command('partition <node>')
-    .description("cut a node off from every replica while it keeps running (freezes the node's proxy)")
-    .action((node: string) => signalProxy(node, 'SIGSTOP'));
+    .description(
+      `cut a node off from every replica while it keeps running (freezes the node's proxy); "${POSTGRES_PRIMARY}": cut the HA primary off from etcd and HAProxy (freezes its Patroni) while its PostgreSQL keeps serving`,
+    )
+    .action((node: string) =>
+      isPostgresTarget(node) ? postgresFault(node, 'partition') : signalProxy(node, 'SIGSTOP'),
+    );
   cluster
     .command('heal <node>')
-    .description('reconnect a partitioned node')
-    .action((node: string) => signalProxy(node, 'SIGCONT'));
+    .description('reconnect a partitioned node or PostgreSQL member')
+    .action((node: string) => (isPostgresTarget(node) ? postgresFault(node, 'heal') : signalProxy(node, 'SIGCONT')));
 }
 
 // ---- up / supervise / down ------------------------------------------------------------------
@@ -140,6 +155,12 @@ async function up(opts: UpOptions): Promise<void> {
   positive(opts.replicas, '--replicas');
   positive(opts.nodes, '--nodes', true);
   const runtime = runtimeOption(opts.runtime);
+  const postgres = postgresOption(opts.postgres);
+  if (postgres === 'ha') {
+    const { haUnavailable } = await import('../simulator/ha-postgres.js');
+    const problem = haUnavailable();
+    if (problem) fail(`--postgres ha: ${problem}`);
+  }
   if (runtime === 'docker') {
     // Lazily: dockerode is heavy, and every replica and agent runs this binary too.
     const { dockerUnavailable } = await import('../simulator/docker-runtime.js');
@@ -159,7 +180,7 @@ async function up(opts: UpOptions): Promise<void> {
   const logStart = existsSync(logFile) ? statSync(logFile).size : 0;
   const log = openSync(logFile, 'a');
   const args = ['cluster', 'supervise', '--replicas', opts.replicas, '--nodes', opts.nodes];
-  args.push('--node-cpu', opts.nodeCpu, '--node-memory', opts.nodeMemory, '--runtime', runtime);
+  args.push('--node-cpu', opts.nodeCpu, '--node-memory', opts.nodeMemory, '--runtime', runtime, '--postgres', postgres);
   if (opts.nodeMaxJobs !== undefined) args.push('--node-max-jobs', opts.nodeMaxJobs);
   const child = spawn(process.execPath, [binary(), ...args], {
     detached: true,
@@ -284,6 +305,7 @@ async function runCluster(opts: UpOptions): Promise<void> {
       nodeLabels: (i) => ({ os: DEMO_OPERATING_SYSTEMS[i % DEMO_OPERATING_SYSTEMS.length]!, pool: 'default' }),
       nodeImages: () => ['toolchain:1'],
       runtime: runtimeOption(opts.runtime),
+      postgres: postgresOption(opts.postgres),
       home,
       restart: true,
       signal: stopRequested.signal,
@@ -323,7 +345,7 @@ async function printReady(state: ClusterState, home: string): Promise<void> {
     `  API:       ${state.replicas.map((r) => r.url).join('  ')}`,
     // The token rides in the fragment, which no request sends; the page keeps it in its tab.
     `  dashboard: ${plainOnLoopback(state.replicas[0]?.url ?? '')}/ui/${token ? `#token=${token}` : ''}  (any replica serves it; the link carries the admin token)`,
-    `  database:  ${withoutPassword(state.databaseUrl)}${state.databasePasswordFile ? ` (its password: ${state.databasePasswordFile})` : ''}`,
+    `  database:  ${withoutPassword(state.databaseUrl)}${state.databasePasswordFile ? ` (its password: ${state.databasePasswordFile})` : ''}${state.ha ? ` (HAProxy to the Patroni primary of ${state.ha.members.map((m) => m.name).join(', ')}; ttl ${state.ha.settings.ttl} s, loop_wait ${state.ha.settings.loopWait} s, retry_timeout ${state.ha.settings.retryTimeout} s)` : ''}`,
     `  logs:      ${join(home, 'logs')}`,
     `  admin:     ${kubeconfig} (a token of group system:masters; the fencer CLI here uses it by itself)`,
     `             KUBECONFIG=${kubeconfig} kubectl get jobs`,

