@@ -30,17 +30,9 @@ import { dirname, join } from 'node:path';
 import { freePort } from '../net/free-port.js';
 import { delay } from '../lifecycle.js';
 import { createHaDatabase } from '../store/ha.js';
-import { withoutPassword } from './state.js';
+import { withoutPassword, type FailoverSettings, type HaMember, type HaState } from './state.js';
 
-/** Patroni's failover timing (bootstrap.dcs), stated in docs/ha.md beside what it gives. */
-export interface FailoverSettings {
-  /** Seconds the leader key lives without a renewal: the longest a dead primary keeps it. */
-  ttl: number;
-  /** Seconds between two passes of each Patroni's loop. */
-  loopWait: number;
-  /** Seconds Patroni retries etcd and PostgreSQL before a primary demotes itself. */
-  retryTimeout: number;
-}
+export type { FailoverSettings, HaMember, HaState };
 
 export const FAILOVER_SETTINGS: FailoverSettings = { ttl: 10, loopWait: 1, retryTimeout: 3 };
 
@@ -49,25 +41,6 @@ const ETCD_MEMBERS = ['etcd-1', 'etcd-2', 'etcd-3'] as const;
 const USER = 'postgres';
 const BIN_DIR = '/usr/lib/postgresql/15/bin';
 const READY_TIMEOUT_MS = 180_000;
-
-export interface HaMember {
-  name: string;
-  patroniPid: number;
-  /** Patroni's REST API: GET /primary answers 200 on the primary only. */
-  restUrl: string;
-  pgPort: number;
-  dataDir: string;
-}
-
-/** What the state file keeps of an HA database: enough to find and signal every process. */
-export interface HaState {
-  /** The fencer database through HAProxy (always the current primary), without its password. */
-  url: string;
-  haproxyPid: number;
-  etcd: Array<{ name: string; pid: number }>;
-  members: HaMember[];
-  settings: FailoverSettings;
-}
 
 /** Why the HA database cannot run here, or null when it can. */
 export function haUnavailable(): string | null {

@@ -3,7 +3,6 @@
 // can find its processes. The supervisor rewrites it whenever a process is (re)started.
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { HaState } from './ha-postgres.js';
 
 export interface ProcessEntry {
   name: string;
@@ -89,4 +88,35 @@ export function prometheusTargets(state: ClusterState): Array<{ targets: string[
     })),
     ...[...agents].map(([host, nodes]) => ({ targets: [host], labels: { component: 'agent', agent: nodes[0]! } })),
   ];
+}
+
+// The HA database's part of the state (src/simulator/ha-postgres.ts starts it).
+
+/** Patroni's failover timing (bootstrap.dcs), stated in docs/ha.md beside what it gives. */
+export interface FailoverSettings {
+  /** Seconds the leader key lives without a renewal: the longest a dead primary keeps it. */
+  ttl: number;
+  /** Seconds between two passes of each Patroni's loop. */
+  loopWait: number;
+  /** Seconds Patroni retries etcd and PostgreSQL before a primary demotes itself. */
+  retryTimeout: number;
+}
+
+export interface HaMember {
+  name: string;
+  patroniPid: number;
+  /** Patroni's REST API: GET /primary answers 200 on the primary only. */
+  restUrl: string;
+  pgPort: number;
+  dataDir: string;
+}
+
+/** What the state file keeps of an HA database: enough to find and signal every process. */
+export interface HaState {
+  /** The fencer database through HAProxy (always the current primary), without its password. */
+  url: string;
+  haproxyPid: number;
+  etcd: Array<{ name: string; pid: number }>;
+  members: HaMember[];
+  settings: FailoverSettings;
 }
