@@ -183,6 +183,33 @@ export function workflowMaxJobs(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 /**
+ * The most labels one object (a job, a workflow's job, a CronJob's template, an RBAC object, a
+ * node) may carry, and the most keys a nodeSelector may name (FENCER_MAX_LABELS, default 64):
+ * every label is matched and stored with each job.
+ */
+export function maxLabels(env: NodeJS.ProcessEnv = process.env): number {
+  return positiveInteger(env, 'FENCER_MAX_LABELS', 64);
+}
+
+/** The most bytes one object's annotations may take in all (FENCER_MAX_ANNOTATION_BYTES, default 256 KiB, as Kubernetes). */
+export function maxAnnotationBytes(env: NodeJS.ProcessEnv = process.env): number {
+  return positiveInteger(env, 'FENCER_MAX_ANNOTATION_BYTES', 256 * 1024);
+}
+
+/**
+ * The longest message a node may report with a run's outcome (FENCER_MAX_REPORT_MESSAGE_BYTES,
+ * default 4 KiB): it becomes the job's status message and a history row's.
+ */
+export function maxReportMessageBytes(env: NodeJS.ProcessEnv = process.env): number {
+  return positiveInteger(env, 'FENCER_MAX_REPORT_MESSAGE_BYTES', 4096);
+}
+
+/** How deep a request's YAML or JSON may nest (FENCER_MAX_YAML_DEPTH, default 64; a Job needs about 8). */
+export function maxYamlDepth(env: NodeJS.ProcessEnv = process.env): number {
+  return positiveInteger(env, 'FENCER_MAX_YAML_DEPTH', 64);
+}
+
+/**
  * How long an Idempotency-Key is kept (FENCER_IDEMPOTENCY_KEY_TTL_MS, default 24 h): a retry
  * within it gets the object the first request made; past it the key is free again (taken over by
  * its next use, deleted by the leader's prune pass).

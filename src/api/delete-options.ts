@@ -3,6 +3,7 @@
 // for no options would turn a dry run into a real delete.
 import YAML from 'yaml';
 import { HttpError } from '../errors/http-error.js';
+import { checkDepth, checkNesting, MAX_YAML_ALIASES } from './validation/yaml-bounds.js';
 
 export interface DeleteOptions {
   dryRun?: unknown;
@@ -16,7 +17,9 @@ export function deleteOptionsOf(body: unknown): DeleteOptions | undefined {
   if (text.trim() === '') return undefined;
   let parsed: unknown;
   try {
-    parsed = YAML.parse(text);
+    checkNesting(text);
+    parsed = YAML.parse(text, { maxAliasCount: MAX_YAML_ALIASES });
+    checkDepth(parsed);
   } catch (error) {
     throw new HttpError(400, `the body of a delete must be DeleteOptions (JSON or YAML): ${(error as Error).message}`);
   }

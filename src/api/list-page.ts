@@ -22,16 +22,20 @@ export function pageLimitOf(limit: unknown): number {
   return Math.min(Number(text), MOST_PER_PAGE);
 }
 
-/** A Kubernetes list's `limit`: 0 (none, or "0") for every object, as kube-apiserver takes it; else at most MOST_PER_PAGE. */
+/**
+ * A Kubernetes list's `limit`, at most MOST_PER_PAGE. None or 0, which kube-apiserver takes for
+ * every object, is a page of DEFAULT_PER_PAGE here, with metadata.continue when more follow: no
+ * list is unbounded (kubectl sends limit=500 and follows continue on its own).
+ */
 export function kubeLimitOf(limit: unknown): number {
-  if (limit === undefined || limit === '') return 0;
+  if (limit === undefined || limit === '') return DEFAULT_PER_PAGE;
   const text = String(limit);
   if (!/^[0-9]+$/.test(text))
     throw new HttpError(
       400,
-      `limit: ${JSON.stringify(text)} is not a whole number (0 for every object; a page holds at most ${MOST_PER_PAGE})`,
+      `limit: ${JSON.stringify(text)} is not a whole number (a page holds at most ${MOST_PER_PAGE})`,
     );
-  return Math.min(Number(text), MOST_PER_PAGE);
+  return Math.min(Number(text), MOST_PER_PAGE) || DEFAULT_PER_PAGE;
 }
 
 export function continueToken(key: PageKey): string {

@@ -29,6 +29,7 @@ import { ForbiddenError } from '../errors/forbidden-error.js';
 import { challengeHeader, KubeError, statusOf } from './kube/status.js';
 import { EdgeRefusal } from './edge/refusal.js';
 import { installActor } from './request-headers.js';
+import { installLimits } from './edge/limits.js';
 import { IdempotencyKeyMismatchError } from '../errors/idempotency-key-mismatch-error.js';
 import { installBodyTypeCheck, installBrowserChecks } from './edge/browser.js';
 
@@ -61,6 +62,7 @@ export function buildServer(ctx: ApiContext, gate: Gatekeeper, tls?: ServingCert
   installBrowserChecks(app, ctx.origins);
   installAuthGate(app, gate);
   installActor(app, ctx.edge.frontProxies);
+  installLimits(app, ctx.edge);
   installBodyTypeCheck(app);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));

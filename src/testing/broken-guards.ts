@@ -36,6 +36,7 @@ export type BreakableGuard =
   | 'authorize-before-handler' // one route (a job's cancel) skips its authorization: the handler runs for anyone with a token
   | 'body-type-check' // writes take any Content-Type: a form's text/plain POST is read as YAML
   | 'origin-check' // requests from any web page's Origin are answered
+  | 'rate-limit' // a caller's requests are never limited
   | 'watch-xmin'; // watches and list versions take events of ended transactions past a running one's (xid order)
 
 /** Whether FENCER_BREAK_GUARDS breaks this guard. */

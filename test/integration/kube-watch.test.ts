@@ -196,6 +196,9 @@ describe('watch', () => {
     watcher.stdout.on('data', (d: Buffer) => (out += d.toString()));
     watcher.stderr.on('data', (d: Buffer) => (out += d.toString()));
     try {
+      // The list first (a loaded machine may take seconds to start the CLI): a job submitted before
+      // it could end before the list, and never be seen Running.
+      await eventually(() => out.length > 0, { timeoutMs: 30_000, what: 'the watch to print its list' });
       expect(await submit(cluster.replicaUrls, jobYaml('cli-live-1', { duration: '2s' }))).toBe(201);
       await eventually(() => /^NAME\s+PHASE/m.test(out) && /^cli-live-1\s+Running/m.test(out), {
         timeoutMs: 30_000,

@@ -30,12 +30,14 @@ describe('limit', () => {
   );
 
   it.each([
-    [undefined, 0],
-    ['', 0],
-    ['0', 0],
+    [undefined, DEFAULT_PER_PAGE],
+    ['', DEFAULT_PER_PAGE],
+    ['0', DEFAULT_PER_PAGE],
     ['500', 500],
     ['5000', MOST_PER_PAGE],
-  ])('of a Kubernetes list: %j is %i (0: every object)', (limit, served) => expect(kubeLimitOf(limit)).toBe(served));
+  ])('of a Kubernetes list: %j is %i (none or 0: a default page, never every object)', (limit, served) =>
+    expect(kubeLimitOf(limit)).toBe(served),
+  );
 
   it.each(['-1', 'all', '2.5'])('of a Kubernetes list: %j is refused', (limit) =>
     expect(() => kubeLimitOf(limit)).toThrow(/^limit: .* is not a whole number/),

@@ -1,5 +1,6 @@
 // What nodes report about their assignments. Only an active assignment of that node changes;
 // any other report is answered not-active, and the node stops that job.
+import { maxReportMessageBytes } from '../../config.js';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { jsonObject } from '../body.js';
@@ -45,12 +46,18 @@ function parseReports(body: Record<string, unknown>): NodeReport[] {
     throw new ValidationError([{ path: 'reports', message: `at most ${MAX_REPORTS} reports in one request` }]);
   const problems: Array<{ path: string; message: string }> = [];
   const reports: NodeReport[] = [];
+  const maxMessage = maxReportMessageBytes();
   list.forEach((item: unknown, i) => {
     const r = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
     if (typeof r.id !== 'string') problems.push({ path: `reports[${i}].id`, message: 'must be a string' });
     else if (r.kind === 'started') reports.push({ kind: r.kind, id: r.id });
     else if (r.kind === 'abandoned') reports.push({ kind: r.kind, id: r.id, neverRan: r.reason === 'claim-late' });
     else if (r.kind === 'finished') {
+      if (typeof r.message === 'string' && Buffer.byteLength(r.message) > maxMessage)
+        problems.push({
+          path: `reports[${i}].message`,
+          message: `${Buffer.byteLength(r.message)} bytes: at most ${maxMessage} (FENCER_MAX_REPORT_MESSAGE_BYTES)`,
+        });
       const outcome = r.outcome === 'Failed' ? 'Failed' : 'Succeeded';
       reports.push({ kind: 'finished', id: r.id, outcome, message: typeof r.message === 'string' ? r.message : null });
     } else

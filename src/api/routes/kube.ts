@@ -34,6 +34,7 @@ import { readQueueSubmission, readResourceQuotaSubmission } from '../validation/
 import { applyQueueOf, applyQuotaOf, removeQueue, removeQuota } from './queues.js';
 import { deleteOptionsOf } from '../delete-options.js';
 import YAML from 'yaml';
+import { checkDepth, checkNesting, MAX_YAML_ALIASES } from '../validation/yaml-bounds.js';
 import { IdempotencyKeyReusedError } from '../../errors/idempotency-key-reused-error.js';
 import { IdempotencyKeyMismatchError } from '../../errors/idempotency-key-mismatch-error.js';
 import { kubeEventRoutes } from './kube-events.js';
@@ -397,11 +398,15 @@ function answer(
 /** The object of a create: JSON or YAML, in the request's namespace (or none: it takes that one). */
 function objectIn(text: string, namespace: string | null): Record<string, unknown> {
   let object: unknown;
+  checkNesting(text);
   try {
-    object = text.trimStart().startsWith('{') ? JSON.parse(text) : YAML.parse(text);
+    object = text.trimStart().startsWith('{')
+      ? JSON.parse(text)
+      : YAML.parse(text, { maxAliasCount: MAX_YAML_ALIASES });
   } catch (error) {
     throw new HttpError(400, `the body is not a JSON or YAML object: ${(error as Error).message}`);
   }
+  checkDepth(object);
   if (object === null || typeof object !== 'object' || Array.isArray(object))
     throw new HttpError(400, 'the body must be one object');
   const fields = object as Record<string, unknown>;

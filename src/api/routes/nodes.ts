@@ -1,5 +1,6 @@
 // Nodes: register, heartbeat and the watch stream (any replica, also while nobody leads),
 // plus the list users read.
+import { maxLabels } from '../../config.js';
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Access } from '../auth-gate.js';
@@ -134,6 +135,11 @@ function validateRegistration(body: Record<string, unknown>) {
     });
   }
   const labels = (body.labels ?? {}) as Record<string, unknown>;
+  if (Object.keys(labels).length > maxLabels())
+    problems.push({
+      path: 'labels',
+      message: `${Object.keys(labels).length} entries: at most ${maxLabels()} (FENCER_MAX_LABELS)`,
+    });
   for (const [key, value] of Object.entries(labels)) {
     if (typeof value !== 'string') problems.push({ path: `labels.${key}`, message: 'must be a string' });
   }

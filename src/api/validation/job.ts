@@ -8,6 +8,7 @@ import { formatDuration, parseDuration } from '../../domain/duration.js';
 import { dns1123LabelErrors, labelKeyErrors, labelValueErrors } from '../../domain/names.js';
 import { toJobRequest, type Identity } from '../../domain/job-request.js';
 import { ValidationError } from '../../errors/validation-error.js';
+import { maxAnnotationBytes, maxLabels } from '../../config.js';
 import { formatPath, type Manifest, type ManifestPath } from './manifest.js';
 import { jobValidator, schemaProblems, type SchemaProblem } from './schema.js';
 
@@ -191,6 +192,9 @@ function quantityProblems(
 // Labels and node selectors are matched against each other, so both follow Kubernetes' label syntax.
 export function labelProblems(path: ManifestPath, labels: unknown): SchemaProblem[] {
   if (!isFields(labels)) return [];
+  const most = maxLabels();
+  const count = Object.keys(labels).length;
+  if (count > most) return [{ path, message: `${count} entries: at most ${most} (FENCER_MAX_LABELS)` }];
   return Object.entries(labels).flatMap(([key, value]) => [
     ...labelKeyErrors(key).map((why) => ({
       path: [...path, key],
@@ -205,7 +209,7 @@ export function labelProblems(path: ManifestPath, labels: unknown): SchemaProble
   ]);
 }
 
-/** As Kubernetes: a map of strings, keys like label keys, at most 256 KiB in all. */
+/** As Kubernetes: a map of strings, keys like label keys, at most 256 KiB in all (FENCER_MAX_ANNOTATION_BYTES). */
 export function annotationProblems(annotations: unknown): SchemaProblem[] {
   const path = ['metadata', 'annotations'];
   if (annotations === undefined) return [];
@@ -221,8 +225,10 @@ export function annotationProblems(annotations: unknown): SchemaProblem[] {
     if (typeof value !== 'string')
       problems.push({ path: [...path, key], message: `must be a string, not ${describe(value)}` });
   }
-  if (JSON.stringify(annotations).length > 256 * 1024)
-    problems.push({ path, message: 'must be at most 256 KiB in all' });
+  const most = maxAnnotationBytes();
+  const bytes = Buffer.byteLength(JSON.stringify(annotations));
+  if (bytes > most)
+    problems.push({ path, message: `${bytes} bytes: must be at most ${most} in all (FENCER_MAX_ANNOTATION_BYTES)` });
   return problems;
 }
 

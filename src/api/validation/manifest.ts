@@ -2,6 +2,7 @@
 // know where each of their fields was written, so every validation error can name its line.
 import { isAlias, isMap, isSeq, LineCounter, parseAllDocuments, parseDocument, type Document, type Node } from 'yaml';
 import { ValidationError, type ValidationDetail } from '../../errors/validation-error.js';
+import { aliasRefusal, checkDepth, checkNesting, MAX_YAML_ALIASES } from './yaml-bounds.js';
 
 export type ManifestPath = Array<string | number>;
 
@@ -12,6 +13,7 @@ export interface Manifest {
 }
 
 export function parseManifests(text: string, contentType?: string): Manifest[] {
+  checkNesting(text);
   const manifests = looksLikeJson(text, contentType) ? parseJson(text) : parseYaml(text);
   if (manifests.length === 0)
     throw new ValidationError([{ path: '', message: 'no manifest in the input (it is empty)' }]);
@@ -37,8 +39,19 @@ function parseYaml(text: string): Manifest[] {
   if (errors.length > 0) throw new ValidationError(errors);
   // A `---` with nothing (or only comments) after it is no manifest, as with kubectl.
   return documents
-    .map((doc) => ({ object: doc.toJS() as unknown, lineOf: (path: ManifestPath) => lineIn(doc, lineCounter, path) }))
+    .map((doc) => ({ object: boundedJs(doc), lineOf: (path: ManifestPath) => lineIn(doc, lineCounter, path) }))
     .filter((manifest) => manifest.object !== null && manifest.object !== undefined);
+}
+
+function boundedJs(doc: Document): unknown {
+  let object: unknown;
+  try {
+    object = doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
+  } catch (error) {
+    throw aliasRefusal(error) ?? error;
+  }
+  checkDepth(object);
+  return object;
 }
 
 /** A JSON object is one manifest; a JSON array is one manifest per item. */
