@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { DEFAULT_TIMINGS } from '../../src/config.js';
 import type { Job, List } from '../../src/domain/resources.js';
 import { Cluster } from '../../src/simulator/local-cluster.js';
@@ -64,6 +65,14 @@ async function newPrimary(old: string): Promise<HaMember> {
   );
 }
 
+/** A client of one member directly, not through HAProxy. */
+async function direct(member: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: cluster.ha!.memberUrl(member) });
+  client.on('error', () => {});
+  await client.connect();
+  return client;
+}
+
 async function leaderEpoch(): Promise<number> {
   const leader = await eventually(() => cluster.leader().catch(() => null), {
     timeoutMs: FAILOVER_MS,
@@ -112,6 +121,54 @@ describe.skipIf(unavailable !== null)(`fencer on Patroni (${unavailable ?? 'etcd
     const after = new Set(placedAfter.rows.map((r) => r.id));
     expect(placedBefore.rows.filter((r) => !after.has(r.id))).toEqual([]);
     expect(await leaderEpoch()).toBeGreaterThanOrEqual(epochBefore);
+    expect(
+      await runFindings(
+        db,
+        cluster.nodeNames.map((n) => cluster.nodeLogFile(n)),
+      ),
+    ).toEqual(CLEAN);
+  });
+
+  it('after a failover every replica LISTENs on the new primary, and a freeze of the primary loses no job', async () => {
+    const old = await eventually(() => cluster.postgresPrimary(), { timeoutMs: FAILOVER_MS, what: 'a primary' });
+    await eventually(async () => (await cluster.ha!.syncStandbys()).length > 0, {
+      timeoutMs: FAILOVER_MS,
+      what: 'a synchronous standby',
+    });
+    const epochBefore = await leaderEpoch();
+    const names = Array.from({ length: 8 }, (_, i) => `before-freeze-${i}`);
+    for (const name of names)
+      expect(await submit(cluster.replicaUrls, jobYaml(name, { cpu: '1', memory: '1Gi', duration: '1s' }))).toBe(201);
+    const fault = await cluster.postgresFault('freeze');
+    const promoted = await newPrimary(old.name);
+    cluster.resumePostgres(fault.member, 'freeze');
+
+    // The LISTEN connections died with the old primary's sessions; each replica opened a new one
+    // on the new primary (and re-read what it may have missed: src/replica.ts, 'reconnected').
+    const onNew = await direct(promoted.name);
+    await eventually(
+      async () => {
+        const { rows } = await onNew.query<{ name: string }>(
+          "SELECT application_name AS name FROM pg_stat_activity WHERE query LIKE '%LISTEN fencer_pending%'",
+        );
+        const listening = new Set(rows.map((r) => r.name));
+        return cluster.replicaNames.every((r) => listening.has(`fencer:${r}`));
+      },
+      { timeoutMs: FAILOVER_MS, what: 'every replica to LISTEN on the new primary' },
+    );
+    // The lease is renewed by the new member's clock: a leader, at an epoch never below the last.
+    const { rows } = await onNew.query<{ epoch: number; live: boolean }>(
+      'SELECT epoch::int, expires_at > now() AS live FROM lease',
+    );
+    await onNew.end();
+    expect(rows[0]!.epoch).toBeGreaterThanOrEqual(epochBefore);
+    expect(await leaderEpoch()).toBeGreaterThanOrEqual(epochBefore);
+
+    const after = [`after-freeze`];
+    expect(await submit(cluster.replicaUrls, jobYaml(after[0]!, { cpu: '1', memory: '1Gi', duration: '1s' }))).toBe(
+      201,
+    );
+    await allSucceed([...names, ...after]);
     expect(
       await runFindings(
         db,
