@@ -38,6 +38,7 @@ import { blockLoopOnFault, exhaustPoolOnFault } from './testing/overload-faults.
 import { DecisionThread } from './lifecycle.js';
 import type { Policy } from './scheduling/policies.js';
 import { AccessControl } from './auth/access-control.js';
+import { NodeCredentials } from './auth/node-credentials.js';
 import type { TokenIssuer } from './auth/tokens/verify.js';
 import type { Gatekeeper } from './api/auth-gate.js';
 import type { ServingCert } from './api/dual-protocol.js';
@@ -97,6 +98,7 @@ export class Replica {
   private readonly changes: ChangeFeed;
   private readonly gate: Gatekeeper;
   private readonly edge: EdgeOptions;
+  private readonly nodeCredentials: NodeCredentials;
   private readonly controllers: Controller[];
   private readonly placement: Controller;
   private readonly jobReconcile: Controller;
@@ -133,8 +135,12 @@ export class Replica {
     // Snapshots come in bursts (a placement round touches every node): they read through the
     // API pool, so that the liveness pool stays free for heartbeats and watch opens.
     this.watches = new WatchHub(this.api, logger.child({ part: 'watch' }), timings.confirmTimeoutMs);
+    // Node credentials are the replicas' own tokens (src/auth/node-credentials.ts), trusted beside the configured issuers.
+    this.nodeCredentials = new NodeCredentials(this.api);
     this.gate =
-      opts.auth === 'insecure-no-auth' ? opts.auth : new AccessControl(this.api, { issuers: opts.auth.issuers });
+      opts.auth === 'insecure-no-auth'
+        ? opts.auth
+        : new AccessControl(this.api, { issuers: [...opts.auth.issuers, this.nodeCredentials.issuer] });
     this.changes = new ChangeFeed(this.api, replicaGoneMs(timings), logger.child({ part: 'dashboard' }));
     // A refused fenced transaction is recorded for `fencer get events` and the dashboard; the
     // refusal itself wrote nothing, and a failure to record it changes nothing either.
@@ -239,6 +245,7 @@ export class Replica {
     if (this.gate === 'insecure-no-auth')
       logger.warn('AUTHENTICATION IS OFF (--insecure-no-auth): anyone who reaches this replica may do anything');
     else await this.gate.reload();
+    await this.nodeCredentials.load();
     exportClusterState({
       db: this.api,
       leading: () => this.lease.epoch() !== null,
@@ -263,6 +270,7 @@ export class Replica {
         backlog: new Backlog(this.api, maxPendingJobs()),
         logger,
         gate: this.gate,
+        nodeCredentials: this.nodeCredentials,
       },
       this.gate,
       this.opts.tls,

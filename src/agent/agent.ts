@@ -16,10 +16,10 @@
 // only moves forward (and keeps moving while frozen).
 
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
-import type { AssignmentMessage, RegisterRequest, RegisterResponse } from '../domain/assignment.js';
+import type { AssignmentMessage, HeartbeatResponse, RegisterRequest, RegisterResponse } from '../domain/assignment.js';
 import { FENCE_CHECK_MS, selfFenceRule, type SelfFenceRule, type Timings } from '../config.js';
 import { isBroken } from '../testing/broken-guards.js';
 import { newAcceptanceMemory, planSnapshot, type AcceptanceOptions } from './acceptance.js';
@@ -48,8 +48,11 @@ export interface AgentOptions {
   /** Images this node holds (advertised at registration). */
   images?: string[];
   replicas: string[];
-  /** The node's bearer token: a credential for `system:node:NAME` (docs/security.md). */
-  token?: string;
+  /**
+   * The join token (`id.secret`, docs/security.md) this node registers with when it holds no
+   * credential of its own; none: a replica without authentication.
+   */
+  joinToken?: string;
   /** The CA (PEM) an https replica's certificate is verified against; default the system's CAs. */
   ca?: string;
   logFile: string;
@@ -144,6 +147,8 @@ export class Agent {
   /** This process's place in the node's sequence of processes (nextGeneration), set at start. */
   private generation = 0;
   private watchAttempts = 0;
+  /** This process's node credential (its registration's answer, renewed with heartbeats), once registered. */
+  private credential: string | null = null;
 
   constructor(private readonly options: AgentOptions) {
     this.log = options.logger;
@@ -156,12 +161,7 @@ export class Agent {
       fenceOnHeartbeatsBroken: isBroken('fence-on-heartbeats'),
     };
     this.fenceRule = selfFenceRule(options.timings);
-    this.client = new ReplicaClient({
-      replicas: options.replicas,
-      spreadKey: options.name,
-      token: options.token,
-      ca: options.ca,
-    });
+    this.client = new ReplicaClient({ replicas: options.replicas, spreadKey: options.name, ca: options.ca });
 
     // Half the confirm timeout: a claim answered later than that is given back anyway.
     const reportTimeoutMs = Math.max(DEFAULT_REQUEST_TIMEOUT_MS, options.timings.confirmTimeoutMs / 2);
@@ -209,6 +209,9 @@ export class Agent {
       .filter(([, broken]) => broken)
       .map(([name]) => name);
     if (guardsBroken.length > 0) this.log.warn({ guardsBroken }, 'test-only guard switches are on');
+    // The previous process's outcomes go with its own credential, which stays the node's until
+    // this process registers (if it has not expired); after that, with this one's.
+    this.client.setToken(readCredential(this.options.logFile));
     await this.deliverOutcomes(predecessor);
     if (!(await this.register()) || this.lifetime.signal.aborted) return;
     this.watchClosedAt = performance.now(); // not open yet: the disconnected clock runs from here
@@ -264,12 +267,30 @@ export class Agent {
       generation: this.generation,
     };
     const signal = this.lifetime.signal;
-    for (let round = 0; !signal.aborted; round++) {
+    // This process's own credential first (a registration again after the node was declared
+    // dead), then the join token; nothing at all for a replica without authentication.
+    const authorities: Array<string | undefined> = [this.credential ?? undefined, this.options.joinToken].filter(
+      (a) => a !== undefined,
+    );
+    if (authorities.length === 0) authorities.push(undefined);
+    for (let round = 0, tried = 0; !signal.aborted; round++) {
       try {
-        const reply = await this.client.request<RegisterResponse>('POST', NODE_ROUTES.register.path(), request, signal);
+        const reply = await this.client.request<RegisterResponse>(
+          'POST',
+          NODE_ROUTES.register.path(),
+          request,
+          signal,
+          undefined,
+          authorities[tried],
+        );
+        if ((reply.status === 401 || reply.status === 403) && tried + 1 < authorities.length) {
+          tried++;
+          continue;
+        }
         if (reply.status >= 300)
           throw new Error(`registration refused: HTTP ${reply.status} ${errorMessage(reply.body)}`);
         this.heardBack(reply.sentAt); // a registration records a heartbeat
+        if (reply.body?.credential) this.renewCredential(reply.body.credential);
         this.log.info({ replica: reply.replica, heartbeatIntervalMs: reply.body?.heartbeatIntervalMs }, 'registered');
         return true;
       } catch (err) {
@@ -280,6 +301,13 @@ export class Agent {
       }
     }
     return false;
+  }
+
+  /** Sends `credential` from now on, and keeps it beside the run log for the next process's outcomes. */
+  private renewCredential(credential: string): void {
+    this.credential = credential;
+    this.client.setToken(credential);
+    writeCredential(this.options.logFile, credential);
   }
 
   private async heartbeatLoop(): Promise<void> {
@@ -296,10 +324,11 @@ export class Agent {
         // Hedged, not abandoned: under load a heartbeat's answer can take longer than a request
         // timeout, and it still counts (from its sending). An answer later than the silence
         // window could not keep the node from fencing itself.
-        const reply = await this.client.hedged('POST', path, {}, this.fenceRule.silentMs, signal);
+        const reply = await this.client.hedged<HeartbeatResponse>('POST', path, {}, this.fenceRule.silentMs, signal);
         status = reply.status;
         if (status < 300) {
           this.heardBack(reply.sentAt);
+          if (reply.body?.credential) this.renewCredential(reply.body.credential);
           agentHeartbeatSeconds.observe((performance.now() - reply.sentAt) / 1000);
         }
       } catch (err) {
@@ -315,6 +344,13 @@ export class Agent {
       } else if (status === 404) {
         this.log.warn('control plane does not know this node; registering again');
         if (!(await this.register())) return;
+      } else if (status === 401) {
+        // The credential expired (the node was cut off longer than its life) or its key is gone.
+        this.log.warn('node credential refused; registering again');
+        this.credential = null;
+        if (!(await this.register())) return;
+      } else if (status === 403) {
+        this.log.warn('refused: another process of this node registered since; this one no longer speaks for it');
       } else if (status >= 300) {
         this.log.warn({ status }, 'heartbeat refused');
       }
@@ -616,6 +652,23 @@ function completedByPredecessor(logFile: string): string[] {
   return lines
     .filter((l) => l.pid === predecessor && l.event === 'stop' && l.reason === 'completed' && l.wallMs >= since)
     .map((l) => l.assignment);
+}
+
+/** The node credential the last process of this node kept beside its run log (mode 0600), if any. */
+function readCredential(logFile: string): string | undefined {
+  try {
+    return readFileSync(`${logFile}.credential`, 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeCredential(logFile: string, credential: string): void {
+  const file = `${logFile}.credential`;
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(`${file}.tmp`, `${credential}\n`, { mode: 0o600 });
+  chmodSync(`${file}.tmp`, 0o600);
+  renameSync(`${file}.tmp`, file);
 }
 
 /**

@@ -15,7 +15,7 @@ export interface ReplicaClientOptions {
   timeoutMs?: number;
   /** Picks the replica tried first (e.g. the node's name), so agents spread over replicas. */
   spreadKey?: string;
-  /** The node's bearer token (docs/security.md), sent with every request. */
+  /** The node's bearer token (its credential, docs/security.md), sent with every request; setToken() replaces it. */
   token?: string;
   /** The CA (PEM) an https replica's certificate is verified against (default: the system's CAs). */
   ca?: string;
@@ -72,7 +72,7 @@ export class ReplicaClient {
    */
   private readonly sockets = new http.Agent({ keepAlive: true, scheduling: 'lifo' });
   private readonly tlsSockets: https.Agent;
-  private readonly authorization: http.OutgoingHttpHeaders;
+  private authorization: http.OutgoingHttpHeaders;
 
   constructor(private readonly options: ReplicaClientOptions) {
     if (options.replicas.length === 0) throw new Error('at least one replica URL is needed');
@@ -84,6 +84,11 @@ export class ReplicaClient {
     // Agents given the same list should not all start on its first replica (often the leader,
     // busy deciding): a stable pick per agent spreads them over the replicas.
     if (options.spreadKey !== undefined) this.preferred = stableHash(options.spreadKey) % this.replicas.length;
+  }
+
+  /** The bearer token of every request from now on (a renewed credential). */
+  setToken(token: string | undefined): void {
+    this.authorization = token ? { authorization: `Bearer ${token}` } : {};
   }
 
   /** The replica that answered last (where the next request goes first). */
@@ -101,7 +106,8 @@ export class ReplicaClient {
    * Any answer below 500 is returned (404, 409 and 410 mean something to the caller); network
    * errors, timeouts and 5xx move on to the next replica. Throws ReplicaUnreachableError after
    * a full round, or the abort reason when `signal` fires. `timeoutMs` (default the client's)
-   * is how long one replica has to answer before the next is tried.
+   * is how long one replica has to answer before the next is tried; `bearer` (a join token) is
+   * sent instead of the client's token.
    */
   async request<T>(
     method: 'GET' | 'POST',
@@ -109,6 +115,7 @@ export class ReplicaClient {
     body?: unknown,
     signal?: AbortSignal,
     timeoutMs = this.timeoutMs,
+    bearer?: string,
   ): Promise<ReplicaReply<T>> {
     const causes: string[] = [];
     for (let tried = 0; tried < this.replicas.length; tried++) {
@@ -117,7 +124,7 @@ export class ReplicaClient {
       const replica = this.replicas[index] as string;
       const sentAt = performance.now();
       try {
-        const { status, text } = await this.exchange(replica, method, path, body, signal, timeoutMs);
+        const { status, text } = await this.exchange(replica, method, path, body, signal, timeoutMs, bearer);
         if (status >= 500) {
           causes.push(`${replica}: HTTP ${status}`);
           continue;
@@ -231,12 +238,14 @@ export class ReplicaClient {
     body: unknown,
     signal: AbortSignal | undefined,
     timeoutMs: number,
+    bearer?: string,
   ): Promise<{ status: number; text: string }> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
+    const authorization = bearer === undefined ? this.authorization : { authorization: `Bearer ${bearer}` };
     const headers: http.OutgoingHttpHeaders =
       payload === undefined
-        ? { ...this.authorization }
-        : { ...this.authorization, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
+        ? { ...authorization }
+        : { ...authorization, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
     return new Promise((resolve, reject) => {
       const request = this.send(`${replica}${path}`, { method, headers });
       // The timeout covers the body too: a replica frozen mid-answer is as gone as a dead one.

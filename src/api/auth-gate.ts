@@ -11,6 +11,10 @@
 //               touches the store: a 403 Status worded as Kubernetes words it
 //
 // A request for no route (404) needs a token too; it is answered 404 only once authenticated.
+//
+// A node's registration (a route with `config.join`) may carry a join token (`id.secret`) instead
+// of a JWT: the gate only sets it aside (request.joinToken), and the registration checks it
+// against the database in its own transaction. A join token anywhere else is a 401.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AccessControl } from '../auth/access-control.js';
 import { bearerToken } from '../auth/tokens/verify.js';
@@ -23,6 +27,8 @@ import {
   type UserInfo,
 } from '../domain/rbac.js';
 import { isBroken } from '../testing/broken-guards.js';
+import { parseJoinToken, type JoinToken } from '../domain/node-identity.js';
+import { UnauthorizedError } from '../errors/unauthorized-error.js';
 
 /** A request's attributes without its user: what a route declares. */
 export type Access = Omit<ResourceAttributes, 'user'> | Omit<NonResourceAttributes, 'user'>;
@@ -39,10 +45,16 @@ export type RouteAccess = typeof PUBLIC | ((request: FastifyRequest) => Access |
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: RouteAccess;
+    /** The route takes a join token in place of a JWT (a node's registration). */
+    join?: boolean;
   }
   interface FastifyRequest {
     /** Who asks, once the gate authenticated them (absent on public routes). */
     user?: UserInfo;
+    /** When the request's token expires (ms since the epoch), once authenticated. */
+    tokenExpiresAtMs?: number;
+    /** A join token, on a route that takes one (`config.join`), instead of a user. */
+    joinToken?: JoinToken;
     /** A body read once by the route's access declaration and used again by its handler. */
     parsed?: unknown;
   }
@@ -91,13 +103,24 @@ export function installAuthGate(app: FastifyInstance, gate: Gatekeeper): void {
       request.user = INSECURE_USER;
       return;
     }
-    request.user = await gate.authenticate(bearerToken(request.headers.authorization));
+    const token = bearerToken(request.headers.authorization);
+    const join = parseJoinToken(token);
+    if (join !== null) {
+      if (request.routeOptions.config.join !== true)
+        throw new UnauthorizedError('a join token is only for registering a node (POST /api/v1/nodes/register)');
+      request.joinToken = join;
+      return;
+    }
+    const { user, expiresAtMs } = await gate.authenticated(token);
+    request.user = user;
+    request.tokenExpiresAtMs = expiresAtMs;
   });
 
   app.addHook('preHandler', async (request) => {
     const access = request.routeOptions.config.access;
     if (access === undefined || access === PUBLIC || gate === 'insecure-no-auth') return;
     if (isBroken('authorize-before-handler') && request.routeOptions.url === UNGUARDED_WHEN_BROKEN) return;
+    if (request.joinToken) return; // checked by the registration itself, against the database
     const user = request.user!;
     const declared = await access(request);
     for (const attributes of Array.isArray(declared) ? declared : [declared]) {

@@ -10,6 +10,7 @@ import type { ReplicaOrigins } from './origins.js';
 import type { Backlog } from './backlog.js';
 import type { Gatekeeper } from './auth-gate.js';
 import type { EdgeOptions } from './edge/options.js';
+import type { NodeCredentials } from '../auth/node-credentials.js';
 
 export interface ApiContext {
   replica: string;
@@ -35,4 +36,6 @@ export interface ApiContext {
   gate: Gatekeeper;
   /** Names, front proxies and limits at the edge (src/api/edge/). */
   edge: EdgeOptions;
+  /** Mints the credentials a node's registration and heartbeats answer. */
+  nodeCredentials: NodeCredentials;
 }

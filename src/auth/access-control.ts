@@ -68,18 +68,24 @@ export class AccessControl {
 
   /** The user a bearer token stands for; UnauthorizedError saying why when nobody. */
   async authenticate(token: string): Promise<UserInfo> {
+    return (await this.authenticated(token)).user;
+  }
+
+  /** The user a bearer token stands for and when the token expires (a node credential is renewed before). */
+  async authenticated(token: string): Promise<{ user: UserInfo; expiresAtMs: number }> {
     const known = this.verified.get(token);
     if (known !== undefined) {
       if (known.expiresAtMs <= this.now()) this.verified.delete(token);
       else {
         if (known.jti !== null && this.revoked.has(known.jti)) throw new UnauthorizedError('token revoked');
-        return known.user;
+        return known;
       }
     }
     const { user, jti, expiresAt } = await this.verifier.verifyToken(token);
     if (this.verified.size >= TOKEN_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
-    this.verified.set(token, { user, jti, expiresAtMs: expiresAt.getTime() });
-    return user;
+    const remembered = { user, jti, expiresAtMs: expiresAt.getTime() };
+    this.verified.set(token, remembered);
+    return remembered;
   }
 
   authorize(attributes: RequestAttributes): Decision {

@@ -12,7 +12,6 @@ import { writeFaults, type Faults, type PathFault } from '../testing/overload-fa
 import type { NodeRow } from '../store/rows.js';
 import { formatCpu, formatMemory } from '../domain/quantity.js';
 import { NODE_ROUTES } from '../domain/node-routes.js';
-import { bearer } from '../net/api-client.js';
 
 export type FaultKind =
   | 'kill-leader'
@@ -253,7 +252,7 @@ export async function lateRegistration(cluster: Cluster, node: string): Promise<
             await cluster.fetch(`${url}${NODE_ROUTES.register.path()}`, {
               method: 'POST',
               body,
-              headers: { ...bearer(), 'content-type': 'application/json' },
+              headers: { authorization: `Bearer ${cluster.joinToken}`, 'content-type': 'application/json' },
               signal: AbortSignal.timeout(2000),
             });
           }),

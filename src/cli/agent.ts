@@ -6,6 +6,7 @@ import { Agent } from '../agent/agent.js';
 import { timingsFromEnv } from '../config.js';
 import { DEFAULT_MAX_JOBS } from '../domain/resources.js';
 import { caFromEnv, readCa } from '../net/tls.js';
+import { parseJoinToken } from '../domain/node-identity.js';
 
 interface AgentFlags {
   name: string[];
@@ -17,7 +18,8 @@ interface AgentFlags {
   image?: string[];
   replicas: string[];
   logFile: string;
-  tokenFile?: string;
+  joinToken?: string;
+  joinTokenFile?: string;
   ca?: string;
   metricsPort?: number;
   metricsHost: string;
@@ -53,13 +55,14 @@ export function registerAgentCommand(program: Command): void {
       'where the run log (NDJSON, see docs/agent-log.md) is appended; {name} is the node name (required with several)',
     )
     .option(
-      '--token-file <path>',
-      "a file holding the node's bearer token; {name} is the node name (default: $FENCER_TOKEN for every node)",
+      '--join-token-file <path>',
+      'a file holding the join token (id.secret) the node registers with; {name} is the node name (default: $FENCER_JOIN_TOKEN)',
     )
     .option(
       '--ca <file>',
       "the CA (PEM) the replicas' certificate is verified against, for https replicas (default: $FENCER_CA, else the system's CAs)",
     )
+    .option('--join-token <token>', 'the join token itself (visible to ps: prefer the file or $FENCER_JOIN_TOKEN)')
     .option('--metrics-port <port>', 'serve /metrics (Prometheus) and /healthz on this port (default: none)', parsePort)
     .option('--metrics-host <host>', 'address the metrics port listens on', '127.0.0.1')
     .action(async (flags: AgentFlags) => {
@@ -67,15 +70,24 @@ export function registerAgentCommand(program: Command): void {
     });
 }
 
-/** The node's token: its --token-file, else FENCER_TOKEN, else none (a replica without authentication). */
-function tokenOf(flags: AgentFlags, name: string): string | undefined {
-  if (flags.tokenFile === undefined) return process.env.FENCER_TOKEN || undefined;
-  const file = flags.tokenFile.replaceAll('{name}', name);
-  try {
-    return readFileSync(file, 'utf8').trim();
-  } catch (err) {
-    throw new InvalidArgumentError(`--token-file: cannot read ${file}: ${(err as Error).message}`);
+/**
+ * The join token a node registers with (docs/security.md, Node identity): --join-token, else
+ * --join-token-file, else FENCER_JOIN_TOKEN, else none (a replica without authentication).
+ */
+function joinTokenOf(flags: AgentFlags, name: string): string | undefined {
+  let token = flags.joinToken;
+  if (token === undefined && flags.joinTokenFile !== undefined) {
+    const file = flags.joinTokenFile.replaceAll('{name}', name);
+    try {
+      token = readFileSync(file, 'utf8').trim();
+    } catch (err) {
+      throw new InvalidArgumentError(`--join-token-file: cannot read ${file}: ${(err as Error).message}`);
+    }
   }
+  token ??= process.env.FENCER_JOIN_TOKEN || undefined;
+  if (token !== undefined && parseJoinToken(token) === null)
+    throw new InvalidArgumentError('the join token is not of the form id.secret (6 and 16 of [a-z0-9])');
+  return token;
 }
 
 async function runAgent(flags: AgentFlags): Promise<void> {
@@ -102,7 +114,7 @@ async function runAgent(flags: AgentFlags): Promise<void> {
         images: flags.image ?? [],
         replicas: flags.replicas,
         logFile: flags.logFile.replaceAll('{name}', name),
-        token: tokenOf(flags, name),
+        joinToken: joinTokenOf(flags, name),
         ca,
         timings: timingsFromEnv(),
         logger: root.child({ node: name }),

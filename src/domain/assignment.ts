@@ -40,4 +40,19 @@ export interface RegisterRequest {
 export interface RegisterResponse {
   name: string;
   heartbeatIntervalMs: number;
+  /** The generation the node's row holds now (the one asked, clamped to the database's clock plus a skew). */
+  generation: number | null;
+  /**
+   * The node credential for this process (src/domain/node-identity.ts), sent as its bearer token
+   * from now on, and when it expires (RFC 3339). Null from a replica without authentication.
+   */
+  credential: string | null;
+  credentialExpiresAt: string | null;
+}
+
+/** POST NODE_ROUTES.heartbeat: the node lives; a fresh credential once half of the current one's life is gone. */
+export interface HeartbeatResponse {
+  ok: true;
+  credential?: string;
+  credentialExpiresAt?: string;
 }

@@ -2,8 +2,8 @@
 // zero-config: the signing key in the cluster's home (made when there is none, or the one
 // FENCER_SIGNING_KEY names, as the test suite shares one key with every cluster it starts), the
 // JWKS its replicas trust, an admin token (group system:masters) for the CLI and the
-// simulator's own client, one token per node (`system:node:NAME` in `system:nodes`), which the
-// node restriction holds to that node alone, and its TLS (cluster-tls.ts). Each token file is
+// simulator's own client, a join token its nodes register with (each is then answered its own
+// short-lived node credential by the replica), and its TLS (cluster-tls.ts). Each token file is
 // mode 0600 in a 0700 directory.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -19,8 +19,9 @@ import {
 import { mintToken } from '../auth/tokens/mint.js';
 import { DEFAULT_ISSUER } from '../auth/tokens/verify.js';
 import { MASTERS_GROUP, MONITORING_GROUP } from '../auth/rbac/builtin.js';
-import { NODE_USER_PREFIX, NODES_GROUP } from '../domain/rbac.js';
 import { ensureClusterTls, type ClusterTlsFiles } from './cluster-tls.js';
+import { createPool } from '../store/db.js';
+import { createJoinToken } from '../store/nodes.js';
 
 /** How long the tokens a local cluster mints live: a demo cluster's life, and then some. */
 export const CLUSTER_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
@@ -69,21 +70,23 @@ export class ClusterCredentials {
     return authFiles(this.home).jwks;
   }
 
-  /** Where a node's token is; `{name}` stands for the node's name. */
-  nodeTokenFile(name: string): string {
-    return join(authFiles(this.home).dir, 'nodes', `${name}.token`);
+  /** Where the join token of the cluster's nodes is (made by makeJoinToken). */
+  get joinTokenFile(): string {
+    return joinTokenFile(this.home);
   }
 
-  /** Mints each node's credential into its file. */
-  async mintNodeTokens(names: readonly string[]): Promise<void> {
-    for (const name of names) {
-      const minted = await mintToken(this.key, {
-        issuer: DEFAULT_ISSUER,
-        user: `${NODE_USER_PREFIX}${name}`,
-        groups: [NODES_GROUP],
-        ttlMs: CLUSTER_TOKEN_TTL_MS,
-      });
-      writeSecret(this.nodeTokenFile(name), `${minted.token}\n`);
+  /**
+   * A join token for the cluster's nodes (CLUSTER_TOKEN_TTL_MS), stored hashed in its database and
+   * written to joinTokenFile. Once the replicas have migrated the database.
+   */
+  async makeJoinToken(databaseUrl: string): Promise<string> {
+    const db = createPool({ databaseUrl, replica: 'cluster-up', max: 1 });
+    try {
+      const { token } = await createJoinToken(db, CLUSTER_TOKEN_TTL_MS, 'the nodes of fencer cluster up');
+      writeSecret(this.joinTokenFile, `${token}\n`);
+      return token;
+    } finally {
+      await db.end();
     }
   }
 }
@@ -108,6 +111,11 @@ export function ensureDatabasePassword(home: string): { password: string; file: 
 
 export function databasePasswordFile(home: string): string {
   return join(authFiles(home).dir, 'postgres.password');
+}
+
+/** The join token of the cluster in `home`'s nodes, as its last start wrote it. */
+export function joinTokenFile(home: string): string {
+  return join(authFiles(home).dir, 'join.token');
 }
 
 /** The admin token of the cluster in `home`, as its last start wrote it. */

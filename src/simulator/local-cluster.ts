@@ -304,6 +304,12 @@ export class Cluster {
     if (this.tls) process.env.FENCER_CA = this.tls.ca;
   }
 
+  /** The join token the cluster's nodes register with (docs/security.md, Node identity). */
+  get joinToken(): string {
+    if (!this.credentials) throw new Error('the cluster has not started');
+    return readFileSync(this.credentials.joinTokenFile, 'utf8').trim();
+  }
+
   /** A token of the cluster's admin (group system:masters), for its clients. */
   get adminToken(): string {
     if (!this.credentials) throw new Error('the cluster has not started');
@@ -466,6 +472,7 @@ export class Cluster {
     });
     await Promise.all(replicas.map((replica) => this.launch(replica)));
     await Promise.all(replicas.map((replica) => this.waitHealthy(replica)));
+    await this.credentials.makeJoinToken(this.databaseUrl);
 
     const names = Array.from({ length: this.options.nodes }, (_, i) => `node-${i + 1}`);
     // In waves: a hundred agents booting at once on a small machine starve the replicas that
@@ -532,11 +539,10 @@ export class Cluster {
       replicaUrls.join(','),
       '--log-file',
       this.nodeLogFile(single ? first : '{name}'),
-      '--token-file',
-      this.credentials!.nodeTokenFile(single ? first : '{name}'),
+      '--join-token-file',
+      this.credentials!.joinTokenFile,
       ...(this.tls ? ['--ca', this.tls.ca] : []),
     ];
-    await this.credentials!.mintNodeTokens(names);
     const metricsPort = await this.allocatePort();
     args.push('--metrics-port', String(metricsPort));
     if (Object.keys(labels).length > 0) {

@@ -8,6 +8,8 @@ import type { EndedAssignment } from './rows.js';
 import type { AssignmentMessage } from '../domain/assignment.js';
 import { parseDuration } from '../domain/duration.js';
 import { isBroken } from '../testing/broken-guards.js';
+import type { NodeIdentity } from '../domain/node-identity.js';
+import { SupersededCredentialError } from '../errors/superseded-credential-error.js';
 import { jobLatenessSeconds, jobStartSeconds, reportApplySeconds } from '../metrics/registry.js';
 
 export type EndState = 'Succeeded' | 'Failed' | 'Lost' | 'Unconfirmed' | 'Cancelled';
@@ -102,13 +104,28 @@ function only(outcomes: ReportOutcome[]): ReportOutcome {
  * thousand. Starts apply before ends, so a short job's start and finish may share a batch. The
  * guard is each statement's row condition: only an active assignment of this node changes; any
  * other report is answered 'not-active' and changes nothing. Outcomes are in the reports' order.
+ * With the reporting credential's `identity`, a process the node has since replaced is refused
+ * (SupersededCredentialError) and nothing changes.
  */
-export async function applyReports(db: Db, node: string, reports: readonly NodeReport[]): Promise<ReportOutcome[]> {
+export async function applyReports(
+  db: Db,
+  node: string,
+  reports: readonly NodeReport[],
+  identity: NodeIdentity | null = null,
+): Promise<ReportOutcome[]> {
   if (reports.length === 0) return [];
   const ended = new Set<string>();
   const applying = reportApplySeconds.startTimer();
+  const checked = isBroken('node-credential-row') ? null : identity; // broken on purpose (src/testing/broken-guards.ts)
   const starts = await transaction(db, async (tx) => {
-    await tx.query(sql('assignments/lock_jobs'), [reports.map((r) => r.id)]);
+    // The credential's process checked against the node's row in the statement that locks the jobs.
+    const lock = await tx.query<{ current: boolean }>(sql('assignments/lock_jobs'), [
+      reports.map((r) => r.id),
+      node,
+      checked?.incarnation ?? null,
+      checked?.generation ?? null,
+    ]);
+    if (checked && !lock.rows[0]?.current) throw new SupersededCredentialError(node);
     const startedNow = await startAll(tx, node, reports);
     ended.clear(); // a transaction tried again starts afresh
     for (const id of await endAll(tx, node, reports)) ended.add(id);

@@ -1,5 +1,6 @@
 // Nodes as the API sees them: register, heartbeat, watch sessions (any replica).
-import type { Db } from './db.js';
+import { randomBytes } from 'node:crypto';
+import type { Db, Tx } from './db.js';
 import { transaction } from './db.js';
 import { sql } from './sql.js';
 import type { NodeRow } from './rows.js';
@@ -7,6 +8,12 @@ import { endAssignments } from './assignments.js';
 import { StaleIncarnationError } from '../errors/stale-incarnation-error.js';
 import { isBroken } from '../testing/broken-guards.js';
 import { DEFAULT_MAX_JOBS } from '../domain/resources.js';
+import { GENERATION_SKEW_MS, type JoinToken, type NodeIdentity } from '../domain/node-identity.js';
+import { SupersededCredentialError } from '../errors/superseded-credential-error.js';
+import { UnauthorizedError } from '../errors/unauthorized-error.js';
+
+/** What lets a registration in (src/api/routes/nodes.ts): a join token, or the node's current credential. */
+export type RegistrationAuthority = { joinToken: JoinToken } | { credential: NodeIdentity };
 
 /**
  * A node (re)registers. When it comes back as a new process (another incarnation), what the
@@ -14,6 +21,11 @@ import { DEFAULT_MAX_JOBS } from '../domain/resources.js';
  * so, and the leader retries their jobs (job-reconcile). A registration from a process older than
  * the registered one (a lower generation: a request that reached a replica late, after the node
  * restarted) is refused with StaleIncarnationError and changes nothing.
+ *
+ * With an `authority` (every registration through the API but without authentication): a join
+ * token that is unknown or expired is UnauthorizedError; a credential must be the node's current
+ * one and of this incarnation (SupersededCredentialError otherwise), and keeps its generation.
+ * A generation is clamped to the database's clock plus GENERATION_SKEW_MS; none is the clock.
  */
 export async function registerNode(
   db: Db,
@@ -25,18 +37,37 @@ export async function registerNode(
   generation: number | null = null,
   images: readonly string[] = [],
   maxJobs: number = DEFAULT_MAX_JOBS,
+  authority: RegistrationAuthority | null = null,
 ): Promise<NodeRow> {
   if (isBroken('registration-generation')) generation = null; // broken on purpose (src/testing/broken-guards.ts)
   return transaction(db, async (tx) => {
+    if (authority && 'joinToken' in authority) await checkJoinToken(tx, authority.joinToken);
     // The heartbeat row first: the lock order of declaring a node dead (heartbeat, jobs, node).
     await tx.query(sql('nodes/heartbeat'), [name]);
     const previous = (
-      await tx.query<NodeRow & { incarnation: string | null; generation: string | null }>(sql('nodes/get'), [name])
-    ).rows[0];
-    const current = previous?.generation == null ? null : Number(previous.generation);
+      await tx.query<{ name: string | null; incarnation: string | null; generation: string | null; now_ms: string }>(
+        sql('nodes/registering'),
+        [name],
+      )
+    ).rows[0]!;
+    const current = previous.generation == null ? null : Number(previous.generation);
+    if (authority && 'credential' in authority) {
+      const { credential } = authority;
+      if (
+        previous.name === null ||
+        previous.incarnation !== credential.incarnation ||
+        current !== credential.generation ||
+        incarnation !== credential.incarnation
+      )
+        throw new SupersededCredentialError(name);
+      generation = credential.generation;
+    } else if (authority) {
+      const nowMs = Number(previous.now_ms);
+      generation = Math.min(generation ?? nowMs, nowMs + GENERATION_SKEW_MS);
+    }
     if (generation !== null && current !== null && generation < current)
       throw new StaleIncarnationError(name, generation, current);
-    if (previous && incarnation && previous.incarnation !== incarnation) {
+    if (previous.name !== null && incarnation && previous.incarnation !== incarnation) {
       const held = (await tx.query<{ job_uid: string; id: string }>(sql('assignments/active_job_uids_on_node'), [name]))
         .rows;
       if (held.length > 0) {
@@ -67,14 +98,75 @@ export async function registerNode(
   });
 }
 
+/** UnauthorizedError unless the join token is known and not expired. */
+async function checkJoinToken(tx: Tx, token: JoinToken): Promise<void> {
+  const row = (await tx.query<{ valid: boolean }>(sql('join_tokens/check'), [token.id, token.secret])).rows[0];
+  if (!row) throw new UnauthorizedError(`join token ${token.id} is not known (or its secret is wrong)`);
+  if (!row.valid) throw new UnauthorizedError(`join token ${token.id} expired`);
+}
+
+/**
+ * A join token that lets nodes register for `ttlMs`; `token` registers one made elsewhere (a
+ * Secret's), else a new one is made. Throws when its id is taken by another secret.
+ */
+export async function createJoinToken(
+  db: Db,
+  ttlMs: number,
+  description = '',
+  token: JoinToken = newJoinToken(),
+): Promise<{ token: string; id: string; expiresAt: Date }> {
+  const row = (
+    await db.query<{ expires_at: Date }>(sql('join_tokens/create'), [
+      token.id,
+      token.secret,
+      Math.round(ttlMs),
+      description,
+    ])
+  ).rows[0];
+  if (!row) throw new Error(`join token id ${token.id} is already taken by another token`);
+  return { token: `${token.id}.${token.secret}`, id: token.id, expiresAt: row.expires_at };
+}
+
+/** Withdraws a join token; false when there was none of that id. */
+export async function deleteJoinToken(db: Db, id: string): Promise<boolean> {
+  return ((await db.query(sql('join_tokens/delete'), [id])).rowCount ?? 0) > 0;
+}
+
+/** A new join token: 6 and 16 random characters of [a-z0-9]. */
+export function newJoinToken(): JoinToken {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  const pick = (n: number) => {
+    let out = '';
+    while (out.length < n) {
+      // 252 = 7 × 36: bytes past it are dropped, so each character is uniform.
+      for (const byte of randomBytes(n * 2)) if (byte < 252 && out.length < n) out += alphabet[byte % 36];
+    }
+    return out;
+  };
+  return { id: pick(6), secret: pick(16) };
+}
+
 /**
  * 'unknown' when no such node; 'Dead' when the node must re-register. The state is read after
  * the heartbeat row's lock was had (fencer_heartbeat(), migration 0005), so a death that was
  * being declared meanwhile is the answer (410), never a stale 'Ready'.
  */
-export async function heartbeat(db: Db, name: string): Promise<'Ready' | 'Dead' | 'unknown'> {
-  const query = isBroken('heartbeat-forward') ? 'nodes/beat_backwards' : 'nodes/beat'; // broken on purpose (src/testing/broken-guards.ts)
-  const row = (await db.query<{ state: 'Ready' | 'Dead' | null }>(sql(query), [name])).rows[0];
+export async function heartbeat(
+  db: Db,
+  name: string,
+  identity: NodeIdentity | null = null,
+): Promise<'Ready' | 'Dead' | 'unknown'> {
+  // broken on purpose (src/testing/broken-guards.ts)
+  const row = isBroken('heartbeat-forward')
+    ? (await db.query<{ state: 'Ready' | 'Dead' | null }>(sql('nodes/beat_backwards'), [name])).rows[0]
+    : (
+        await db.query<{ state: 'Ready' | 'Dead' | 'Superseded' | null }>(sql('nodes/beat'), [
+          name,
+          identity?.incarnation ?? null,
+          identity?.generation ?? null,
+        ])
+      ).rows[0];
+  if (row?.state === 'Superseded') throw new SupersededCredentialError(name);
   return row?.state ?? 'unknown';
 }
 
@@ -85,17 +177,20 @@ export async function openWatch(
   replica: string,
   attempt: number | null = null,
   incarnation: string | null = null,
+  generation: number | null = null,
 ): Promise<'Ready' | 'Dead' | 'unknown' | 'superseded'> {
   const row = (
-    await db.query<{ state: 'Ready' | 'Dead'; superseded: boolean }>(sql('nodes/watch_open'), [
+    await db.query<{ state: 'Ready' | 'Dead'; current: boolean; superseded: boolean }>(sql('nodes/watch_open'), [
       name,
       session,
       replica,
       attempt,
       incarnation,
+      generation,
     ])
   ).rows[0];
   if (!row) return 'unknown';
+  if (!row.current && generation !== null) throw new SupersededCredentialError(name);
   if (row.state === 'Dead') return 'Dead';
   return row.superseded ? 'superseded' : 'Ready';
 }

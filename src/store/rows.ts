@@ -89,6 +89,9 @@ export interface NodeRow {
   disconnected_at: Date | null;
   dead_at: Date | null;
   dead_reason: string | null;
+  /** The registered process (migrations 0003, 0007); bigint comes back as a string. */
+  incarnation?: string | null;
+  generation?: string | number | null;
   jobs?: number;
   watch_rv?: number | null;
 }

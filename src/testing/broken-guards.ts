@@ -14,6 +14,7 @@ export type BreakableGuard =
   | 'death-heartbeat-lock' // declaring a node dead does not lock its heartbeat row first
   | 'heartbeat-forward' // a heartbeat that began earlier but commits later moves the node's last heartbeat back
   | 'registration-generation' // a registration from an older process of a node is taken like any other
+  | 'node-credential-row' // a node's reports are not checked against its row: a credential of a replaced process still reports
   | 'idle-in-tx-timeout' // leader sessions may stay idle in a transaction forever
   | 'commit-ambiguity' // a transaction whose session ended during COMMIT runs again, though it may have committed
   | 'pool-match' // placement ignores a job's pool (its workflow's spec.pool)

@@ -9,10 +9,12 @@ import { eventually } from '../helpers/eventually.js';
 import type { Replica } from '../../src/replica.js';
 import { NODE_ROUTES } from '../../src/domain/node-routes.js';
 import { adminFetch } from '../helpers/auth.js';
+import { TestNodes } from '../helpers/nodes.js';
 
 let t: TestDatabase;
 let replica: Replica;
 let ghost: pg.Client;
+let nodes: TestNodes;
 
 const GOOD = `apiVersion: fencer.dev/v1
 kind: Job
@@ -43,6 +45,7 @@ beforeAll(async () => {
   await ghost.connect();
   await ghost.query('SELECT pg_advisory_lock(7310002, 100)');
   replica = await startReplica(t.url);
+  nodes = new TestNodes(() => replica.url, t.db);
 });
 
 afterAll(async () => {
@@ -149,21 +152,22 @@ describe('while no replica leads', () => {
     expect((await post('/api/v1/jobs', GOOD.replace('duration: 1s', 'duration: 2s'))).status).toBe(409);
     const huge = GOOD.replace('name: ok', 'name: huge').replace('cpu: 500m', 'cpu: "64"');
     expect((await post('/api/v1/jobs', huge)).status).toBe(201);
-    const reg = await post(
-      '/api/v1/nodes/register',
-      JSON.stringify({ name: 'n1', capacity: { cpu: '4', memory: '8Gi' }, labels: { pool: 'default' } }),
-      'application/json',
-    );
+    const reg = await nodes.register({
+      name: 'n1',
+      capacity: { cpu: '4', memory: '8Gi' },
+      labels: { pool: 'default' },
+    });
     expect(reg.status).toBe(200);
-    expect((await post('/api/v1/nodes/n1/heartbeat', '{}', 'application/json')).status).toBe(200);
-    expect((await post('/api/v1/nodes/nope/heartbeat', '{}', 'application/json')).status).toBe(404);
+    expect((await nodes.heartbeat('n1')).status).toBe(200);
+    // n1's credential speaks for n1 alone.
+    expect((await nodes.fetch('n1', '/api/v1/nodes/nope/heartbeat', { method: 'POST', body: '{}' })).status).toBe(403);
 
     // The node opens its watch stream (so it can take work), reads snapshots and heartbeats, as a
     // node does (placement only uses nodes heard from lately).
-    const beating = setInterval(() => void post('/api/v1/nodes/n1/heartbeat', '{}', 'application/json'), 500);
+    const beating = setInterval(() => void nodes.heartbeat('n1'), 500);
     onTestFinished(() => clearInterval(beating));
     const controller = new AbortController();
-    const watch = await adminFetch(`${replica.url}/api/v1/nodes/n1/watch`, { signal: controller.signal });
+    const watch = await nodes.fetch('n1', '/api/v1/nodes/n1/watch', { signal: controller.signal });
     expect(watch.status).toBe(200);
     const lines: any[] = [];
     const reading = (async () => {
@@ -204,9 +208,19 @@ describe('while no replica leads', () => {
 
     // A node's reports go in batches (the agent's one route). A report about an assignment that
     // is not the node's, or not active, is answered not-active, and the node stops that job.
-    const batch = (node: string, reports: unknown) =>
-      post(NODE_ROUTES.reports.path(node), JSON.stringify({ reports }), 'application/json');
+    const batch = async (node: string, reports: unknown) => {
+      const res = await nodes.fetch(node, NODE_ROUTES.reports.path(node), {
+        method: 'POST',
+        body: JSON.stringify({ reports }),
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
     const report = async (node: string, one: Record<string, unknown>) => (await batch(node, [one])).body.outcomes[0];
+    // Another node (in a pool no job asks for), to report about n1's assignment with its own credential.
+    expect(
+      (await nodes.register({ name: 'other', capacity: { cpu: '1', memory: '1Gi' }, labels: { pool: 'other' } }))
+        .status,
+    ).toBe(200);
     expect(await report('other', { kind: 'started', id: placed.id })).toBe('not-active');
     expect(await report('n1', { kind: 'started', id: placed.id })).toBe('ok');
     expect(await report('n1', { kind: 'finished', id: placed.id, outcome: 'Succeeded' })).toBe('ok');
@@ -303,15 +317,11 @@ describe('while no replica leads', () => {
 
   it('refuses a watch attempt older than the one recorded, or from another incarnation', async () => {
     const incarnation = '00000000-0000-4000-8000-000000000001';
-    const reg = await post(
-      '/api/v1/nodes/register',
-      JSON.stringify({ name: 'n2', capacity: { cpu: '1', memory: '1Gi' }, incarnation }),
-      'application/json',
-    );
+    const reg = await nodes.register({ name: 'n2', capacity: { cpu: '1', memory: '1Gi' }, incarnation });
     expect(reg.status).toBe(200);
     const open = async (attempt: number, inc = incarnation) => {
       const controller = new AbortController();
-      const res = await adminFetch(`${replica.url}/api/v1/nodes/n2/watch?incarnation=${inc}&attempt=${attempt}`, {
+      const res = await nodes.fetch('n2', `/api/v1/nodes/n2/watch?incarnation=${inc}&attempt=${attempt}`, {
         signal: controller.signal,
       });
       controller.abort();
@@ -320,31 +330,21 @@ describe('while no replica leads', () => {
     expect(await open(2)).toBe(200);
     // A late attempt (it waited somewhere while the node moved on) must not take over the session.
     expect(await open(1)).toBe(409);
-    expect(await open(3, '00000000-0000-4000-8000-000000000002')).toBe(409);
+    // Another incarnation than the credential's is not this credential's to open.
+    expect(await open(3, '00000000-0000-4000-8000-000000000002')).toBe(400);
     expect(await open(3)).toBe(200);
   });
 
   it('takes a Kubernetes node name with dots (a DaemonSet agent is named after its node) and refuses one that is no DNS-1123 subdomain, naming the field', async () => {
     const name = 'ip-10-0-1-2.ec2.internal';
-    expect(
-      (
-        await post(
-          '/api/v1/nodes/register',
-          JSON.stringify({ name, capacity: { cpu: '2', memory: '4Gi' } }),
-          'application/json',
-        )
-      ).status,
-    ).toBe(200);
-    expect((await post(`/api/v1/nodes/${name}/heartbeat`, '{}', 'application/json')).status).toBe(200);
+    expect((await nodes.register({ name, capacity: { cpu: '2', memory: '4Gi' } })).status).toBe(200);
+    expect((await nodes.heartbeat(name)).status).toBe(200);
     const node = await adminFetch(`${replica.url}/apis/fencer.dev/v1/nodes/${name}`);
     expect(node.status).toBe(200);
     expect(((await node.json()) as any).metadata.name).toBe(name);
     for (const bad of ['Node_1', 'a..b', '.a', 'x'.repeat(254)]) {
-      const res = await post(
-        '/api/v1/nodes/register',
-        JSON.stringify({ name: bad, capacity: { cpu: '2', memory: '4Gi' } }),
-        'application/json',
-      );
+      const answer = await nodes.register({ name: bad, capacity: { cpu: '2', memory: '4Gi' } });
+      const res = { status: answer.status, body: (await answer.json()) as any };
       expect(res.status).toBe(400);
       expect(res.body.error.details).toContainEqual(
         expect.objectContaining({

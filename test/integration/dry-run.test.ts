@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { startReplica } from '../helpers/replica.js';
 import { eventually } from '../helpers/eventually.js';
-import { registerNode } from '../../src/store/nodes.js';
+import { TestNodes } from '../helpers/nodes.js';
 import type { Replica } from '../../src/replica.js';
 import { CHANNELS } from '../../src/store/channels.js';
 import { adminFetch } from '../helpers/auth.js';
@@ -116,10 +116,13 @@ beforeAll(async () => {
     disconnectedQuietMs: HOUR,
   });
   // A node with room for every placeable job: registered, its watch open, one heartbeat (good for an hour).
-  await registerNode(t.db, 'node-a', 64_000, 256 * 1024 ** 3, {}, randomUUID());
-  const watch = await adminFetch(`${replica.url}/api/v1/nodes/node-a/watch`, { signal: nodeWatch.signal });
+  const nodes = new TestNodes(() => replica.url, t.db);
+  expect((await nodes.register({ name: 'node-a', capacity: { cpu: '64', memory: '256Gi' }, labels: {} })).status).toBe(
+    200,
+  );
+  const watch = await nodes.fetch('node-a', '/api/v1/nodes/node-a/watch', { signal: nodeWatch.signal });
   void watch.body?.pipeTo(new WritableStream()).catch(() => {});
-  const beat = async () => expect((await call('POST', '/api/v1/nodes/node-a/heartbeat')).status).toBe(200);
+  const beat = async () => expect((await nodes.heartbeat('node-a')).status).toBe(200);
   await beat();
   heartbeats = setInterval(() => void beat(), 250);
   listener = new pg.Client({ connectionString: t.url });

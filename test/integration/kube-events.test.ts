@@ -14,6 +14,7 @@ import { KUBECTL, kubectlAgainst, serverArgs } from '../helpers/kubectl.js';
 import { eventually } from '../helpers/eventually.js';
 import type { Replica } from '../../src/replica.js';
 import { adminFetch } from '../helpers/auth.js';
+import { TestNodes } from '../helpers/nodes.js';
 
 let t: TestDatabase;
 let replica: Replica;
@@ -37,10 +38,9 @@ beforeAll(async () => {
   // Placed jobs stay Assigned: no agent confirms them, and none is declared lost meanwhile.
   replica = await startReplica(t.url, 'replica-e', { confirmTimeoutMs: 120_000 });
   home = mkdtempSync(join(tmpdir(), 'fencer-kube-events-'));
-  const registered = await adminFetch(`${replica.url}/api/v1/nodes/register`, {
-    method: 'POST',
-    body: JSON.stringify({ name: 'node-1', capacity: { cpu: '4', memory: '8Gi' } }),
-    headers: { 'content-type': 'application/json' },
+  const registered = await new TestNodes(() => replica.url, t.db).register({
+    name: 'node-1',
+    capacity: { cpu: '4', memory: '8Gi' },
   });
   expect(registered.status).toBe(200);
   await submit('train');

@@ -16,6 +16,7 @@ import { eventually } from '../helpers/eventually.js';
 import { projectRoot } from '../../src/paths.js';
 import type { Replica } from '../../src/replica.js';
 import { adminFetch } from '../helpers/auth.js';
+import { TestNodes } from '../helpers/nodes.js';
 
 let t: TestDatabase;
 let replica: Replica;
@@ -260,12 +261,10 @@ describe('resource quotas', () => {
 
 describe('a namespace on a node', () => {
   it('places within limits, holds a queue at its limit back (QueueAtLimit), and shows its use and oldest waiting job', async () => {
-    const post = (path: string, body: object) => call('POST', path, JSON.stringify(body), 'application/json');
-    expect(
-      (await post('/api/v1/nodes/register', { name: 'n1', capacity: { cpu: '4', memory: '8Gi' }, labels: {} })).status,
-    ).toBe(200);
-    beating = setInterval(() => void post('/api/v1/nodes/n1/heartbeat', {}).catch(() => {}), 300);
-    const stream = await adminFetch(`${replica.url}/api/v1/nodes/n1/watch`, { signal: watch.signal });
+    const nodes = new TestNodes(() => replica.url, t.db);
+    expect((await nodes.register({ name: 'n1', capacity: { cpu: '4', memory: '8Gi' }, labels: {} })).status).toBe(200);
+    beating = setInterval(() => void nodes.heartbeat('n1').catch(() => {}), 300);
+    const stream = await nodes.fetch('n1', '/api/v1/nodes/n1/watch', { signal: watch.signal });
     expect(stream.status).toBe(200);
     void (async () => {
       for await (const _ of stream.body as any); // read (and drop) the snapshots, as a node does

@@ -8,7 +8,7 @@ import { ValidationError } from '../../errors/validation-error.js';
 import { injectFault } from '../route-faults.js';
 import { applyReports, type NodeReport } from '../../store/assignments.js';
 import { NODE_ROUTES } from '../../domain/node-routes.js';
-import { onNode } from './nodes.js';
+import { nodeIdentity, onNode, refusalOf } from './nodes.js';
 
 /** A node's batch: what one node has to say every few tens of milliseconds, at most. */
 const MAX_REPORTS = 1000;
@@ -22,6 +22,7 @@ export function assignmentRoutes(app: FastifyInstance, ctx: ApiContext): void {
     { config: { access: onNode('create', 'reports') } },
     async (request) => {
       const node = request.params.name;
+      const identity = nodeIdentity(request, ctx);
       await injectFault('reports', node);
       const reports = parseReports(jsonObject(request.body));
       const outcomes: Array<'ok' | 'not-active'> = new Array(reports.length).fill('not-active');
@@ -30,7 +31,10 @@ export function assignmentRoutes(app: FastifyInstance, ctx: ApiContext): void {
         ctx.db,
         node,
         valid.map((v) => v.report),
-      );
+        identity,
+      ).catch((err: unknown) => {
+        throw refusalOf(err);
+      });
       valid.forEach((v, k) => (outcomes[v.i] = applied[k] ?? 'not-active'));
       return { outcomes };
     },

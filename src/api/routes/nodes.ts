@@ -10,30 +10,61 @@ import type { ApiContext } from '../context.js';
 import { jsonObject } from '../body.js';
 import { HttpError } from '../../errors/http-error.js';
 import { ValidationError } from '../../errors/validation-error.js';
-import { heartbeat, listNodes, openWatch, registerNode } from '../../store/nodes.js';
+import { heartbeat, listNodes, openWatch, registerNode, type RegistrationAuthority } from '../../store/nodes.js';
+import { ForbiddenError } from '../../errors/forbidden-error.js';
+import { SupersededCredentialError } from '../../errors/superseded-credential-error.js';
+import { NODE_CREDENTIAL_TTL_MS, nodeIdentityOf, type NodeIdentity } from '../../domain/node-identity.js';
 import { presentNode } from '../present.js';
 import { injectFault } from '../route-faults.js';
 import { StaleIncarnationError } from '../../errors/stale-incarnation-error.js';
 import { API_VERSION, DEFAULT_MAX_JOBS } from '../../domain/resources.js';
 import { parseCpu, parseMemory } from '../../domain/quantity.js';
 import { isDns1123Subdomain } from '../../domain/names.js';
-import type { RegisterResponse } from '../../domain/assignment.js';
+import type { HeartbeatResponse, RegisterResponse } from '../../domain/assignment.js';
 import { NODE_ROUTES } from '../../domain/node-routes.js';
 
 export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
   // The node restriction (src/auth/rbac/authorize.ts) reads `node`: a node's credential
   // registers, heartbeats, watches and reports for its own name alone.
-  app.post(NODE_ROUTES.register.route, { config: { access: registerAccess } }, async (request) => {
+  // A join token (the gate sets it aside, `config.join`) or the node's current credential lets a
+  // registration in; it is answered a credential for the process that registered.
+  app.post(NODE_ROUTES.register.route, { config: { access: registerAccess, join: true } }, async (request) => {
     const body = jsonObject(request.body);
     const { name, cpuMillis, memoryBytes, labels, incarnation, generation, images, maxJobs } =
       validateRegistration(body);
+    const authority = registrationAuthority(request, ctx, name);
+    if (authority && incarnation === null)
+      throw new ValidationError([{ path: 'incarnation', message: 'required: the node credential is bound to it' }]);
+    let row;
     try {
-      await registerNode(ctx.liveness, name, cpuMillis, memoryBytes, labels, incarnation, generation, images, maxJobs);
+      row = await registerNode(
+        ctx.liveness,
+        name,
+        cpuMillis,
+        memoryBytes,
+        labels,
+        incarnation,
+        generation,
+        images,
+        maxJobs,
+        authority,
+      );
     } catch (err) {
       if (err instanceof StaleIncarnationError) throw new HttpError(409, err.message);
-      throw err;
+      throw refusalOf(err);
     }
-    const answer: RegisterResponse = { name, heartbeatIntervalMs: ctx.timings.heartbeatMs };
+    const registered = row.generation == null ? null : Number(row.generation);
+    const minted =
+      authority && incarnation !== null && registered !== null
+        ? await ctx.nodeCredentials.mint({ node: name, incarnation, generation: registered })
+        : null;
+    const answer: RegisterResponse = {
+      name,
+      heartbeatIntervalMs: ctx.timings.heartbeatMs,
+      generation: registered,
+      credential: minted?.token ?? null,
+      credentialExpiresAt: minted?.expiresAt.toISOString() ?? null,
+    };
     return answer;
   });
 
@@ -41,12 +72,22 @@ export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     NODE_ROUTES.heartbeat.route,
     { config: { access: onNode('create', 'heartbeat') } },
     async (request) => {
+      const identity = nodeIdentity(request, ctx);
       await injectFault('heartbeats', request.params.name);
-      const state = await heartbeat(ctx.liveness, request.params.name);
+      const state = await heartbeat(ctx.liveness, request.params.name, identity).catch((err: unknown) => {
+        throw refusalOf(err);
+      });
       if (state === 'unknown') throw new HttpError(404, `node ${request.params.name} is not registered`);
       if (state === 'Dead')
         throw new HttpError(410, `node ${request.params.name} was declared dead: stop every job and register again`);
-      return { ok: true };
+      const answer: HeartbeatResponse = { ok: true };
+      // Renewed once half its life is gone: a node that heartbeats never holds an expired one.
+      if (identity && (request.tokenExpiresAtMs ?? 0) - Date.now() < NODE_CREDENTIAL_TTL_MS / 2) {
+        const minted = await ctx.nodeCredentials.mint(identity);
+        answer.credential = minted.token;
+        answer.credentialExpiresAt = minted.expiresAt.toISOString();
+      }
+      return answer;
     },
   );
 
@@ -55,14 +96,27 @@ export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     { config: { access: onNode('get', 'watch') } },
     async (request, reply) => {
       const { name } = request.params;
+      const identity = nodeIdentity(request, ctx);
       const session = randomUUID();
       const attempt = request.query.attempt === undefined ? null : Number(request.query.attempt);
       if (attempt !== null && !Number.isSafeInteger(attempt))
         throw new HttpError(400, `attempt: "${request.query.attempt}" is not an integer`);
-      const incarnation = request.query.incarnation ?? null;
-      if (incarnation !== null && !UUID.test(incarnation))
-        throw new HttpError(400, `incarnation: "${incarnation}" is not a UUID`);
-      const state = await openWatch(ctx.liveness, name, session, ctx.replica, attempt, incarnation);
+      const asked = request.query.incarnation ?? null;
+      if (asked !== null && !UUID.test(asked)) throw new HttpError(400, `incarnation: "${asked}" is not a UUID`);
+      if (identity && asked !== null && asked !== identity.incarnation)
+        throw new HttpError(400, `incarnation: "${asked}" is not the credential's (${identity.incarnation})`);
+      const incarnation = identity?.incarnation ?? asked;
+      const state = await openWatch(
+        ctx.liveness,
+        name,
+        session,
+        ctx.replica,
+        attempt,
+        incarnation,
+        identity?.generation ?? null,
+      ).catch((err: unknown) => {
+        throw refusalOf(err);
+      });
       if (state === 'unknown') throw new HttpError(404, `node ${name} is not registered`);
       if (state === 'superseded')
         throw new HttpError(
@@ -81,6 +135,48 @@ export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     const rows = await listNodes(ctx.db);
     return { apiVersion: API_VERSION, kind: 'NodeList', items: rows.map(presentNode) };
   });
+}
+
+/**
+ * What lets this registration in: the join token the gate set aside, or the node's credential
+ * (whose process the store checks is the node's current one); null without authentication. A
+ * user's token (even cluster-admin's) is no node: 403.
+ */
+function registrationAuthority(request: FastifyRequest, ctx: ApiContext, name: string): RegistrationAuthority | null {
+  if (request.joinToken) return { joinToken: request.joinToken };
+  if (ctx.gate === 'insecure-no-auth') return null;
+  return { credential: nodeIdentity(request, ctx, name)! };
+}
+
+/**
+ * The node process a request of the node protocol speaks for: its credential's (the gate verified
+ * it; the node restriction held it to `name`). A user's token is refused (403); null only on a
+ * replica without authentication.
+ */
+export function nodeIdentity(
+  request: FastifyRequest,
+  ctx: ApiContext,
+  name = (request.params as { name: string }).name,
+): NodeIdentity | null {
+  if (ctx.gate === 'insecure-no-auth') return null;
+  const identity = request.user ? nodeIdentityOf(request.user) : null;
+  if (identity === null || identity.node !== name)
+    throw new ForbiddenError(
+      `nodes.${FENCER_GROUP} "${name}" is forbidden: User "${request.user?.username ?? ''}" is not a node credential of node "${name}": a node speaks with the credential its registration answered (docs/security.md, Node identity)`,
+      { group: FENCER_GROUP, resource: 'nodes', name },
+    );
+  return identity;
+}
+
+/** A replaced process's credential is a 403, like any credential that may not act. */
+export function refusalOf(err: unknown): unknown {
+  if (err instanceof SupersededCredentialError)
+    return new ForbiddenError(`nodes.${FENCER_GROUP} "${err.node}" is forbidden: ${err.message}`, {
+      group: FENCER_GROUP,
+      resource: 'nodes',
+      name: err.node,
+    });
+  return err;
 }
 
 function registerAccess(request: FastifyRequest): Access {

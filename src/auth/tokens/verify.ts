@@ -22,7 +22,8 @@ import {
   type JWTPayload,
   type JWTVerifyGetKey,
 } from 'jose';
-import { AUTHENTICATED_GROUP, SERVICE_ACCOUNT_PREFIX, type UserInfo } from '../../domain/rbac.js';
+import { AUTHENTICATED_GROUP, NODES_GROUP, SERVICE_ACCOUNT_PREFIX, type UserInfo } from '../../domain/rbac.js';
+import { nodeIdentityOf } from '../../domain/node-identity.js';
 import { UnauthorizedError } from '../../errors/unauthorized-error.js';
 import { checkedJwks, readJwks, TOKEN_ALGORITHMS, type TokenAlgorithm } from './keys.js';
 
@@ -42,8 +43,11 @@ export interface TokenIssuer {
    * 'fencer': the user is the token's sub, groups, uid and extra claims, and a jti is required.
    * 'kubernetes': a Kubernetes service-account token; the user is system:serviceaccount:NS:NAME
    * from its kubernetes.io claim, in the groups Kubernetes gives service accounts.
+   * 'node': a node credential the replicas minted (src/auth/node-credentials.ts): as 'fencer', but
+   * nothing other than `system:node:NAME` in `system:nodes` alone, with an incarnation and a
+   * generation, is taken from it.
    */
-  claims?: 'fencer' | 'kubernetes';
+  claims?: 'fencer' | 'kubernetes' | 'node';
 }
 
 export interface VerifierOptions {
@@ -115,6 +119,7 @@ export class TokenVerifier {
         throw new UnauthorizedError('token revoked');
     }
     const user = kubernetes ? serviceAccountUser(payload) : fencerUser(payload);
+    if (issuer.claims === 'node') nodeCredentialUser(user);
     return {
       user,
       jti: typeof payload.jti === 'string' ? payload.jti : null,
@@ -162,6 +167,13 @@ function fencerUser(payload: JWTPayload): UserInfo {
     ...(typeof payload.uid === 'string' && payload.uid !== '' ? { uid: payload.uid } : {}),
     ...(extra && Object.keys(extra).length > 0 ? { extra } : {}),
   };
+}
+
+/** Refuses anything from the node-credential issuer that is not exactly a node credential. */
+function nodeCredentialUser(user: UserInfo): void {
+  const groups = user.groups.filter((g) => g !== AUTHENTICATED_GROUP);
+  if (nodeIdentityOf(user) === null || groups.length !== 1 || groups[0] !== NODES_GROUP || user.uid !== undefined)
+    throw new UnauthorizedError('token of the node-credential issuer is not a node credential');
 }
 
 interface KubernetesClaim {
