@@ -1,4 +1,4 @@
--- fencer's database schema as src/store/migrations/ leave it (0001_init.sql … 0028_idempotency_per_caller.sql),
+-- fencer's database schema as src/store/migrations/ leave it (0001_init.sql … 0029_node_identity.sql),
 -- for reading: the migrations are what builds it. Generated, do not edit: `npm run schema` writes
 -- it again, and test/integration/schema.test.ts fails when it is not current.
 
@@ -187,6 +187,17 @@ END) STORED,
   CONSTRAINT waiting_only_pending CHECK (NOT waiting OR phase = 'Pending'::text)
 );
 
+CREATE TABLE join_tokens (
+  id text NOT NULL,
+  secret_sha256 bytea NOT NULL,
+  description text DEFAULT ''::text NOT NULL,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  expires_at timestamp with time zone NOT NULL,
+  CONSTRAINT join_tokens_pkey PRIMARY KEY (id),
+  CONSTRAINT join_tokens_id_check CHECK (id ~ '^[a-z0-9]{6}$'::text),
+  CONSTRAINT join_tokens_secret_sha256_check CHECK (length(secret_sha256) = 32)
+);
+
 CREATE TABLE lease (
   id integer NOT NULL,
   holder text,
@@ -196,6 +207,15 @@ CREATE TABLE lease (
   renewed_at timestamp with time zone,
   CONSTRAINT lease_pkey PRIMARY KEY (id),
   CONSTRAINT lease_id_check CHECK (id = 1)
+);
+
+CREATE TABLE node_credential_keys (
+  kid text NOT NULL,
+  private_jwk jsonb NOT NULL,
+  public_jwk jsonb NOT NULL,
+  created_at timestamp with time zone DEFAULT now() NOT NULL,
+  CONSTRAINT node_credential_keys_pkey PRIMARY KEY (kid),
+  CONSTRAINT node_credential_keys_kid_check CHECK (kid <> ''::text)
 );
 
 CREATE TABLE node_heartbeats (
@@ -570,6 +590,29 @@ AS $function$
 DECLARE
     node_state text;
 BEGIN
+    INSERT INTO node_heartbeats (name, at)
+    SELECT node, now() WHERE EXISTS (SELECT 1 FROM nodes WHERE name = node)
+    ON CONFLICT (name) DO UPDATE SET at = GREATEST(node_heartbeats.at, EXCLUDED.at);
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
+    SELECT state INTO node_state FROM nodes WHERE name = node;
+    RETURN node_state;
+END
+$function$;
+
+CREATE FUNCTION fencer_heartbeat(node text, node_incarnation uuid, node_generation bigint)
+ RETURNS text
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    node_state text;
+BEGIN
+    IF EXISTS (SELECT 1 FROM nodes WHERE name = node
+               AND ((node_incarnation IS NOT NULL AND incarnation IS DISTINCT FROM node_incarnation)
+                    OR (node_generation IS NOT NULL AND generation IS DISTINCT FROM node_generation))) THEN
+        RETURN 'Superseded';
+    END IF;
     INSERT INTO node_heartbeats (name, at)
     SELECT node, now() WHERE EXISTS (SELECT 1 FROM nodes WHERE name = node)
     ON CONFLICT (name) DO UPDATE SET at = GREATEST(node_heartbeats.at, EXCLUDED.at);
