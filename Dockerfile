@@ -11,4 +11,6 @@ RUN npm ci --omit=dev --no-audit --no-fund \
  && npm cache clean --force
 COPY dist dist
 COPY crds crds
+# Not root: nobody (the manifests in deploy/ say the same, runAsNonRoot). Nothing in /app is written.
+USER 65534:65534
 CMD ["node", "/app/dist/cli/main.js", "--help"]

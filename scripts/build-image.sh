@@ -59,6 +59,7 @@ size=$(du -sh "$rootfs" | cut -f1)
 say "importing $size as $IMAGE"
 tar -C "$rootfs" --numeric-owner -c . | docker import \
   --change 'WORKDIR /app' \
+  --change 'USER 65534:65534' \
   --change 'ENV PATH=/usr/local/bin:/usr/bin:/bin' \
   --change 'ENV NODE_ENV=production' \
   --change 'CMD ["node", "/app/dist/cli/main.js", "--help"]' \

@@ -248,7 +248,7 @@ describe.skipIf(!kubectl).each(Object.keys(RENDERS))('the render of %s', (name) 
     expect(container.args[0]).toBe('replica');
     expect(opts.name).toBe('fencer-control-plane-0'); // the pod's name: unique, and stable in a StatefulSet
     expect(['0.0.0.0', '::']).toContain(opts.host);
-    expect(opts.advertiseUrl).toBe('http://fencer-control-plane-0.fencer-replicas:8080'); // what status lists, not 0.0.0.0
+    expect(opts.advertiseUrl).toBe('https://fencer-control-plane-0.fencer-replicas:8080'); // what status lists, not 0.0.0.0
     const http = container.ports.find((p: any) => p.name === 'http');
     expect(Number(opts.port)).toBe(http.containerPort);
     expect(opts.databaseUrl).toBeUndefined(); // DATABASE_URL, from the Secret: not on the command line
@@ -334,13 +334,20 @@ describe.skipIf(!kubectl).each(Object.keys(RENDERS))('the render of %s', (name) 
     expect(container.ports.find((p: any) => p.name === 'metrics').containerPort).toBe(opts.metricsPort);
     expect(opts.metricsHost).toBe('0.0.0.0');
     expect(container.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'metrics' });
+    // Its join token and the replicas' CA from Secrets (docs/security.md, Node identity), nothing else of them.
+    const mounted = (file: string) => {
+      const mount = container.volumeMounts.find((m: any) => file.startsWith(`${m.mountPath}/`));
+      return pod.volumes.find((v: any) => v.name === mount.name).secret;
+    };
+    expect(mounted(opts.joinTokenFile).secretName).toBe('fencer-join-token');
+    expect(mounted(opts.ca)).toMatchObject({ secretName: 'fencer-tls', items: [{ key: 'ca.crt', path: 'ca.crt' }] });
     // Each replica once, by the headless Service: an agent moves on down its list when one fails.
     const sts = find(objects, 'StatefulSet', 'fencer-control-plane');
     const headless = find(objects, 'Service', sts.spec.serviceName);
     const port = headless.spec.ports.find((p: any) => p.name === 'http').port;
     const expected = Array.from(
       { length: sts.spec.replicas },
-      (_, i) => `http://${sts.metadata.name}-${i}.${headless.metadata.name}:${port}`,
+      (_, i) => `https://${sts.metadata.name}-${i}.${headless.metadata.name}:${port}`,
     );
     expect(opts.replicas).toEqual(expected);
     // The same timings ConfigMap as the replicas: the self-fence is the death rule minus a margin.
@@ -406,6 +413,73 @@ describe.skipIf(!kubectl).each(Object.keys(RENDERS))('the render of %s', (name) 
       'fencer-agent',
     ]);
     expect(monitor.spec.podMetricsEndpoints).toEqual([expect.objectContaining({ port: 'metrics', path: '/metrics' })]);
+  });
+
+  it("takes credentials from Secrets: the replicas' key set, certificate and the agents' join token (stored by an init container), over TLS", async () => {
+    const objects = render(name);
+    const pod = find(objects, 'StatefulSet', 'fencer-control-plane').spec.template.spec;
+    const [container] = pod.containers;
+    const env = environment(objects, container, { 'metadata.name': 'fencer-control-plane-0' });
+    const { opts } = await parseFencer(
+      registerReplicaCommand,
+      container.args.map((a: string) => expand(a, env)),
+    );
+    const secretOf = (c: any, file: string) => {
+      const mount = c.volumeMounts.find((m: any) => file.startsWith(`${m.mountPath}/`));
+      return pod.volumes.find((v: any) => v.name === mount.name).secret.secretName;
+    };
+    expect(secretOf(container, env.FENCER_JWKS!)).toBe('fencer-auth');
+    expect(secretOf(container, opts.tlsCert)).toBe('fencer-tls');
+    expect(secretOf(container, opts.tlsKey)).toBe('fencer-tls');
+    expect(opts.insecureHttp).toBeUndefined();
+    for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe'])
+      expect(container[probe].httpGet.scheme, probe).toBe('HTTPS');
+    const init = pod.initContainers.find((c: any) => c.args?.[0] === 'token');
+    const initEnv = environment(objects, init, {});
+    const program = new Command().exitOverride();
+    const { registerTokenCommands } = await import('../../src/cli/token.js');
+    registerTokenCommands(program);
+    const create = program.commands[0]!.commands.find((c) => c.name() === 'create')!.exitOverride();
+    let tokenOpts: any;
+    create.action((o: unknown) => {
+      tokenOpts = o;
+    });
+    await program.parseAsync(
+      init.args.map((a: string) => expand(a, initEnv)),
+      { from: 'user' },
+    );
+    expect(tokenOpts).toMatchObject({ join: true });
+    expect(secretOf(init, tokenOpts.tokenFile)).toBe('fencer-join-token');
+    expect(init.env.find((e: any) => e.name === 'DATABASE_URL').valueFrom.secretKeyRef.name).toBe('fencer-database');
+    // Readable by the pods' own user alone.
+    expect(pod.securityContext.fsGroup).toBe(pod.securityContext.runAsUser);
+  });
+
+  it('lets agents reach only the replicas, the replicas only PostgreSQL, and PostgreSQL only the replicas', () => {
+    const objects = render(name);
+    const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
+    const policyOf = (w: any) => {
+      const found = policies.filter((p) => selects(p.spec.podSelector.matchLabels, w.spec.template.metadata.labels));
+      expect(found, `one NetworkPolicy selects ${w.metadata.name}`).toHaveLength(1);
+      return found[0];
+    };
+    const agents = find(objects, 'DaemonSet', 'fencer-agent');
+    const replicas = find(objects, 'StatefulSet', 'fencer-control-plane');
+    const agentPolicy = policyOf(agents);
+    expect(agentPolicy.spec.policyTypes).toContain('Egress');
+    const agentPeers = agentPolicy.spec.egress.filter((e: any) => e.to).flatMap((e: any) => e.to);
+    expect(agentPeers.map((p: any) => podsSelectedBy(objects, p.podSelector.matchLabels))).toEqual([[replicas]]);
+    const egressPorts = (policy: any) =>
+      policy.spec.egress.flatMap((e: any) => e.ports.map((p: any) => p.port)).filter((p: number) => p !== 53);
+    expect(egressPorts(agentPolicy)).toEqual([8080]);
+    expect(egressPorts(policyOf(replicas))).toEqual([5432]);
+    const postgres = objects.find((o) => o.kind === 'StatefulSet' && o.metadata.name === 'fencer-postgres');
+    if (postgres) {
+      const from = policyOf(postgres).spec.ingress.flatMap((i: any) => i.from);
+      expect(from.map((p: any) => podsSelectedBy(objects, p.podSelector.matchLabels))).toEqual([[replicas]]);
+      const url = new URL(Buffer.from(find(objects, 'Secret', 'fencer-database').data.url, 'base64').toString());
+      expect(url.searchParams.get('sslmode')).toBe('disable'); // set, inside the policy's fence
+    }
   });
 
   it('has a PostgreSQL whose URL the replicas read, or expects the Secret fencer-database', () => {
