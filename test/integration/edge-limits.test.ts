@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { startReplica } from '../helpers/replica.js';
+import { TestNodes } from '../helpers/nodes.js';
 import { adminFetch, bearerOf, tokenFor } from '../helpers/auth.js';
 import { eventually } from '../helpers/eventually.js';
 import { jobYaml } from '../helpers/jobs.js';
@@ -217,7 +218,13 @@ describe('a body past its bounds', () => {
   });
 
   it("of a node's report with a message over 4 KiB is refused naming the report, and nothing changes", async () => {
-    const node = bearerOf(await tokenFor('system:node:node-m', [NODES_GROUP]));
+    // The node's own credential (a join token's registration): nothing else speaks for it.
+    const nodes = new TestNodes(() => roomy.url, t.db);
+    expect(
+      (await nodes.register({ name: 'node-m', capacity: { cpu: '1', memory: '1Gi' }, labels: { pool: 'none' } }))
+        .status,
+    ).toBe(200);
+    const node = bearerOf(nodes.credentials.get('node-m')!);
     const before = await count('SELECT 1 FROM history');
     const res = await fetch(roomy.url + NODE_ROUTES.reports.path('node-m'), {
       method: 'POST',
