@@ -25,6 +25,11 @@ import { unfinishedCount } from '../store/jobs.js';
 export interface CampaignOptions {
   kills: number;
   freezes: number;
+  /**
+   * Faults on the database's primary (kill, freeze, partition in turn), after the leader's
+   * failovers; above 0 the cluster runs on HA PostgreSQL (Patroni: docs/ha.md). Default 0.
+   */
+  postgresFaults?: number;
   /** Also kill, freeze and cut off nodes, restart PostgreSQL and terminate the leader's sessions. */
   faults: boolean;
   runtime: 'process' | 'docker';
@@ -52,6 +57,9 @@ export interface CampaignResult {
   faults: Record<string, number>;
   nodeRecoveryMs: number[];
   databaseResumeMs: number[];
+  /** Per database fault: from the signal to a new Patroni primary, and to fencer's next placement. */
+  postgresFailoverMs: number[];
+  postgresDecisionMs: number[];
   wronglyDead: Array<{ node: string; at: number }>;
   rejectedOldLeaderWrites: number;
   jobsAccepted: number;
@@ -79,6 +87,7 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
     timings,
     runtime: opts.runtime,
     env: { FENCER_TEST_HOLD_FENCED_TX: holdFile, FENCER_TEST_FAULTS: faultFile.path },
+    ...((opts.postgresFaults ?? 0) > 0 ? { postgres: 'ha' as const, log } : {}),
   });
   // Every client of this run (the API client, metrics reads) acts as the cluster's admin, over TLS.
   cluster.exportClientEnv();
@@ -101,6 +110,7 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
       jobsPerSecond: opts.jobsPerSecond,
       seed: opts.seed,
       pace: opts.pace,
+      postgresFaults: opts.postgresFaults ?? 0,
     },
     leaseMs: timings.leaseMs,
     killMs: [],
@@ -108,6 +118,8 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
     faults: {},
     nodeRecoveryMs: [],
     databaseResumeMs: [],
+    postgresFailoverMs: [],
+    postgresDecisionMs: [],
     wronglyDead: [],
   };
   const followUps: Array<Promise<void>> = [];
@@ -160,6 +172,10 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
           (await injectExtra(extra, cluster, faultFile, db, random, result, injected, timings, log)).settled,
         );
       }
+    }
+    for (let i = 0; i < (opts.postgresFaults ?? 0); i++) {
+      await waitForWholeCluster(cluster);
+      await postgresFault(cluster, db, POSTGRES_FAULTS[i % POSTGRES_FAULTS.length]!, result, injected, log);
     }
     await Promise.all(followUps);
     await flow.stop();
@@ -272,6 +288,56 @@ function explainedDeath(death: { node: string; at: number }, injected: FaultOutc
     (f) =>
       f.target === death.node && death.at >= f.at - 1000 && death.at <= f.at + timings.deadAfterSilentMs * 3 + 10_000,
   );
+}
+
+const POSTGRES_FAULTS = ['kill', 'freeze', 'partition'] as const;
+
+/**
+ * One fault on the HA database's primary while jobs flow: measures the time to a new Patroni
+ * primary and to fencer's next placement, and heals a freeze or partition once a new primary
+ * leads (the old member then rejoins as a standby). Returns when the old member is a standby again.
+ */
+async function postgresFault(
+  cluster: Cluster,
+  db: ReturnType<typeof createPool>,
+  verb: (typeof POSTGRES_FAULTS)[number],
+  result: Pick<CampaignResult, 'faults' | 'postgresFailoverMs' | 'postgresDecisionMs'>,
+  injected: FaultOutcome[],
+  log: (line: string) => void,
+): Promise<void> {
+  const kind = `${verb}-postgres-primary`;
+  result.faults[kind] = (result.faults[kind] ?? 0) + 1;
+  const action = await cluster.postgresFault(verb);
+  injected.push({
+    kind: 'restart-postgres',
+    target: action.member,
+    at: action.signalledAt,
+    epoch: null,
+    healed: Promise.resolve(),
+  });
+  const deadline = action.signalledAt + 180_000;
+  let promoted: string | undefined;
+  while (Date.now() < deadline) {
+    const now = await cluster.postgresPrimary().catch(() => null);
+    if (now && now.name !== action.member) {
+      promoted = now.name;
+      break;
+    }
+    await delay(100);
+  }
+  if (!promoted) throw new Error(`${kind}: no new primary within 180 s`);
+  result.postgresFailoverMs.push(Date.now() - action.signalledAt);
+  if (verb !== 'kill') cluster.resumePostgres(action.member, verb);
+  const decisionMs = await firstDecisionAfter(db, action.signalledAt, 180_000);
+  if (decisionMs !== null) result.postgresDecisionMs.push(decisionMs);
+  log(`   fault: ${kind} ${action.member} -> primary ${promoted}; next placement after ${decisionMs ?? '(none)'} ms`);
+  // The old member back as a standby (a killed one restarts after the ttl), so the next fault has a synchronous standby.
+  while (Date.now() < deadline + 120_000) {
+    if ((await cluster.ha!.syncStandbys().catch(() => [])).length > 0 && (await cluster.ha!.runningMembers()) === 3)
+      return;
+    await delay(250);
+  }
+  throw new Error(`${kind}: ${action.member} did not rejoin`);
 }
 
 async function firstDecisionAfter(

@@ -40,6 +40,8 @@ export function campaignReport(result: CampaignResult, command: string, date = n
     ['time to a new leader after a freeze', stats(result.freezeMs)],
     ['killed node: until all its jobs run elsewhere', stats(result.nodeRecoveryMs)],
     ['PostgreSQL restarted: until the next decision', stats(result.databaseResumeMs)],
+    ['HA primary killed, frozen or cut off: until a new Patroni primary', stats(result.postgresFailoverMs)],
+    ['HA primary killed, frozen or cut off: until the next placement', stats(result.postgresDecisionMs)],
   ];
   return [
     `# Failover campaign, ${date.toISOString().slice(0, 10)}`,

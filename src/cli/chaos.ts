@@ -13,7 +13,11 @@ export function registerChaosCommands(program: Command): void {
     .command('campaign')
     .description('a cluster with jobs flowing; the leader killed and frozen again and again; then the checker')
     .option('--failovers <n>', 'leader failovers in all', '40')
-    .option('--mix <mix>', 'kinds of failover, e.g. kill:1,freeze:1 (proportions)', 'kill:1,freeze:1')
+    .option(
+      '--mix <mix>',
+      'kinds of failover, e.g. kill:1,freeze:1 (proportions); postgres:N adds N faults on the primary of HA PostgreSQL (kill, freeze, partition in turn; docs/ha.md)',
+      'kill:1,freeze:1',
+    )
     .option(
       '--faults',
       "also kill, freeze and cut off nodes, restart PostgreSQL, terminate the leader's sessions",
@@ -39,7 +43,7 @@ export function registerChaosCommands(program: Command): void {
         seed: string;
         pace: string;
       }) => {
-        const { kills, freezes } = parseMix(opts.mix, Number(opts.failovers));
+        const { kills, freezes, postgres } = parseMix(opts.mix, Number(opts.failovers));
         if (opts.runtime !== 'process' && opts.runtime !== 'docker')
           throw new Error(`--runtime: "${opts.runtime}" is not process or docker`);
         const { runCampaign, PACES } = await import('../chaos/campaign.js');
@@ -49,6 +53,7 @@ export function registerChaosCommands(program: Command): void {
         const result = await runCampaign({
           kills,
           freezes,
+          postgresFaults: postgres,
           faults: opts.faults,
           runtime: opts.runtime,
           nodes: Number(opts.nodes),
@@ -57,7 +62,7 @@ export function registerChaosCommands(program: Command): void {
           pace,
           log: (line) => process.stdout.write(`${line}\n`),
         });
-        const command = `fencer chaos campaign --failovers ${kills + freezes} --mix kill:${kills},freeze:${freezes}${opts.faults ? ' --faults' : ''} --runtime ${opts.runtime} --nodes ${opts.nodes} --rate ${opts.rate} --seed ${opts.seed} --pace ${pace}`;
+        const command = `fencer chaos campaign --failovers ${kills + freezes} --mix kill:${kills},freeze:${freezes}${postgres ? `,postgres:${postgres}` : ''}${opts.faults ? ' --faults' : ''} --runtime ${opts.runtime} --nodes ${opts.nodes} --rate ${opts.rate} --seed ${opts.seed} --pace ${pace}`;
         const report = campaignReport(result, command);
         process.stdout.write(`\n${report}`);
         const file = writeResult('campaign', report);
@@ -95,19 +100,26 @@ export function registerChaosCommands(program: Command): void {
     });
 }
 
-export function parseMix(mix: string, total: number): { kills: number; freezes: number } {
+/**
+ * kill:N and freeze:N are proportions of the leader's failovers; postgres:N is a count of faults
+ * on the HA database's primary, beside them.
+ */
+export function parseMix(mix: string, total: number): { kills: number; freezes: number; postgres: number } {
   const parts = Object.fromEntries(
     mix.split(',').map((part) => {
       const [kind, weight] = part.split(':');
-      if ((kind !== 'kill' && kind !== 'freeze') || !weight || !(Number(weight) >= 0)) {
-        throw new Error(`--mix: "${part}" is not kill:N or freeze:N`);
+      if ((kind !== 'kill' && kind !== 'freeze' && kind !== 'postgres') || !weight || !(Number(weight) >= 0)) {
+        throw new Error(`--mix: "${part}" is not kill:N, freeze:N or postgres:N`);
       }
+      if (kind === 'postgres' && !Number.isInteger(Number(weight)))
+        throw new Error(`--mix: "${part}": postgres:N counts faults, a whole number`);
       return [kind, Number(weight)];
     }),
-  ) as { kill?: number; freeze?: number };
+  ) as { kill?: number; freeze?: number; postgres?: number };
   const kill = parts.kill ?? 0;
   const freeze = parts.freeze ?? 0;
-  if (kill + freeze === 0) throw new Error('--mix: at least one kind needs a weight above 0');
-  const kills = Math.round((total * kill) / (kill + freeze));
-  return { kills, freezes: total - kills };
+  const postgres = parts.postgres ?? 0;
+  if (kill + freeze === 0 && postgres === 0) throw new Error('--mix: at least one kind needs a weight above 0');
+  const kills = kill + freeze === 0 ? 0 : Math.round((total * kill) / (kill + freeze));
+  return { kills, freezes: kill + freeze === 0 ? 0 : total - kills, postgres };
 }

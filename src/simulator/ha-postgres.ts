@@ -118,6 +118,15 @@ export class HaPostgres {
     return `postgres://${USER}:${encodeURIComponent(this.options.password)}@127.0.0.1:${member.pgPort}/${database}`;
   }
 
+  /** How many members Patroni says run (a killed or rejoining one does not), asked of any that answers. */
+  async runningMembers(): Promise<number> {
+    for (const member of this.members) {
+      const members = await clusterMembers(member.restUrl).catch(() => null);
+      if (members) return members.filter((m) => m.state === 'running' || m.state === 'streaming').length;
+    }
+    return 0;
+  }
+
   /** The members Patroni names synchronous standbys now, asked of any member that answers. */
   async syncStandbys(): Promise<string[]> {
     for (const member of this.members) {
