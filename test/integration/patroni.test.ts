@@ -176,4 +176,39 @@ describe.skipIf(unavailable !== null)(`fencer on Patroni (${unavailable ?? 'etcd
       ),
     ).toEqual(CLEAN);
   });
+
+  it('a primary cut off from etcd loses its sessions through HAProxy, and comes back as a read-only standby', async () => {
+    const old = await eventually(() => cluster.postgresPrimary(), { timeoutMs: FAILOVER_MS, what: 'a primary' });
+    await eventually(async () => (await cluster.ha!.syncStandbys()).length > 0, {
+      timeoutMs: FAILOVER_MS,
+      what: 'a synchronous standby',
+    });
+    // A session as a leader's: through HAProxy, to the primary.
+    const proxied = new pg.Client({ connectionString: cluster.databaseUrl });
+    proxied.on('error', () => {});
+    await proxied.connect();
+    const proxiedEnded = new Promise<void>((resolve) => proxied.once('end', resolve));
+
+    const fault = await cluster.postgresFault('partition');
+    expect(fault.member).toBe(old.name);
+    // HAProxy's check of the frozen Patroni fails: it closes the session it carried.
+    await proxiedEnded;
+    await newPrimary(old.name);
+    cluster.resumePostgres(old.name, 'partition');
+
+    // Healed, Patroni demotes it: a session on it cannot write at all.
+    const demoted = await eventually(
+      async () => {
+        const client = await direct(old.name).catch(() => null);
+        if (!client) return null;
+        const { rows } = await client.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
+        if (rows[0]!.standby) return client;
+        await client.end();
+        return null;
+      },
+      { timeoutMs: FAILOVER_MS, what: `${old.name} to be a standby` },
+    );
+    await expect(demoted.query('CREATE TABLE on_a_standby (id int)')).rejects.toMatchObject({ code: '25006' });
+    await demoted.end();
+  });
 });
