@@ -14,6 +14,7 @@ import { eventually } from '../helpers/eventually.js';
 import type { Replica } from '../../src/replica.js';
 import { buildServer } from '../../src/api/server.js';
 import { declaredRoutes, PUBLIC } from '../../src/api/auth-gate.js';
+import { DEFAULT_EDGE } from '../../src/api/edge/options.js';
 import type { ApiContext } from '../../src/api/context.js';
 import { AccessControl } from '../../src/auth/access-control.js';
 import { generateSigningKey, readSigningKey, writeSecret } from '../../src/auth/tokens/keys.js';
@@ -45,7 +46,7 @@ afterAll(async () => {
 
 /** The server's routes, as buildServer registers them (no request is served by this instance). */
 function routeTable() {
-  const app = buildServer({} as ApiContext, new AccessControl(t.db, { issuers: TEST_ISSUERS }));
+  const app = buildServer({ edge: DEFAULT_EDGE } as ApiContext, new AccessControl(t.db, { issuers: TEST_ISSUERS }));
   return app.ready().then(() => declaredRoutes(app));
 }
 
