@@ -4,13 +4,13 @@
 // deleted meanwhile (keyset pagination: no offset to shift, no row to go missing). The token is
 // checked, not signed: one made by hand can only start a list where the same list could anyway.
 import { HttpError } from '../errors/http-error.js';
-import { DEFAULT_PER_PAGE, MOST_PER_PAGE, type PageKey } from '../domain/list-pages.js';
+import { DEFAULT_PER_PAGE, MOST_PER_PAGE, type PageKey, type PageRequest } from '../domain/list-pages.js';
 import { isDns1123Label } from '../domain/names.js';
 
 /** The longest token a key of a namespace (63) and a name (253) encodes to, with room. */
 const LONGEST_TOKEN = 512;
 
-/** GET /api/v1/jobs's `limit`: a positive whole number, served at most MOST_PER_PAGE; none, DEFAULT_PER_PAGE. */
+/** An /api/v1 list's `limit`: a positive whole number, served at most MOST_PER_PAGE; none, DEFAULT_PER_PAGE. */
 export function pageLimitOf(limit: unknown): number {
   if (limit === undefined) return DEFAULT_PER_PAGE;
   const text = String(limit);
@@ -67,4 +67,23 @@ export function parseContinue(token: unknown, namespace: string | null): PageKey
   if (namespace !== null && key.namespace !== namespace)
     throw refuse(`it continues a list of namespace "${key.namespace}", not of "${namespace}"`);
   return key;
+}
+
+/** The paging part of an /api/v1 list's query. */
+export interface PageQuery {
+  limit?: string;
+  continue?: string;
+}
+
+/** The page an /api/v1 list asks for; `namespace`: the list's, which a continue token must be of. */
+export function pageRequestOf(query: PageQuery, namespace: string | null): PageRequest {
+  return {
+    limit: pageLimitOf(query.limit),
+    after: query.continue ? parseContinue(query.continue, namespace) : null,
+  };
+}
+
+/** A list answer's metadata: the continue token when another page follows. */
+export function listMetadata(next: PageKey | null): { continue?: string } {
+  return next ? { continue: continueToken(next) } : {};
 }

@@ -231,8 +231,8 @@ export function registerResourceCommands(program: Command): void {
     .option('--server <urls>', 'replica URLs, comma-separated')
     .action(async (type: string, opts: ServerOption) => {
       if (resourceType(type) !== 'node') throw new Error(`top: "${type}" is not served (only nodes)`);
-      const list = await (await clientFor(opts)).request<List<NodeResource>>('GET', '/api/v1/nodes');
-      process.stdout.write(list.items.length === 0 ? nothingFound('') : renderTopNodes(list.items));
+      const nodes = await allNodes(await clientFor(opts));
+      process.stdout.write(nodes.length === 0 ? nothingFound('') : renderTopNodes(nodes));
     });
 
   program
@@ -431,8 +431,8 @@ async function get(client: ApiClient, type: string, name: string | undefined, op
   const now = new Date();
   const single = name !== undefined;
   if (resourceType(type) === 'node') {
-    const list = await client.request<List<NodeResource>>('GET', '/api/v1/nodes');
-    const nodes = single ? list.items.filter((n) => n.metadata.name === name) : list.items;
+    const all = await allNodes(client);
+    const nodes = single ? all.filter((n) => n.metadata.name === name) : all;
     if (single && nodes.length === 0) throw new Error(`node.fencer.dev "${name}" not found`);
     if (nodes.length === 0 && !isDocumentFormat(format)) return nothingFound('');
     return renderNodes(nodes, { format, now, single });
@@ -565,8 +565,14 @@ async function objects(
   if (name !== undefined)
     return [await client.request<Workflow | CronJob | Queue | ResourceQuota>('GET', objectPath(kind, namespace, name))];
   const query = allNamespaces ? '' : `?namespace=${encodeURIComponent(namespace)}`;
-  return (await client.request<List<Workflow | CronJob | Queue | ResourceQuota>>('GET', `/api/v1/${kind}s${query}`))
-    .items;
+  return readAllPages(`/api/v1/${kind}s${query}`, (path) =>
+    client.request<List<Workflow | CronJob | Queue | ResourceQuota>>('GET', path),
+  );
+}
+
+/** Every node, a page at a time. */
+function allNodes(client: ApiClient): Promise<NodeResource[]> {
+  return readAllPages('/api/v1/nodes', (path) => client.request<List<NodeResource>>('GET', path));
 }
 
 function isDocumentFormat(format: OutputFormat): boolean {

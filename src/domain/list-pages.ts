@@ -7,7 +7,7 @@
 /** The most objects a page holds: a larger `limit` is served this many. */
 export const MOST_PER_PAGE = 1000;
 
-/** The objects a page of GET /api/v1/jobs holds when the request names no `limit`. */
+/** The objects a page of an /api/v1 or Kubernetes list holds when the request names no `limit`. */
 export const DEFAULT_PER_PAGE = 500;
 
 /** Where a page ended: its last object, which the next page starts after. */
@@ -37,4 +37,26 @@ export async function readAllPages<T>(path: string, get: (path: string) => Promi
     if (!token) return items;
     next = `${first}&continue=${encodeURIComponent(token)}`;
   }
+}
+
+/** Which page a server reads: at most `limit` objects, those after `after` (from the first when null). */
+export interface PageRequest {
+  after: PageKey | null;
+  limit: number;
+}
+
+/** A page as the store reads it: its rows and, when more follow, the key the next page starts after. */
+export interface RowsPage<T> {
+  rows: T[];
+  next: PageKey | null;
+}
+
+/**
+ * The page in `rows`, read with a limit one more than the page's: that extra row, when it came,
+ * says another page follows (and is left for it).
+ */
+export function cutPage<T>(rows: T[], limit: number, keyOf: (row: T) => PageKey): RowsPage<T> {
+  if (rows.length <= limit) return { rows, next: null };
+  const page = rows.slice(0, limit);
+  return { rows: page, next: keyOf(page.at(-1)!) };
 }

@@ -3,6 +3,7 @@
 // the network while it keeps running. Used by `fencer cluster up` and by integration tests;
 // chaos (kill, freeze, partition) acts through the runtime: child processes, or containers of
 // the fencer image (`runtime: 'docker'`), proxies included, so a partition is a paused proxy.
+import { readAllPages } from '../domain/list-pages.js';
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -723,8 +724,8 @@ export class Cluster {
   private async waitNodesReady(names: string[]): Promise<void> {
     const nodes = names.map((name) => this.members.get(name)).filter((m): m is Member => m !== undefined);
     await this.waitUntil(`${names.join(', ')} to be Ready`, nodes, async () => {
-      const list = await this.askAnyReplica<List<NodeResource>>('/api/v1/nodes');
-      const ready = new Set(list.items.filter((n) => n.status.phase === 'Ready').map((n) => n.metadata.name));
+      const list = await readAllPages('/api/v1/nodes', (path) => this.askAnyReplica<List<NodeResource>>(path));
+      const ready = new Set(list.filter((n) => n.status.phase === 'Ready').map((n) => n.metadata.name));
       return names.every((name) => ready.has(name));
     });
   }

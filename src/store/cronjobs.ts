@@ -1,6 +1,8 @@
 // CronJobs as users see them: apply (create or edit), read, delete (any replica, no lease), and
 // the leader's side: read the due ones, fire an occurrence (one fenced statement guards it),
 // prune finished Jobs past the history limits.
+import { cutPage, type PageRequest, type RowsPage } from '../domain/list-pages.js';
+import { keyOf, pageParameters } from './pages.js';
 import type { Db, Tx } from './db.js';
 import { transaction } from './db.js';
 import { sql } from './sql.js';
@@ -115,7 +117,7 @@ async function clock(tx: Tx): Promise<Date> {
 }
 
 async function readCronJob(db: Db | Tx, namespace: string, name: string): Promise<CronJobListRow | undefined> {
-  return (await db.query<CronJobListRow>(sql('cronjobs/list'), [namespace, name])).rows[0];
+  return (await db.query<CronJobListRow>(sql('cronjobs/list'), [namespace, name, ...pageParameters(null)])).rows[0];
 }
 
 export async function getCronJob(db: Db, namespace: string, name: string): Promise<CronJobListRow | undefined> {
@@ -123,7 +125,17 @@ export async function getCronJob(db: Db, namespace: string, name: string): Promi
 }
 
 export async function listCronJobs(db: Db, namespace: string | null): Promise<CronJobListRow[]> {
-  return (await db.query<CronJobListRow>(sql('cronjobs/list'), [namespace, null])).rows;
+  return (await db.query<CronJobListRow>(sql('cronjobs/list'), [namespace, null, ...pageParameters(null)])).rows;
+}
+
+/** A page of listCronJobs' list. */
+export async function listCronJobPage(
+  db: Db,
+  namespace: string | null,
+  page: PageRequest,
+): Promise<RowsPage<CronJobListRow>> {
+  const rows = (await db.query<CronJobListRow>(sql('cronjobs/list'), [namespace, null, ...pageParameters(page)])).rows;
+  return cutPage(rows, page.limit, keyOf);
 }
 
 export interface OccurrenceRow {

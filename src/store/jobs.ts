@@ -6,7 +6,8 @@ import { transaction } from './db.js';
 import { sql } from './sql.js';
 import type { JobRow } from './rows.js';
 import type { JobPhase, JobRequest } from '../domain/resources.js';
-import type { PageKey } from '../domain/list-pages.js';
+import { cutPage, type PageKey } from '../domain/list-pages.js';
+import { keyOf } from './pages.js';
 import { TERMINAL_PHASES } from '../domain/resources.js';
 import { withdrawAssignments } from './assignments.js';
 import { admitJobs } from './queues.js';
@@ -256,10 +257,8 @@ export async function listJobPage(
 ): Promise<JobPage> {
   // One more than asked says whether another page follows.
   const rows = (await db.query<JobRow>(sql('jobs/list'), listParameters(namespace, filter, after, limit + 1))).rows;
-  if (rows.length <= limit) return { jobs: rows, next: null };
-  const jobs = rows.slice(0, limit);
-  const last = jobs.at(-1)!;
-  return { jobs, next: { namespace: last.namespace, name: last.name } };
+  const page = cutPage(rows, limit, keyOf);
+  return { jobs: page.rows, next: page.next };
 }
 
 function listParameters(

@@ -1,4 +1,6 @@
 // Nodes as the API sees them: register, heartbeat, watch sessions (any replica).
+import { cutPage, type PageRequest, type RowsPage } from '../domain/list-pages.js';
+import { pageParameters } from './pages.js';
 import { randomBytes } from 'node:crypto';
 import type { Db, Tx } from './db.js';
 import { transaction } from './db.js';
@@ -200,5 +202,12 @@ export async function closeWatch(db: Db, name: string, session: string): Promise
 }
 
 export async function listNodes(db: Db): Promise<NodeRow[]> {
-  return (await db.query<NodeRow>(sql('nodes/list'))).rows;
+  return (await db.query<NodeRow>(sql('nodes/list'), [null, null])).rows;
+}
+
+/** A page of listNodes' list (a node's key: no namespace, its name). */
+export async function listNodePage(db: Db, page: PageRequest): Promise<RowsPage<NodeRow>> {
+  const [, after, limit] = pageParameters(page);
+  const rows = (await db.query<NodeRow>(sql('nodes/list'), [after, limit])).rows;
+  return cutPage(rows, page.limit, (node) => ({ namespace: '', name: node.name }));
 }

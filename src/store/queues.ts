@@ -1,6 +1,8 @@
 // Queues and namespace quotas as users see them (any replica, no lease needed), and the
 // admission of new jobs to them: a job's queue must exist (a namespace's `default` always
 // does), and a namespace's ResourceQuota caps its jobs not yet placed.
+import { cutPage, type PageRequest, type RowsPage } from '../domain/list-pages.js';
+import { keyOf, pageParameters } from './pages.js';
 import type { Db, Tx } from './db.js';
 import { transaction } from './db.js';
 import { sql } from './sql.js';
@@ -162,7 +164,7 @@ export async function applyQueue(
       if (current?.watch_rv !== expectedVersion)
         return {
           outcome: 'stale' as const,
-          queue: (await tx.query<QueueRow>(sql('queues/list'), [q.namespace, q.name])).rows[0]!,
+          queue: (await tx.query<QueueRow>(sql('queues/list'), [q.namespace, q.name, ...pageParameters(null)])).rows[0]!,
         };
     }
     const written = (
@@ -179,17 +181,23 @@ export async function applyQueue(
         JSON.stringify(q.annotations ?? {}),
       ])
     ).rows[0];
-    const queue = (await tx.query<QueueRow>(sql('queues/list'), [q.namespace, q.name])).rows[0]!;
+    const queue = (await tx.query<QueueRow>(sql('queues/list'), [q.namespace, q.name, ...pageParameters(null)])).rows[0]!;
     return { outcome: written === undefined ? 'unchanged' : written.created ? 'created' : 'configured', queue };
   });
 }
 
 export async function listQueues(db: Db, namespace: string | null): Promise<QueueRow[]> {
-  return (await db.query<QueueRow>(sql('queues/list'), [namespace, null])).rows;
+  return (await db.query<QueueRow>(sql('queues/list'), [namespace, null, ...pageParameters(null)])).rows;
+}
+
+/** A page of listQueues' list. */
+export async function listQueuePage(db: Db, namespace: string | null, page: PageRequest): Promise<RowsPage<QueueRow>> {
+  const rows = (await db.query<QueueRow>(sql('queues/list'), [namespace, null, ...pageParameters(page)])).rows;
+  return cutPage(rows, page.limit, keyOf);
 }
 
 export async function getQueue(db: Db, namespace: string, name: string): Promise<QueueRow | undefined> {
-  return (await db.query<QueueRow>(sql('queues/list'), [namespace, name])).rows[0];
+  return (await db.query<QueueRow>(sql('queues/list'), [namespace, name, ...pageParameters(null)])).rows[0];
 }
 
 export type DeleteResult = { outcome: 'deleted' } | { outcome: 'not-found' } | { outcome: 'not-allowed'; why: string };
@@ -227,7 +235,7 @@ export async function applyQuota(
       if (current?.name !== r.name || current.watch_rv !== expectedVersion) {
         return {
           outcome: 'stale' as const,
-          quota: (await tx.query<QuotaRow>(sql('quotas/list'), [r.namespace])).rows[0]!,
+          quota: (await tx.query<QuotaRow>(sql('quotas/list'), [r.namespace, ...pageParameters(null)])).rows[0]!,
         };
       }
     }
@@ -245,14 +253,20 @@ export async function applyQuota(
         JSON.stringify(r.annotations ?? {}),
       ])
     ).rows[0];
-    const quota = (await tx.query<QuotaRow>(sql('quotas/list'), [r.namespace])).rows[0]!;
+    const quota = (await tx.query<QuotaRow>(sql('quotas/list'), [r.namespace, ...pageParameters(null)])).rows[0]!;
     if (written) return { outcome: written.created ? 'created' : 'configured', quota };
     return { outcome: quota.name === r.name ? 'unchanged' : 'conflict', quota };
   });
 }
 
 export async function listQuotas(db: Db, namespace: string | null): Promise<QuotaRow[]> {
-  return (await db.query<QuotaRow>(sql('quotas/list'), [namespace])).rows;
+  return (await db.query<QuotaRow>(sql('quotas/list'), [namespace, ...pageParameters(null)])).rows;
+}
+
+/** A page of listQuotas' list. */
+export async function listQuotaPage(db: Db, namespace: string | null, page: PageRequest): Promise<RowsPage<QuotaRow>> {
+  const rows = (await db.query<QuotaRow>(sql('quotas/list'), [namespace, ...pageParameters(page)])).rows;
+  return cutPage(rows, page.limit, keyOf);
 }
 
 export async function deleteQuota(db: Db, namespace: string, name: string): Promise<boolean> {
@@ -261,7 +275,18 @@ export async function deleteQuota(db: Db, namespace: string, name: string): Prom
 
 /** Every namespace something lives in, and "default". */
 export async function listNamespaces(db: Db): Promise<string[]> {
-  return (await db.query<{ namespace: string }>(sql('namespaces/list'))).rows.map((r) => r.namespace);
+  return (await db.query<{ namespace: string }>(sql('namespaces/list'), [null, null])).rows.map((r) => r.namespace);
+}
+
+/** A page of listNamespaces' list (a namespace's key: no namespace, its name). */
+export async function listNamespacePage(db: Db, page: PageRequest): Promise<RowsPage<string>> {
+  const [, after, limit] = pageParameters(page);
+  const rows = (await db.query<{ namespace: string }>(sql('namespaces/list'), [after, limit])).rows;
+  return cutPage(
+    rows.map((r) => r.namespace),
+    page.limit,
+    (name) => ({ namespace: '', name }),
+  );
 }
 
 export async function namespaceUsage(db: Db, namespace: string): Promise<NamespaceUsage> {

@@ -1,6 +1,8 @@
 // Workflows as users see them: submit (the workflow and all its jobs in one transaction), read,
 // cancel, retry, delete (any replica, no lease needed). What happens to waiting jobs as their
 // needs end, and when a workflow closes, is the leader's (src/controllers/workflow/).
+import { cutPage, type PageRequest, type RowsPage } from '../domain/list-pages.js';
+import { pageParameters } from './pages.js';
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Db, Tx } from './db.js';
@@ -142,11 +144,26 @@ export async function getWorkflow(
   return readWorkflow(db, namespace, name);
 }
 
+/** Every workflow of a namespace (of all when null) with its jobs, by namespace and name. */
 export async function listWorkflows(
   db: Db,
   namespace: string | null,
 ): Promise<Array<{ workflow: WorkflowRow; jobs: JobRow[] }>> {
-  const workflows = (await db.query<WorkflowRow>(sql('workflows/list'), [namespace])).rows;
+  return withJobs(db, (await db.query<WorkflowRow>(sql('workflows/list'), [namespace, ...pageParameters(null)])).rows);
+}
+
+/** A page of listWorkflows' list; the jobs are read for the page's workflows only. */
+export async function listWorkflowPage(
+  db: Db,
+  namespace: string | null,
+  page: PageRequest,
+): Promise<RowsPage<{ workflow: WorkflowRow; jobs: JobRow[] }>> {
+  const rows = (await db.query<WorkflowRow>(sql('workflows/list'), [namespace, ...pageParameters(page)])).rows;
+  const cut = cutPage(rows, page.limit, (w) => ({ namespace: w.namespace, name: w.name }));
+  return { rows: await withJobs(db, cut.rows), next: cut.next };
+}
+
+async function withJobs(db: Db, workflows: WorkflowRow[]): Promise<Array<{ workflow: WorkflowRow; jobs: JobRow[] }>> {
   if (workflows.length === 0) return [];
   const jobs = (await db.query<JobRow>(sql('workflows/jobs'), [workflows.map((w) => w.uid)])).rows;
   const byWorkflow = new Map<string, JobRow[]>(workflows.map((w) => [w.uid, []]));

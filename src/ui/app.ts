@@ -108,6 +108,8 @@ function want(parts: Iterable<Part>): void {
 /** Reads the parts; returns those whose read failed. */
 async function read(parts: Set<Part>): Promise<Part[]> {
   const list = <T>(path: string) => connection.get<List<T>>(path).then((l) => l.items);
+  // The lists served in pages, read whole.
+  const all = <T>(path: string) => readAllPages(path, (next) => connection.get<List<T>>(next));
   const reads: Array<[Part, () => Promise<unknown>]> = [
     [
       'status',
@@ -117,10 +119,10 @@ async function read(parts: Set<Part>): Promise<Part[]> {
       },
     ],
     // Every job, a page at a time: the nodes' boxes and the counts by phase need them all.
-    ['jobs', async () => (state.jobs = await readAllPages('/api/v1/jobs', (path) => connection.get<List<Job>>(path)))],
-    ['nodes', async () => (state.nodes = await list<NodeResource>('/api/v1/nodes'))],
-    ['workflows', async () => (state.workflows = await list<Workflow>('/api/v1/workflows'))],
-    ['cronjobs', async () => (state.cronjobs = await list<CronJob>('/api/v1/cronjobs'))],
+    ['jobs', async () => (state.jobs = await all<Job>('/api/v1/jobs'))],
+    ['nodes', async () => (state.nodes = await all<NodeResource>('/api/v1/nodes'))],
+    ['workflows', async () => (state.workflows = await all<Workflow>('/api/v1/workflows'))],
+    ['cronjobs', async () => (state.cronjobs = await all<CronJob>('/api/v1/cronjobs'))],
     ['events', async () => (state.events = await list<ClusterEvent>('/api/v1/clusterevents'))],
     ['detail', readDetail],
   ];

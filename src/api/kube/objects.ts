@@ -4,10 +4,10 @@ import type { ApiContext } from '../context.js';
 import type { KubeKind } from './kinds.js';
 import type { KubeObject } from './table.js';
 import { getJob, listJobPage, listJobs } from '../../store/jobs.js';
-import { getWorkflow, listWorkflows } from '../../store/workflows.js';
-import { getCronJob, listCronJobs } from '../../store/cronjobs.js';
-import { getQueue, listQueues, listQuotas } from '../../store/queues.js';
-import { listNodes } from '../../store/nodes.js';
+import { getWorkflow, listWorkflowPage, listWorkflows } from '../../store/workflows.js';
+import { getCronJob, listCronJobPage, listCronJobs } from '../../store/cronjobs.js';
+import { getQueue, listQueuePage, listQueues, listQuotaPage, listQuotas } from '../../store/queues.js';
+import { listNodePage, listNodes } from '../../store/nodes.js';
 import {
   presentCronJob,
   presentJob,
@@ -20,6 +20,11 @@ import { storeJobFilterOf } from '../job-filter.js';
 import { continueToken, kubeLimitOf, parseContinue } from '../list-page.js';
 import { listRbac } from '../rbac-objects.js';
 import { RBAC_KINDS } from '../../domain/rbac.js';
+import type { PageRequest, RowsPage } from '../../domain/list-pages.js';
+
+function presented<T>(page: RowsPage<T>, present: (row: T) => unknown): RowsPage<KubeObject> {
+  return { rows: page.rows.map((row) => present(row) as KubeObject), next: page.next };
+}
 
 /** The query parameters of a list (selectors.ts reads them). */
 export interface ObjectQuery {
@@ -37,8 +42,9 @@ export interface ObjectQuery {
 export interface KubeObjects {
   list(kind: KubeKind, namespace: string | null): Promise<KubeObject[]>;
   /**
-   * A page of the list read from the store, when the store can read it a page at a time: Jobs,
-   * with a limit, and selectors it filters on. Null: list them all and select in memory. It has
+   * A page of the list read from the store, when the store can read it a page at a time: Jobs
+   * with selectors it filters on; Workflows, CronJobs, Queues, ResourceQuotas and Nodes without
+   * selectors. Null: list them all and select in memory. It has
    * no remainingItemCount (optional in Kubernetes too): counting would read every row.
    */
   page(
@@ -102,6 +108,14 @@ export function kubeObjects(ctx: ApiContext): KubeObjects {
       list: (ns) => listRbac(db, rbacKind, ns),
       get: async (ns, name) => (await listRbac(db, rbacKind, ns === '' ? null : ns, name))[0],
     };
+  // The kinds whose store reads a page at a time (keyset on namespace and name, as Jobs).
+  const pagedSources: Record<string, (ns: string | null, page: PageRequest) => Promise<RowsPage<KubeObject>>> = {
+    Workflow: async (ns, page) => presented(await listWorkflowPage(db, ns, page), (w) => presentWorkflow(w.workflow, w.jobs)),
+    CronJob: async (ns, page) => presented(await listCronJobPage(db, ns, page), presentCronJob),
+    Queue: async (ns, page) => presented(await listQueuePage(db, ns, page), (row) => presentQueue(row)),
+    ResourceQuota: async (ns, page) => presented(await listQuotaPage(db, ns, page), (row) => presentResourceQuota(row)),
+    Node: async (_ns, page) => presented(await listNodePage(db, page), presentNode),
+  };
   const sourceOf = (kind: KubeKind): Source => {
     const source = sources[kind.kind];
     if (!source) throw new Error(`no objects for kind ${kind.kind}`);
@@ -110,6 +124,15 @@ export function kubeObjects(ctx: ApiContext): KubeObjects {
   return {
     list: async (kind, namespace) => (await sourceOf(kind).list(namespace)) as KubeObject[],
     page: async (kind, namespace, query) => {
+      const paged = pagedSources[kind.kind];
+      if (paged && !query.labelSelector && !query.fieldSelector) {
+        const request = {
+          limit: kubeLimitOf(query.limit),
+          after: query.continue ? parseContinue(query.continue, namespace) : null,
+        };
+        const page = await paged(namespace, request);
+        return { items: page.rows, ...(page.next ? { continue: continueToken(page.next) } : {}) };
+      }
       if (kind.kind !== 'Job') return null;
       const limit = kubeLimitOf(query.limit);
       const filter = storeJobFilterOf(query);

@@ -1,5 +1,6 @@
 // CronJobs: apply (create or edit; one YAML or JSON document), get, list, delete, and a
 // CronJob's recent occurrences. Any replica, no leader needed: firing is the leader's.
+import { listMetadata, pageRequestOf, type PageQuery } from '../list-page.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parsedBody } from '../auth-gate.js';
 import { createdIn, onCollection, onObject } from '../route-access.js';
@@ -8,7 +9,7 @@ import { writeOptionsOf, type WriteAnswer, type WriteOptions } from '../write-op
 import type { ApiContext } from '../context.js';
 import { HttpError } from '../../errors/http-error.js';
 import { readCronJobSubmission } from '../validation/cronjob.js';
-import { applyCronJob, deleteCronJob, getCronJob, listCronJobs, recentOccurrences } from '../../store/cronjobs.js';
+import { applyCronJob, deleteCronJob, getCronJob, listCronJobPage, recentOccurrences } from '../../store/cronjobs.js';
 import { presentCronJob } from '../present.js';
 import { API_VERSION, type CronJob, type CronJobRequest } from '../../domain/resources.js';
 import { overdueSlackMs } from '../../config.js';
@@ -62,22 +63,26 @@ export function cronJobRoutes(app: FastifyInstance, ctx: ApiContext): void {
     },
   );
 
-  app.get<{ Querystring: { namespace?: string } }>(
+  // Pages as GET /api/v1/jobs's: `limit` and `continue` (src/api/list-page.ts).
+  const list = async (namespace: string | null, query: PageQuery) => {
+    const page = await listCronJobPage(ctx.db, namespace, pageRequestOf(query, namespace));
+    return {
+      apiVersion: API_VERSION,
+      kind: 'CronJobList',
+      metadata: listMetadata(page.next),
+      items: page.rows.map(presentCronJob),
+    };
+  };
+  app.get<{ Querystring: PageQuery & { namespace?: string } }>(
     '/api/v1/cronjobs',
     { config: { access: onCollection('list', 'cronjobs') } },
-    async (request) => {
-      const rows = await listCronJobs(ctx.db, request.query.namespace || null);
-      return { apiVersion: API_VERSION, kind: 'CronJobList', items: rows.map(presentCronJob) };
-    },
+    async (request) => list(request.query.namespace || null, request.query),
   );
 
-  app.get<{ Params: { namespace: string } }>(
+  app.get<{ Params: { namespace: string }; Querystring: PageQuery }>(
     '/api/v1/namespaces/:namespace/cronjobs',
     { config: { access: onCollection('list', 'cronjobs') } },
-    async (request) => {
-      const rows = await listCronJobs(ctx.db, request.params.namespace);
-      return { apiVersion: API_VERSION, kind: 'CronJobList', items: rows.map(presentCronJob) };
-    },
+    async (request) => list(request.params.namespace, request.query),
   );
 
   app.get<{ Params: CronJobParams }>(

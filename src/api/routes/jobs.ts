@@ -19,7 +19,7 @@ import {
 } from '../../store/jobs.js';
 import { presentJob, presentJobEvent } from '../present.js';
 import { jobFilterOf } from '../job-filter.js';
-import { continueToken, pageLimitOf, parseContinue } from '../list-page.js';
+import { listMetadata, pageRequestOf } from '../list-page.js';
 
 /** The latest events a job's events list shows. */
 const EVENTS_SHOWN = 100;
@@ -220,13 +220,12 @@ export function jobRoutes(app: FastifyInstance, ctx: ApiContext): void {
 
 async function listPage(ctx: ApiContext, namespace: string | null, query: ListQuery) {
   const filter = jobFilterOf(query);
-  const limit = pageLimitOf(query.limit);
-  const after = query.continue ? parseContinue(query.continue, namespace) : null;
+  const { after, limit } = pageRequestOf(query, namespace);
   const page = await listJobPage(ctx.db, namespace, filter, after, limit);
   return {
     apiVersion: API_VERSION,
     kind: 'JobList',
-    metadata: page.next ? { continue: continueToken(page.next) } : {},
+    metadata: listMetadata(page.next),
     items: page.jobs.map(presentJob),
   };
 }

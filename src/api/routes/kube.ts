@@ -16,7 +16,8 @@ import { kubeObjects, type ObjectQuery } from '../kube/objects.js';
 import { selectObjects } from '../kube/selectors.js';
 import { challengeHeader, KubeError, statusOf } from '../kube/status.js';
 import { UnauthorizedError } from '../../errors/unauthorized-error.js';
-import { listNamespaces } from '../../store/queues.js';
+import { listNamespacePage, listNamespaces } from '../../store/queues.js';
+import { continueToken, kubeLimitOf, parseContinue } from '../list-page.js';
 import { readNamespace } from './queues.js';
 import { streamWatch } from '../kube/object-watch.js';
 import { listVersion } from '../../store/watch-feed.js';
@@ -100,11 +101,26 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
       { config: { access: onCollection('list', 'namespaces', undefined, '') } },
       async (request, reply) => {
         const resourceVersion = String(await listVersion(ctx.db));
-        const names = await listNamespaces(ctx.db);
-        const items = (await Promise.all(names.map((name) => readNamespace(ctx.db, name)))).filter(
-          (n) => n !== undefined,
-        ) as unknown as KubeObject[];
-        const found = selectObjects(items, request.query);
+        const read = async (names: string[]) =>
+          (await Promise.all(names.map((name) => readNamespace(ctx.db, name)))).filter(
+            (n) => n !== undefined,
+          ) as unknown as KubeObject[];
+        // Without selectors, a page of names from the store, and only those namespaces read.
+        const { query } = request;
+        const found =
+          !query.labelSelector && !query.fieldSelector
+            ? await (async () => {
+                const page = await listNamespacePage(ctx.db, {
+                  limit: kubeLimitOf(query.limit),
+                  after: query.continue ? parseContinue(query.continue, null) : null,
+                });
+                return {
+                  items: await read(page.rows),
+                  ...(page.next ? { continue: continueToken(page.next) } : {}),
+                  remaining: undefined,
+                };
+              })()
+            : selectObjects(await read(await listNamespaces(ctx.db)), query);
         return answer(request, reply, CORE_KINDS[0]!, found.items, {
           resourceVersion,
           continue: found.continue,

@@ -1,5 +1,6 @@
 // Nodes: register, heartbeat and the watch stream (any replica, also while nobody leads),
 // plus the list users read.
+import { listMetadata, pageRequestOf, type PageQuery } from '../list-page.js';
 import { maxLabels } from '../../config.js';
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -10,7 +11,7 @@ import type { ApiContext } from '../context.js';
 import { jsonObject } from '../body.js';
 import { HttpError } from '../../errors/http-error.js';
 import { ValidationError } from '../../errors/validation-error.js';
-import { heartbeat, listNodes, openWatch, registerNode, type RegistrationAuthority } from '../../store/nodes.js';
+import { heartbeat, listNodePage, openWatch, registerNode, type RegistrationAuthority } from '../../store/nodes.js';
 import { ForbiddenError } from '../../errors/forbidden-error.js';
 import { SupersededCredentialError } from '../../errors/superseded-credential-error.js';
 import { NODE_CREDENTIAL_TTL_MS, nodeIdentityOf, type NodeIdentity } from '../../domain/node-identity.js';
@@ -131,10 +132,15 @@ export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     },
   );
 
-  app.get('/api/v1/nodes', { config: { access: onCollection('list', 'nodes') } }, async () => {
-    const rows = await listNodes(ctx.db);
-    return { apiVersion: API_VERSION, kind: 'NodeList', items: rows.map(presentNode) };
-  });
+  // Pages as GET /api/v1/jobs's, by name: `limit` and `continue` (src/api/list-page.ts).
+  app.get<{ Querystring: PageQuery }>(
+    '/api/v1/nodes',
+    { config: { access: onCollection('list', 'nodes') } },
+    async (request) => {
+      const page = await listNodePage(ctx.db, pageRequestOf(request.query, null));
+      return { apiVersion: API_VERSION, kind: 'NodeList', metadata: listMetadata(page.next), items: page.rows.map(presentNode) };
+    },
+  );
 }
 
 /**

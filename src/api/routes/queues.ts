@@ -1,5 +1,6 @@
 // Queues and ResourceQuotas: apply (create or change; one YAML or JSON document), get, list,
 // delete; and a namespace's use against its limits. Any replica, no leader needed.
+import { listMetadata, pageRequestOf, type PageQuery } from '../list-page.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parsedBody, type Access } from '../auth-gate.js';
 import { createdIn, onCollection, onObject } from '../route-access.js';
@@ -14,7 +15,9 @@ import {
   deleteQueue,
   deleteQuota,
   getQueue,
+  listQueuePage,
   listQueues,
+  listQuotaPage,
   listQuotas,
   namespaceUsage,
 } from '../../store/queues.js';
@@ -96,22 +99,26 @@ export function queueRoutes(app: FastifyInstance, ctx: ApiContext): void {
     },
   );
 
-  app.get<{ Querystring: { namespace?: string } }>(
+  // Pages as GET /api/v1/jobs's: `limit` and `continue` (src/api/list-page.ts).
+  const queueList = async (namespace: string | null, query: PageQuery) => {
+    const page = await listQueuePage(ctx.db, namespace, pageRequestOf(query, namespace));
+    return {
+      apiVersion: API_VERSION,
+      kind: 'QueueList',
+      metadata: listMetadata(page.next),
+      items: page.rows.map((row) => presentQueue(row)),
+    };
+  };
+  app.get<{ Querystring: PageQuery & { namespace?: string } }>(
     '/api/v1/queues',
     { config: { access: onCollection('list', 'queues') } },
-    async (request) => {
-      const rows = await listQueues(ctx.db, request.query.namespace || null);
-      return { apiVersion: API_VERSION, kind: 'QueueList', items: rows.map((row) => presentQueue(row)) };
-    },
+    async (request) => queueList(request.query.namespace || null, request.query),
   );
 
-  app.get<{ Params: { namespace: string } }>(
+  app.get<{ Params: { namespace: string }; Querystring: PageQuery }>(
     '/api/v1/namespaces/:namespace/queues',
     { config: { access: onCollection('list', 'queues') } },
-    async (request) => {
-      const rows = await listQueues(ctx.db, request.params.namespace);
-      return { apiVersion: API_VERSION, kind: 'QueueList', items: rows.map((row) => presentQueue(row)) };
-    },
+    async (request) => queueList(request.params.namespace, request.query),
   );
 
   app.get<{ Params: ObjectParams }>(
@@ -146,30 +153,25 @@ export function queueRoutes(app: FastifyInstance, ctx: ApiContext): void {
     },
   );
 
-  app.get<{ Querystring: { namespace?: string } }>(
+  const quotaList = async (namespace: string | null, query: PageQuery) => {
+    const page = await listQuotaPage(ctx.db, namespace, pageRequestOf(query, namespace));
+    return {
+      apiVersion: API_VERSION,
+      kind: 'ResourceQuotaList',
+      metadata: listMetadata(page.next),
+      items: page.rows.map((row) => presentResourceQuota(row)),
+    };
+  };
+  app.get<{ Querystring: PageQuery & { namespace?: string } }>(
     '/api/v1/resourcequotas',
     { config: { access: onCollection('list', 'resourcequotas') } },
-    async (request) => {
-      const rows = await listQuotas(ctx.db, request.query.namespace || null);
-      return {
-        apiVersion: API_VERSION,
-        kind: 'ResourceQuotaList',
-        items: rows.map((row) => presentResourceQuota(row)),
-      };
-    },
+    async (request) => quotaList(request.query.namespace || null, request.query),
   );
 
-  app.get<{ Params: { namespace: string } }>(
+  app.get<{ Params: { namespace: string }; Querystring: PageQuery }>(
     '/api/v1/namespaces/:namespace/resourcequotas',
     { config: { access: onCollection('list', 'resourcequotas') } },
-    async (request) => {
-      const rows = await listQuotas(ctx.db, request.params.namespace);
-      return {
-        apiVersion: API_VERSION,
-        kind: 'ResourceQuotaList',
-        items: rows.map((row) => presentResourceQuota(row)),
-      };
-    },
+    async (request) => quotaList(request.params.namespace, request.query),
   );
 
   // A namespace has at most one quota, so listing the namespace's finds it by name.

@@ -1,5 +1,6 @@
 // Workflows: create (one YAML or JSON document: the workflow and all its jobs, or nothing), get,
 // list, cancel, retry, delete. Any replica, no leader needed.
+import { listMetadata, pageRequestOf, type PageQuery } from '../list-page.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parsedBody } from '../auth-gate.js';
 import { createdIn, onCollection, onObject } from '../route-access.js';
@@ -12,7 +13,7 @@ import {
   cancelWorkflow,
   deleteWorkflow,
   getWorkflow,
-  listWorkflows,
+  listWorkflowPage,
   retryWorkflow,
   submitWorkflow,
   type WorkflowActionResult,
@@ -74,30 +75,26 @@ export function workflowRoutes(app: FastifyInstance, ctx: ApiContext): void {
     },
   );
 
-  app.get<{ Querystring: { namespace?: string } }>(
+  // Pages as GET /api/v1/jobs's: `limit` and `continue` (src/api/list-page.ts).
+  const list = async (namespace: string | null, query: PageQuery) => {
+    const page = await listWorkflowPage(ctx.db, namespace, pageRequestOf(query, namespace));
+    return {
+      apiVersion: API_VERSION,
+      kind: 'WorkflowList',
+      metadata: listMetadata(page.next),
+      items: page.rows.map((w) => presentWorkflow(w.workflow, w.jobs)),
+    };
+  };
+  app.get<{ Querystring: PageQuery & { namespace?: string } }>(
     '/api/v1/workflows',
     { config: { access: onCollection('list', 'workflows') } },
-    async (request) => {
-      const found = await listWorkflows(ctx.db, request.query.namespace || null);
-      return {
-        apiVersion: API_VERSION,
-        kind: 'WorkflowList',
-        items: found.map((w) => presentWorkflow(w.workflow, w.jobs)),
-      };
-    },
+    async (request) => list(request.query.namespace || null, request.query),
   );
 
-  app.get<{ Params: { namespace: string } }>(
+  app.get<{ Params: { namespace: string }; Querystring: PageQuery }>(
     '/api/v1/namespaces/:namespace/workflows',
     { config: { access: onCollection('list', 'workflows') } },
-    async (request) => {
-      const found = await listWorkflows(ctx.db, request.params.namespace);
-      return {
-        apiVersion: API_VERSION,
-        kind: 'WorkflowList',
-        items: found.map((w) => presentWorkflow(w.workflow, w.jobs)),
-      };
-    },
+    async (request) => list(request.params.namespace, request.query),
   );
 
   app.get<{ Params: WorkflowParams }>(
