@@ -164,7 +164,8 @@ export async function applyQueue(
       if (current?.watch_rv !== expectedVersion)
         return {
           outcome: 'stale' as const,
-          queue: (await tx.query<QueueRow>(sql('queues/list'), [q.namespace, q.name, ...pageParameters(null)])).rows[0]!,
+          queue: (await tx.query<QueueRow>(sql('queues/list'), [q.namespace, q.name, ...pageParameters(null)]))
+            .rows[0]!,
         };
     }
     const written = (
@@ -181,7 +182,8 @@ export async function applyQueue(
         JSON.stringify(q.annotations ?? {}),
       ])
     ).rows[0];
-    const queue = (await tx.query<QueueRow>(sql('queues/list'), [q.namespace, q.name, ...pageParameters(null)])).rows[0]!;
+    const queue = (await tx.query<QueueRow>(sql('queues/list'), [q.namespace, q.name, ...pageParameters(null)]))
+      .rows[0]!;
     return { outcome: written === undefined ? 'unchanged' : written.created ? 'created' : 'configured', queue };
   });
 }

@@ -110,7 +110,8 @@ export function kubeObjects(ctx: ApiContext): KubeObjects {
     };
   // The kinds whose store reads a page at a time (keyset on namespace and name, as Jobs).
   const pagedSources: Record<string, (ns: string | null, page: PageRequest) => Promise<RowsPage<KubeObject>>> = {
-    Workflow: async (ns, page) => presented(await listWorkflowPage(db, ns, page), (w) => presentWorkflow(w.workflow, w.jobs)),
+    Workflow: async (ns, page) =>
+      presented(await listWorkflowPage(db, ns, page), (w) => presentWorkflow(w.workflow, w.jobs)),
     CronJob: async (ns, page) => presented(await listCronJobPage(db, ns, page), presentCronJob),
     Queue: async (ns, page) => presented(await listQueuePage(db, ns, page), (row) => presentQueue(row)),
     ResourceQuota: async (ns, page) => presented(await listQuotaPage(db, ns, page), (row) => presentResourceQuota(row)),

@@ -138,7 +138,12 @@ export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     { config: { access: onCollection('list', 'nodes') } },
     async (request) => {
       const page = await listNodePage(ctx.db, pageRequestOf(request.query, null));
-      return { apiVersion: API_VERSION, kind: 'NodeList', metadata: listMetadata(page.next), items: page.rows.map(presentNode) };
+      return {
+        apiVersion: API_VERSION,
+        kind: 'NodeList',
+        metadata: listMetadata(page.next),
+        items: page.rows.map(presentNode),
+      };
     },
   );
 }
