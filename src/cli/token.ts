@@ -6,6 +6,8 @@ import type { Command } from 'commander';
 import { parseDuration } from '../domain/duration.js';
 import { fencerHome } from '../simulator/state.js';
 import { fail } from './options.js';
+import type { Db } from '../store/db.js';
+import type { JoinToken } from '../domain/node-identity.js';
 
 interface CreateOptions {
   user?: string;
@@ -65,6 +67,116 @@ export function registerTokenCommands(program: Command): void {
           : `${minted.token}\n`,
       );
     });
+
+  // Join tokens are rows of the cluster's database, so an operator lists and withdraws them there
+  // (as kubeadm token list / delete); a user's token is no row, so it is revoked by its id.
+  token
+    .command('list')
+    .description('the join tokens nodes register with (--join): id, TTL, expiry, description; never a secret')
+    .option('--join', 'join tokens (the only tokens stored: a user token is revoked by its id, fencer token revoke)')
+    .option('--database-url <url>', "the cluster's PostgreSQL (default $DATABASE_URL, else the local cluster's)")
+    .option('-o, --output <format>', 'json: every token as an object')
+    .action(async (opts: DatabaseOptions & { join?: boolean; output?: string }) => {
+      if (!opts.join) fail('list: pass --join (only join tokens are stored; user tokens are revoked by id)');
+      if (opts.output !== undefined && opts.output !== 'json') fail(`--output: "${opts.output}" is not json`);
+      const { listJoinTokens } = await import('../store/nodes.js');
+      const rows = await withClusterDatabase(opts, listJoinTokens);
+      const now = Date.now();
+      if (opts.output === 'json') {
+        const items = rows.map((r) => ({
+          id: r.id,
+          description: r.description,
+          createdAt: r.created_at.toISOString(),
+          expiresAt: r.expires_at.toISOString(),
+          expired: r.expired,
+        }));
+        process.stdout.write(`${JSON.stringify({ items })}
+`);
+        return;
+      }
+      const { renderTable } = await import('../report/table.js');
+      const { humanDuration } = await import('../domain/duration.js');
+      process.stdout.write(
+        renderTable(
+          ['ID', 'TTL', 'EXPIRES', 'DESCRIPTION'],
+          rows.map((r) => [
+            r.id,
+            r.expired ? '<expired>' : humanDuration(r.expires_at.getTime() - now),
+            r.expires_at.toISOString(),
+            r.description || '<none>',
+          ]),
+        ),
+      );
+    });
+
+  token
+    .command('delete')
+    .description(
+      'withdraw a join token (--join): no node registers with it any more; joined nodes keep their credentials',
+    )
+    .argument('<id>', "the join token's id, or the whole token (id.secret)")
+    .option('--join', 'a join token (the only tokens stored)')
+    .option('--database-url <url>', "the cluster's PostgreSQL (default $DATABASE_URL, else the local cluster's)")
+    .action(async (given: string, opts: DatabaseOptions & { join?: boolean }) => {
+      if (!opts.join) fail('delete: pass --join (a user token is revoked by its id: fencer token revoke JTI)');
+      const id = given.split('.')[0]!;
+      if (!/^[a-z0-9]{6}$/.test(id)) fail(`delete: "${given}" is no join token id (6 of [a-z0-9])`);
+      const { deleteJoinToken } = await import('../store/nodes.js');
+      if (!(await withClusterDatabase(opts, (db) => deleteJoinToken(db, id)))) fail(`join token "${id}" not found`);
+      process.stdout.write(`join token "${id}" deleted\n`);
+    });
+
+  token
+    .command('revoke')
+    .description(
+      'refuse a user token from now on, by its id (its jti; fencer token create -o json prints it) or the token itself',
+    )
+    .argument('<jti|token>', "the token's id, or the whole token (its id and expiry are read from it)")
+    .option('--reason <text>', 'why, kept with the revocation')
+    .option('--database-url <url>', "the cluster's PostgreSQL (default $DATABASE_URL, else the local cluster's)")
+    .action(async (given: string, opts: DatabaseOptions & { reason?: string }) => {
+      const { revokeToken } = await import('../store/auth.js');
+      const { MAX_TOKEN_TTL_MS } = await import('../auth/tokens/mint.js');
+      const { userInfo } = await import('node:os');
+      let jti = given;
+      // Kept until the token could no longer verify: its own expiry, else the longest a token lives.
+      let expiresAt = new Date(Date.now() + MAX_TOKEN_TTL_MS);
+      if (given.split('.').length === 3) {
+        const { decodeJwt } = await import('jose');
+        let claims;
+        try {
+          claims = decodeJwt(given);
+        } catch (err) {
+          fail(`revoke: not a token: ${(err as Error).message}`);
+        }
+        if (typeof claims!.jti !== 'string' || claims!.jti === '') fail('revoke: the token has no jti');
+        jti = claims!.jti!;
+        if (typeof claims!.exp === 'number') expiresAt = new Date(claims!.exp * 1000);
+      } else if (!/^[\x21-\x7e]{1,200}$/.test(given)) fail(`revoke: "${given}" is no token id`);
+      const fresh = await withClusterDatabase(opts, (db) =>
+        revokeToken(db, { jti, expiresAt, actor: `cli:${userInfo().username}`, reason: opts.reason ?? null }),
+      );
+      process.stdout.write(`token "${jti}" ${fresh ? 'revoked' : 'was already revoked'}\n`);
+    });
+}
+
+interface DatabaseOptions {
+  databaseUrl?: string;
+}
+
+/** `use` with a connection to the cluster's database: --database-url, $DATABASE_URL, else the local cluster's. */
+async function withClusterDatabase<T>(opts: DatabaseOptions, use: (db: Db) => Promise<T>): Promise<T> {
+  const { databaseUrlOf, readClusterState } = await import('../simulator/state.js');
+  const { createPool } = await import('../store/db.js');
+  const local = readClusterState();
+  const databaseUrl = opts.databaseUrl ?? process.env.DATABASE_URL ?? (local ? databaseUrlOf(local) : undefined);
+  if (!databaseUrl) fail('no database (pass --database-url, set DATABASE_URL, or start a local cluster)');
+  const db = createPool({ databaseUrl: databaseUrl!, replica: 'cli', max: 1 });
+  try {
+    return await use(db);
+  } finally {
+    await db.end();
+  }
 }
 
 /**
@@ -74,14 +186,9 @@ export function registerTokenCommands(program: Command): void {
 async function createJoinToken(opts: CreateOptions, ttlMs: number): Promise<void> {
   const { readFileSync } = await import('node:fs');
   const { parseJoinToken } = await import('../domain/node-identity.js');
-  const { databaseUrlOf, readClusterState } = await import('../simulator/state.js');
-  const { createPool } = await import('../store/db.js');
   const store = await import('../store/nodes.js');
   if (ttlMs > 366 * 86_400_000) fail(`--ttl: ${opts.ttl} is longer than a year`);
-  const local = readClusterState();
-  const databaseUrl = opts.databaseUrl ?? process.env.DATABASE_URL ?? (local ? databaseUrlOf(local) : undefined);
-  if (!databaseUrl) fail('--join: no database (pass --database-url, set DATABASE_URL, or start a local cluster)');
-  let given;
+  let given: JoinToken | undefined;
   if (opts.tokenFile !== undefined) {
     let text: string;
     try {
@@ -93,19 +200,16 @@ async function createJoinToken(opts: CreateOptions, ttlMs: number): Promise<void
       parseJoinToken(text!) ??
       fail(`--token-file: ${opts.tokenFile} does not hold a join token (id.secret: 6 and 16 of [a-z0-9])`);
   }
-  const db = createPool({ databaseUrl: databaseUrl!, replica: 'cli', max: 1 });
-  try {
-    const made = await store
+  const made = await withClusterDatabase(opts, (db) =>
+    store
       .createJoinToken(db, ttlMs, opts.description ?? '', given ?? undefined)
-      .catch((err: Error) => fail(`--join: ${err.message}`));
-    process.stdout.write(
-      opts.output === 'json'
-        ? `${JSON.stringify({ token: made.token, id: made.id, expiresAt: made.expiresAt.toISOString() })}\n`
-        : `${made.token}\n`,
-    );
-  } finally {
-    await db.end();
-  }
+      .catch((err: Error) => fail(`--join: ${err.message}`)),
+  );
+  process.stdout.write(
+    opts.output === 'json'
+      ? `${JSON.stringify({ token: made.token, id: made.id, expiresAt: made.expiresAt.toISOString() })}\n`
+      : `${made.token}\n`,
+  );
 }
 
 function collect(value: string, previous: string[]): string[] {

@@ -129,6 +129,19 @@ export async function createJoinToken(
   return { token: `${token.id}.${token.secret}`, id: token.id, expiresAt: row.expires_at };
 }
 
+export interface JoinTokenRow {
+  id: string;
+  description: string;
+  created_at: Date;
+  expires_at: Date;
+  expired: boolean;
+}
+
+/** Every join token (never its secret, which is kept only hashed), soonest to expire first. */
+export async function listJoinTokens(db: Db): Promise<JoinTokenRow[]> {
+  return (await db.query<JoinTokenRow>(sql('join_tokens/list'))).rows;
+}
+
 /** Withdraws a join token; false when there was none of that id. */
 export async function deleteJoinToken(db: Db, id: string): Promise<boolean> {
   return ((await db.query(sql('join_tokens/delete'), [id])).rowCount ?? 0) > 0;

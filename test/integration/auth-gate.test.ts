@@ -2,7 +2,8 @@
 // own route table: each route declares its attributes or is public; without a token, or with an
 // expired one, an `alg: none` one, one for another audience, one signed by a foreign key or a
 // revoked one, every route but the public ones answers 401 as a Kubernetes Status with
-// `WWW-Authenticate: Bearer`; and --insecure-no-auth is refused off loopback.
+// `WWW-Authenticate: Bearer`; `fencer token revoke` revokes by id; and --insecure-no-auth is
+// refused off loopback.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -163,6 +164,43 @@ describe('every route', () => {
     await revokeToken(t.db, { jti: minted.jti, expiresAt: minted.expiresAt, actor: 'test', reason: 'stolen' });
     await eventually(async () => (await ask()).status === 401, { what: 'the revoked token refused' });
     expect(await (await ask()).json()).toMatchObject({ reason: 'Unauthorized', message: 'token revoked' });
+  });
+
+  it('revokes a token by its id or as a whole with `fencer token revoke`', async () => {
+    const mint = () =>
+      mintToken(TEST_KEY, { issuer: DEFAULT_ISSUER, user: 'carol', groups: ['system:masters'], ttlMs: 600_000 });
+    const [byId, whole] = [await mint(), await mint()];
+    const ask = (token: string) => fetch(`${replica.url}/api/v1/jobs`, { headers: bearerOf(token) });
+    expect((await ask(byId.token)).status).toBe(200);
+    expect((await ask(whole.token)).status).toBe(200);
+    const revoke = async (...args: string[]) =>
+      (
+        await promisify(execFile)(process.execPath, [
+          join(projectRoot(), 'dist/cli/main.js'),
+          'token',
+          'revoke',
+          ...args,
+          '--database-url',
+          t.url,
+        ])
+      ).stdout;
+    expect(await revoke(byId.jti, '--reason', 'leaked')).toBe(`token "${byId.jti}" revoked\n`);
+    expect(await revoke(whole.token)).toBe(`token "${whole.jti}" revoked\n`);
+    expect(await revoke(byId.jti)).toBe(`token "${byId.jti}" was already revoked\n`);
+    const { rows } = await t.db.query(
+      'SELECT jti, expires_at, reason FROM revoked_tokens WHERE jti = ANY($1) ORDER BY reason NULLS LAST',
+      [[byId.jti, whole.jti]],
+    );
+    expect(rows.map((r) => [r.jti, r.reason])).toEqual([
+      [byId.jti, 'leaked'],
+      [whole.jti, null],
+    ]);
+    // The whole token's own expiry is kept; an id alone is kept as long as any token can live.
+    expect(new Date(rows[1].expires_at).getTime()).toBe(Math.floor(whole.expiresAt.getTime() / 1000) * 1000);
+    expect(new Date(rows[0].expires_at).getTime()).toBeGreaterThan(byId.expiresAt.getTime());
+    await eventually(async () => (await ask(byId.token)).status === 401 && (await ask(whole.token)).status === 401, {
+      what: 'both revoked tokens refused',
+    });
   });
 });
 

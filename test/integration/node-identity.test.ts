@@ -6,8 +6,13 @@
 // changes nothing and node-1 keeps its job; an expired or wrong join token is 401; a generation is
 // clamped to the database's clock plus the skew; a replaced process's credential is refused. And
 // the row check broken on purpose (FENCER_BREAK_GUARDS=node-credential-row): the replaced
-// process's report then finishes the new process's job.
+// process's report then finishes the new process's job. An operator lists and deletes join
+// tokens with the CLI (`fencer token list|delete --join`); a deleted one registers nothing.
 import { randomUUID } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { projectRoot } from '../../src/paths.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { startReplica } from '../helpers/replica.js';
@@ -311,5 +316,46 @@ describe('a replaced process', () => {
     } finally {
       delete process.env.FENCER_BREAK_GUARDS;
     }
+  });
+});
+
+describe('join tokens, as an operator keeps them', () => {
+  const fencer = async (...args: string[]) =>
+    (
+      await promisify(execFile)(process.execPath, [
+        join(projectRoot(), 'dist/cli/main.js'),
+        'token',
+        ...args,
+        '--database-url',
+        t.url,
+      ])
+    ).stdout;
+  const register = (token: string) =>
+    fetch(replica.url + NODE_ROUTES.register.path(), {
+      method: 'POST',
+      body: JSON.stringify({ name: 'node-j', capacity: CAPACITY, incarnation: randomUUID() }),
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    });
+
+  it('lists them without their secrets, and a deleted one registers nothing', async () => {
+    const made = JSON.parse(
+      await fencer('create', '--join', '--ttl', '2h', '--description', 'rack 7', '-o', 'json'),
+    ) as { token: string; id: string };
+    const secret = made.token.split('.')[1]!;
+    const table = await fencer('list', '--join');
+    expect(table.split('\n')[0]).toMatch(/^ID\s+TTL\s+EXPIRES\s+DESCRIPTION$/);
+    expect(table).toMatch(new RegExp(`^${made.id}\\s+\\S+\\s+\\S+\\s+rack 7$`, 'm'));
+    expect(table).not.toContain(secret);
+    const listed = JSON.parse(await fencer('list', '--join', '-o', 'json')) as { items: Array<{ id: string }> };
+    expect(listed.items.map((i) => i.id)).toContain(made.id);
+    expect(JSON.stringify(listed)).not.toContain(secret);
+
+    expect(await fencer('delete', '--join', made.token)).toBe(`join token "${made.id}" deleted\n`);
+    expect((await t.db.query('SELECT 1 FROM join_tokens WHERE id = $1', [made.id])).rowCount).toBe(0);
+    expect((await register(made.token)).status).toBe(401);
+    expect(await nodeRow('node-j')).toBeNull();
+    await expect(fencer('delete', '--join', made.id)).rejects.toMatchObject({
+      stderr: expect.stringContaining(`join token "${made.id}" not found`),
+    });
   });
 });
