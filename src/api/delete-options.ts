@@ -4,6 +4,7 @@
 import YAML from 'yaml';
 import { HttpError } from '../errors/http-error.js';
 import { checkDepth, checkNesting, MAX_YAML_ALIASES } from './validation/yaml-bounds.js';
+import { OFF_LOOP_BYTES } from './validation/off-loop.js';
 
 export interface DeleteOptions {
   dryRun?: unknown;
@@ -15,6 +16,10 @@ export function deleteOptionsOf(body: unknown): DeleteOptions | undefined {
   if (body === undefined || body === null) return undefined;
   const text = String(body).replace(/^\uFEFF/, '');
   if (text.trim() === '') return undefined;
+  // DeleteOptions are a few fields: a body too large to read in place is no DeleteOptions, and
+  // is refused rather than parsed on the event loop (off-loop.ts).
+  if (text.length >= OFF_LOOP_BYTES)
+    throw new HttpError(413, `the body of a delete must be DeleteOptions, smaller than ${OFF_LOOP_BYTES / 1024} KiB`);
   let parsed: unknown;
   try {
     checkNesting(text);

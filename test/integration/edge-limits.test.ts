@@ -3,7 +3,8 @@
 // and nodes go on; open watches and change feeds are capped per caller and per replica (429, a
 // slot freed when a stream closes); a list without a limit is a page; YAML past its bounds
 // (aliases, nesting), too many labels, too large annotations and report messages are refused
-// saying what and where, with nothing stored. The broken variant rate-limit runs in the suite.
+// saying what and where, with nothing stored; a large body of any kind is parsed on the worker
+// thread, not the event loop. The broken variant rate-limit runs in the suite.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { startReplica } from '../helpers/replica.js';
@@ -17,6 +18,7 @@ import { MASTERS_GROUP } from '../../src/auth/rbac/builtin.js';
 import { NODES_GROUP } from '../../src/domain/rbac.js';
 import { NODE_ROUTES } from '../../src/domain/node-routes.js';
 import { DEFAULT_PER_PAGE } from '../../src/domain/list-pages.js';
+import { OFF_LOOP_BYTES, readOffLoop } from '../../src/api/validation/off-loop.js';
 
 const HOUR = 3_600_000;
 const QUIET = { deadAfterSilentMs: HOUR, confirmTimeoutMs: HOUR };
@@ -246,5 +248,53 @@ describe('a body past its bounds', () => {
       expect.objectContaining({ path: 'reports[0].message', message: expect.stringContaining('at most 4096') }),
     ]);
     expect(await count('SELECT 1 FROM history')).toBe(before);
+  });
+});
+
+describe('a large body', () => {
+  // Many annotation keys: the yaml package checks each key against the others, so this costs it
+  // far longer than one turn of the event loop.
+  const annotated = (name: string, keys: number) =>
+    `apiVersion: fencer.dev/v1\nkind: Workflow\nmetadata:\n  name: ${name}\n  annotations:\n` +
+    Array.from({ length: keys }, (_, i) => `    k${i}: v`).join('\n') +
+    `\nspec:\n  jobs:\n    - name: a\n      template: { resources: { cpu: 100m, memory: 64Mi }, duration: 1s }\n`;
+
+  it('is read on the worker thread, not the event loop, whatever kind it is', async () => {
+    const text = annotated('slow', 4_000);
+    expect(text.length).toBeGreaterThan(OFF_LOOP_BYTES);
+    for (const reader of ['workflow', 'object'] as const) {
+      let settled = false;
+      const read = readOffLoop(reader, text, 'application/yaml').finally(() => (settled = true));
+      // Read in place, the promise would be settled before readOffLoop returned.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(settled, reader).toBe(false);
+      await read;
+    }
+    // Small bodies are read in place.
+    let small = false;
+    const read = readOffLoop('object', 'a: 1', undefined).finally(() => (small = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(small).toBe(true);
+    expect(await read).toEqual({ a: 1 });
+  });
+
+  it('comes back from the worker as the same answer: created, or refused naming the field', async () => {
+    const post = (path: string, body: string) =>
+      adminFetch(roomy.url + path, { method: 'POST', body, headers: { 'content-type': 'application/yaml' } });
+    expect((await post('/api/v1/workflows', annotated('large-ok', 3_000))).status).toBe(201);
+    expect(
+      (await post('/apis/fencer.dev/v1/namespaces/default/workflows', annotated('large-kube', 3_000))).status,
+    ).toBe(201);
+    expect(await count("SELECT 1 FROM workflows WHERE name IN ('large-ok', 'large-kube')")).toBe(2);
+    const labels = Array.from({ length: 65 }, (_, i) => `    l${i}: v`).join('\n');
+    const refused = await post(
+      '/api/v1/queues',
+      `apiVersion: fencer.dev/v1\nkind: Queue\nmetadata:\n  name: big\n  namespace: default\n  labels:\n${labels}\n  annotations:\n    a: "${'x'.repeat(40 * 1024)}"\nspec: {}\n`,
+    );
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(await refused.json())).toContain('metadata.labels');
+    expect(await count("SELECT 1 FROM queues WHERE name = 'big'")).toBe(0);
+    const bad = await post('/apis/fencer.dev/v1/namespaces/default/queues', `a: [${'x, '.repeat(20_000)}`);
+    expect(bad.status).toBe(400);
   });
 });

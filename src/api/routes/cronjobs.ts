@@ -1,5 +1,6 @@
 // CronJobs: apply (create or edit; one YAML or JSON document), get, list, delete, and a
 // CronJob's recent occurrences. Any replica, no leader needed: firing is the leader's.
+import { readOffLoop } from '../validation/off-loop.js';
 import { listMetadata, pageRequestOf, type PageQuery } from '../list-page.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parsedBody } from '../auth-gate.js';
@@ -8,7 +9,6 @@ import { rehearseIf } from '../dry-run.js';
 import { writeOptionsOf, type WriteAnswer, type WriteOptions } from '../write-options.js';
 import type { ApiContext } from '../context.js';
 import { HttpError } from '../../errors/http-error.js';
-import { readCronJobSubmission } from '../validation/cronjob.js';
 import { applyCronJob, deleteCronJob, getCronJob, listCronJobPage, recentOccurrences } from '../../store/cronjobs.js';
 import { presentCronJob } from '../present.js';
 import { API_VERSION, type CronJob, type CronJobRequest } from '../../domain/resources.js';
@@ -130,8 +130,9 @@ export function cronJobRoutes(app: FastifyInstance, ctx: ApiContext): void {
 }
 
 /** A CronJob document as the store takes it. */
-export function readCronJob(text: string, contentType: string | undefined): CronJobRequest {
-  return readCronJobSubmission(text, contentType);
+/** A CronJob's body, read off the event loop when large (off-loop.ts). */
+export function readCronJob(text: string, contentType: string | undefined): Promise<CronJobRequest> {
+  return readOffLoop('cronjob', text, contentType);
 }
 
 function notFound(namespace: string, name: string): HttpError {

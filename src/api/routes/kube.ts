@@ -30,17 +30,13 @@ import { writeOptionsOf, type WriteAnswer, type WriteOptions } from '../write-op
 import { createJobs, removeJob } from './jobs.js';
 import { createWorkflow, readWorkflow, removeWorkflow } from './workflows.js';
 import { applyCronJobOf, propagationOf, readCronJob, removeCronJob } from './cronjobs.js';
-import { readSubmissionOffLoop } from '../validation/off-loop.js';
-import { readQueueSubmission, readResourceQuotaSubmission } from '../validation/queue.js';
+import { readOffLoop } from '../validation/off-loop.js';
 import { applyQueueOf, applyQuotaOf, removeQueue, removeQuota } from './queues.js';
 import { deleteOptionsOf } from '../delete-options.js';
-import YAML from 'yaml';
-import { checkDepth, checkNesting, MAX_YAML_ALIASES } from '../validation/yaml-bounds.js';
 import { IdempotencyKeyReusedError } from '../../errors/idempotency-key-reused-error.js';
 import { IdempotencyKeyMismatchError } from '../../errors/idempotency-key-mismatch-error.js';
 import { kubeEventRoutes } from './kube-events.js';
 import { RBAC_PLURALS, removeRbac, writeRbac } from '../rbac-objects.js';
-import { readRbacSubmission } from '../validation/rbac.js';
 import { RBAC_GROUP, type RbacKind } from '../../domain/rbac.js';
 import { reviewRoutes } from './reviews.js';
 
@@ -226,7 +222,7 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
     const createObject = async (request: FastifyRequest<{ Params: ListParams }>, reply: FastifyReply) => {
       const kind = kindOf(kinds, request.params);
       const namespace = scopeOf(kind, request.params.namespace);
-      const object = objectIn(String(request.body ?? ''), namespace);
+      const object = await objectIn(String(request.body ?? ''), namespace);
       // The /api/v1 write of a Queue, ResourceQuota or CronJob applies (creates or changes): a
       // create of one that exists must not change it. A create racing another for the same name
       // may still be taken as a change.
@@ -276,7 +272,7 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const { name } = request.params;
       const current = await objects.get(kind, namespace, name);
       if (!current) throw new HttpError(404, `${kind.plural}.${kind.group} "${name}" not found`);
-      const desired = objectIn(String(request.body ?? ''), namespace);
+      const desired = await objectIn(String(request.body ?? ''), namespace);
       return replace(request, kind, namespace, current, desired, expectedVersionOf(desired));
     };
     // A JSON merge patch, or server-side apply (which also creates). Each applies to the object
@@ -301,7 +297,7 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
           `${type || 'no content type'}: patches of ${kind.plural} are application/merge-patch+json, application/strategic-merge-patch+json or application/apply-patch+yaml (server-side apply)`,
         );
       }
-      const patch = objectIn(String(request.body ?? ''), namespace);
+      const patch = await objectIn(String(request.body ?? ''), namespace);
       for (let attempt = 0; ; attempt++) {
         const current = await objects.get(kind, namespace, name);
         if (!current) {
@@ -412,17 +408,8 @@ function answer(
 }
 
 /** The object of a create: JSON or YAML, in the request's namespace (or none: it takes that one). */
-function objectIn(text: string, namespace: string | null): Record<string, unknown> {
-  let object: unknown;
-  checkNesting(text);
-  try {
-    object = text.trimStart().startsWith('{')
-      ? JSON.parse(text)
-      : YAML.parse(text, { maxAliasCount: MAX_YAML_ALIASES });
-  } catch (error) {
-    throw new HttpError(400, `the body is not a JSON or YAML object: ${(error as Error).message}`);
-  }
-  checkDepth(object);
+async function objectIn(text: string, namespace: string | null): Promise<Record<string, unknown>> {
+  const object = await readOffLoop('object', text, undefined);
   if (object === null || typeof object !== 'object' || Array.isArray(object))
     throw new HttpError(400, 'the body must be one object');
   const fields = object as Record<string, unknown>;
@@ -450,25 +437,27 @@ interface KindWrites {
 const WRITES: Record<string, KindWrites> = {
   jobs: {
     create: async (ctx, text, contentType, options) =>
-      createJobs(ctx, await readSubmissionOffLoop(text, contentType), options),
+      createJobs(ctx, await readOffLoop('submission', text, contentType), options),
     remove: (ctx, namespace, name, _orphan, options) => removeJob(ctx, namespace, name, options),
   },
   workflows: {
-    create: async (ctx, text, contentType, options) => createWorkflow(ctx, readWorkflow(text, contentType), options),
+    create: async (ctx, text, contentType, options) =>
+      createWorkflow(ctx, await readWorkflow(text, contentType), options),
     remove: (ctx, namespace, name, _orphan, options) => removeWorkflow(ctx, namespace, name, options),
   },
   cronjobs: {
-    create: async (ctx, text, contentType, options) => applyCronJobOf(ctx, readCronJob(text, contentType), options),
+    create: async (ctx, text, contentType, options) =>
+      applyCronJobOf(ctx, await readCronJob(text, contentType), options),
     remove: removeCronJob,
   },
   queues: {
     create: async (ctx, text, contentType, options) =>
-      applyQueueOf(ctx, readQueueSubmission(text, contentType), options),
+      applyQueueOf(ctx, await readOffLoop('queue', text, contentType), options),
     remove: (ctx, namespace, name, _orphan, options) => removeQueue(ctx, namespace, name, options),
   },
   resourcequotas: {
     create: async (ctx, text, contentType, options) =>
-      applyQuotaOf(ctx, readResourceQuotaSubmission(text, contentType), options),
+      applyQuotaOf(ctx, await readOffLoop('quota', text, contentType), options),
     remove: (ctx, namespace, name, _orphan, options) => removeQuota(ctx, namespace, name, options),
   },
 };
@@ -476,7 +465,7 @@ const WRITES: Record<string, KindWrites> = {
 for (const [kind, plural] of Object.entries(RBAC_PLURALS) as Array<[RbacKind, string]>)
   WRITES[plural] = {
     create: async (ctx, text, contentType, options) => {
-      const { written, object } = await writeRbac(ctx, readRbacSubmission(text, contentType), options);
+      const { written, object } = await writeRbac(ctx, await readOffLoop('rbac', text, contentType), options);
       return { code: written === 'created' ? 201 : 200, body: object };
     },
     remove: async (ctx, namespace, name, _orphan, options) => {
@@ -514,7 +503,7 @@ async function replaceRbac(
     ...(desired.subjects !== undefined ? { subjects: desired.subjects } : {}),
     ...(desired.roleRef !== undefined ? { roleRef: desired.roleRef } : {}),
   };
-  const rbac = readRbacSubmission(JSON.stringify(body), 'application/json');
+  const rbac = await readOffLoop('rbac', JSON.stringify(body), 'application/json');
   return (await writeRbac(ctx, rbac, options, version)).object;
 }
 

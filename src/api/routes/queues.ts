@@ -1,5 +1,6 @@
 // Queues and ResourceQuotas: apply (create or change; one YAML or JSON document), get, list,
 // delete; and a namespace's use against its limits. Any replica, no leader needed.
+import { readOffLoop } from '../validation/off-loop.js';
 import { listMetadata, pageRequestOf, type PageQuery } from '../list-page.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parsedBody, type Access } from '../auth-gate.js';
@@ -8,7 +9,6 @@ import { rehearseIf } from '../dry-run.js';
 import { writeOptionsOf, type WriteAnswer, type WriteOptions } from '../write-options.js';
 import type { ApiContext } from '../context.js';
 import { HttpError } from '../../errors/http-error.js';
-import { readQueueSubmission, readResourceQuotaSubmission } from '../validation/queue.js';
 import {
   applyQueue,
   applyQuota,
@@ -85,8 +85,8 @@ export async function removeQuota(
 export function queueRoutes(app: FastifyInstance, ctx: ApiContext): void {
   // An apply creates or changes: authorized as a create in the document's namespace (queues and
   // quotas are the namespace's share of the cluster; by default only a cluster-admin writes them).
-  const queue = (request: FastifyRequest) => parsedBody(request, readQueueSubmission);
-  const quota = (request: FastifyRequest) => parsedBody(request, readResourceQuotaSubmission);
+  const queue = (request: FastifyRequest) => parsedBody(request, (text, type) => readOffLoop('queue', text, type));
+  const quota = (request: FastifyRequest) => parsedBody(request, (text, type) => readOffLoop('quota', text, type));
   app.post(
     '/api/v1/queues',
     {

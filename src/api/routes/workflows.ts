@@ -1,5 +1,6 @@
 // Workflows: create (one YAML or JSON document: the workflow and all its jobs, or nothing), get,
 // list, cancel, retry, delete. Any replica, no leader needed.
+import { readOffLoop } from '../validation/off-loop.js';
 import { listMetadata, pageRequestOf, type PageQuery } from '../list-page.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parsedBody } from '../auth-gate.js';
@@ -8,7 +9,7 @@ import { rehearseIf, writeOrRehearse } from '../dry-run.js';
 import { writeOptionsOf, type WriteAnswer, type WriteOptions } from '../write-options.js';
 import type { ApiContext } from '../context.js';
 import { HttpError } from '../../errors/http-error.js';
-import { readWorkflowSubmission } from '../validation/workflow.js';
+import type { readWorkflowSubmission } from '../validation/workflow.js';
 import {
   cancelWorkflow,
   deleteWorkflow,
@@ -20,7 +21,7 @@ import {
 } from '../../store/workflows.js';
 import { presentWorkflow } from '../present.js';
 import { API_VERSION, type Workflow } from '../../domain/resources.js';
-import { overdueSlackMs, workflowMaxJobs } from '../../config.js';
+import { overdueSlackMs } from '../../config.js';
 import { actorOf } from '../request-headers.js';
 
 interface WorkflowParams {
@@ -149,8 +150,9 @@ export function workflowRoutes(app: FastifyInstance, ctx: ApiContext): void {
 /** A workflow document as the store takes it. */
 export type WorkflowSubmission = ReturnType<typeof readWorkflowSubmission>;
 
-export function readWorkflow(text: string, contentType: string | undefined): WorkflowSubmission {
-  return readWorkflowSubmission(text, contentType, workflowMaxJobs());
+/** A workflow's body, read off the event loop when large (off-loop.ts). */
+export function readWorkflow(text: string, contentType: string | undefined): Promise<WorkflowSubmission> {
+  return readOffLoop('workflow', text, contentType);
 }
 
 function answer(result: WorkflowActionResult, namespace: string, name: string) {
