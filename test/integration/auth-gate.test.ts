@@ -28,6 +28,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import Fastify from 'fastify';
 import { installAuthGate } from '../../src/api/auth-gate.js';
+import { KUBECTL, kubectlAgainst } from '../helpers/kubectl.js';
 
 // Besides these, the CORS preflight (OPTIONS /*), which carries no credentials and grants nothing.
 const PUBLIC_PATHS = ['/healthz', '/readyz', '/version', '/ui', '/ui/*', '/*'];
@@ -146,6 +147,33 @@ describe('every route', () => {
       }
     }
   });
+
+  it.skipIf(!KUBECTL)(
+    'refuses real kubectl without a token, which then says to log in; with one it works',
+    async () => {
+      const home = mkdtempSync(join(tmpdir(), 'fencer-auth-gate-kubectl-'));
+      try {
+        const without = kubectlAgainst(
+          () => replica.url,
+          () => home,
+          () => undefined,
+        );
+        const refused = await without('get', 'fj', '-n', 'a');
+        expect(refused.code).not.toBe(0);
+        expect(refused.stderr).toContain('You must be logged in to the server');
+        expect(
+          (
+            await kubectlAgainst(
+              () => replica.url,
+              () => home,
+            )('get', 'fj', '-n', 'a')
+          ).code,
+        ).toBe(0);
+      } finally {
+        rmSync(home, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('answers 401 for a path no route serves, unless authenticated (then 404)', async () => {
     expect((await fetch(`${replica.url}/api/v1/nothing`)).status).toBe(401);
