@@ -149,14 +149,15 @@ describe('every route', () => {
   });
 
   it.skipIf(!KUBECTL)(
-    'refuses real kubectl without a token, which then says to log in; with one it works',
+    'refuses real kubectl without a valid token, which then says to log in; with one it works',
     async () => {
       const home = mkdtempSync(join(tmpdir(), 'fencer-auth-gate-kubectl-'));
       try {
         const without = kubectlAgainst(
           () => replica.url,
           () => home,
-          () => '', // no token at all (undefined would take the suite's admin token)
+          // Not a token the replica gave: without any, kubectl waits on its stdin for a login.
+          () => 'not-a-token',
         );
         const refused = await without('get', 'fj', '-n', 'a');
         expect(refused.code).not.toBe(0);
