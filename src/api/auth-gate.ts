@@ -57,6 +57,11 @@ declare module 'fastify' {
     joinToken?: JoinToken;
     /** A body read once by the route's access declaration and used again by its handler. */
     parsed?: unknown;
+    /**
+     * Authorizes attributes the handler learns only as it runs (a server-side apply that turns
+     * out to create): a 403 Status when refused, as the gate's own check.
+     */
+    authorizeAlso?: (attributes: Access) => void;
   }
 }
 
@@ -122,12 +127,14 @@ export function installAuthGate(app: FastifyInstance, gate: Gatekeeper): void {
     if (isBroken('authorize-before-handler') && request.routeOptions.url === UNGUARDED_WHEN_BROKEN) return;
     if (request.joinToken) return; // checked by the registration itself, against the database
     const user = request.user!;
-    const declared = await access(request);
-    for (const attributes of Array.isArray(declared) ? declared : [declared]) {
+    const check = (attributes: Access) => {
       const asked = { ...attributes, user } as ResourceAttributes | NonResourceAttributes;
       const decision = gate.authorize(asked);
       if (!decision.allowed) throw forbidden(asked, decision.reason);
-    }
+    };
+    const declared = await access(request);
+    for (const attributes of Array.isArray(declared) ? declared : [declared]) check(attributes);
+    request.authorizeAlso = check;
   });
 }
 

@@ -16,7 +16,7 @@ import { eventually } from '../helpers/eventually.js';
 import { jobYaml } from '../helpers/jobs.js';
 import { KUBECTL, kubectlAgainst } from '../helpers/kubectl.js';
 import type { Replica } from '../../src/replica.js';
-import { upsertRoleBinding } from '../../src/store/auth.js';
+import { upsertRole, upsertRoleBinding } from '../../src/store/auth.js';
 import { NODE_ROUTES } from '../../src/domain/node-routes.js';
 
 const HOUR = 3_600_000;
@@ -146,6 +146,8 @@ describe('a view token in namespace a', () => {
     ['/apis/fencer.dev/v1/jobs?watch=true', 'watch'],
     ['/api/v1/events', 'list'],
     ['/api/v1/changes', 'watch'],
+    // The cluster's status lists every node and replica.
+    ['/api/v1/status', 'list'],
   ])('cannot read %s across namespaces: 403 at the cluster scope, never a filtered answer', async (path, verb) => {
     const answer = await as(vera, 'GET', path);
     expect(answer.status).toBe(403);
@@ -194,6 +196,51 @@ describe('a view token in namespace a', () => {
     );
     expect((await kubectl('get', 'fj', '-n', 'a')).code).toBe(0);
     expect(await jobRow('a', 'mine')).toMatchObject({ phase: 'Pending' });
+  });
+});
+
+const applyBody = (name: string) =>
+  `apiVersion: fencer.dev/v1\nkind: Job\nmetadata: {name: ${name}, namespace: a}\nspec:\n  resources: {cpu: 100m, memory: 1Mi}\n  duration: 1s\n`;
+
+describe('a token that may patch jobs in a, but not create them', () => {
+  it('cannot create one by a server-side apply: 403, and no job is stored', async () => {
+    await upsertRole(t.db, {
+      name: 'patcher',
+      namespace: 'a',
+      rules: [{ verbs: ['get', 'patch'], apiGroups: ['fencer.dev'], resources: ['jobs'] }],
+    });
+    await upsertRoleBinding(t.db, {
+      name: 'pat-patches',
+      namespace: 'a',
+      subjects: [{ kind: 'User', name: 'pat' }],
+      roleRef: { apiGroup: 'rbac.fencer.dev', kind: 'Role', name: 'patcher' },
+    });
+    const pat = bearerOf(await tokenFor('pat'));
+    await eventually(async () => (await as(pat, 'GET', '/apis/fencer.dev/v1/namespaces/a/jobs/mine')).status === 200, {
+      what: 'pat allowed to read jobs in a',
+    });
+    const apply = (name: string) =>
+      fetch(`${replica.url}/apis/fencer.dev/v1/namespaces/a/jobs/${name}?fieldManager=kubectl`, {
+        method: 'PATCH',
+        headers: { ...pat, 'content-type': 'application/apply-patch+yaml' },
+        body: applyBody(name),
+      });
+    const created = await apply('applied');
+    expect(created.status).toBe(403);
+    expect(((await created.json()) as { message: string }).message).toContain(
+      'User "pat" cannot create resource "jobs" in API group "fencer.dev" in the namespace "a"',
+    );
+    expect(await jobRow('a', 'applied')).toBeNull();
+    // The same apply by the admin creates it: the refusal was the missing create, not the body.
+    const byAdmin = await adminFetch(
+      `${replica.url}/apis/fencer.dev/v1/namespaces/a/jobs/applied?fieldManager=kubectl`,
+      {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/apply-patch+yaml' },
+        body: applyBody('applied'),
+      },
+    );
+    expect(byAdmin.status).toBe(201);
   });
 });
 

@@ -303,6 +303,8 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
         if (!current) {
           if (type !== 'application/apply-patch+yaml')
             throw new HttpError(404, `${kind.plural}.${kind.group} "${name}" not found`);
+          // An apply that creates is a create, as Kubernetes authorizes it (patch alone is not enough).
+          request.authorizeAlso?.({ ...objectAccess(request), verb: 'create' });
           const answered = await create(
             kind,
             { ...patch, metadata: { ...(patch.metadata as object), name } },

@@ -7,7 +7,10 @@ import { sql } from '../../store/sql.js';
 import { listNodes } from '../../store/nodes.js';
 import { registry } from '../../metrics/registry.js';
 import { replicaGoneMs } from '../../config.js';
-import { pathAccess, PUBLIC } from '../auth-gate.js';
+import { pathAccess, PUBLIC, type Access } from '../auth-gate.js';
+import { FENCER_GROUP } from '../../auth/rbac/builtin.js';
+
+const clusterNodesList = (): Access => ({ verb: 'list', apiGroup: FENCER_GROUP, resource: 'nodes' });
 
 export function statusRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.get('/healthz', { config: { access: PUBLIC } }, async () => ({ ok: true, replica: ctx.replica }));
@@ -22,7 +25,8 @@ export function statusRoutes(app: FastifyInstance, ctx: ApiContext): void {
     }
   });
 
-  app.get('/api/v1/status', { config: { access: pathAccess() } }, async () => {
+  // It lists every node: as GET /api/v1/nodes, a list of nodes at cluster scope.
+  app.get('/api/v1/status', { config: { access: clusterNodesList } }, async () => {
     const [lease, replicas, nodes] = await Promise.all([
       readLease(ctx.db),
       ctx.db.query<{ name: string; url: string; seen_at: Date; alive: boolean }>(sql('replicas/list'), [
