@@ -94,7 +94,15 @@ class WatchStream {
         this.dirty = false;
         try {
           const readAt = performance.now();
-          const { assignments, undelivered } = await snapshotFor(this.db, this.node);
+          const { ours, assignments, undelivered } = await snapshotFor(this.db, this.node, this.session);
+          if (!ours) {
+            // Another session holds the node's watch (a new process, or this one reconnected
+            // elsewhere): what the node is given now is none of this stream's business.
+            this.logger.info({ node: this.node, session: this.session }, 'watch superseded; ending its stream');
+            this.res.end();
+            this.close();
+            break;
+          }
           // Broken on purpose (src/testing/broken-guards.ts, confirm-at-delivery): the deadline starts at the read.
           const atRead = isBroken('confirm-at-delivery');
           if (atRead) this.deliveries.add(this.node, undelivered, readAt);

@@ -228,10 +228,17 @@ interface ActiveRow {
 export async function snapshotFor(
   db: Db,
   node: string,
-): Promise<{ assignments: AssignmentMessage[]; undelivered: string[] }> {
-  const rows = (await db.query<ActiveRow>(sql('assignments/active_on_node'), [node])).rows;
+  session: string,
+): Promise<{ ours: boolean; assignments: AssignmentMessage[]; undelivered: string[] }> {
+  const unchecked = isBroken('watch-session-check'); // broken on purpose (src/testing/broken-guards.ts)
+  const read = (
+    await db.query<ActiveRow & { ours: boolean }>(sql('assignments/active_on_node'), [node, session, unchecked])
+  ).rows;
+  const ours = unchecked || (read[0]?.ours ?? false);
+  const rows = read.filter((r) => r.id !== null);
   const undelivered = rows.filter((r) => r.undelivered).map((r) => r.id);
   return {
+    ours,
     undelivered,
     assignments: rows.map((r) => ({
       id: r.id,

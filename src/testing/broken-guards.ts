@@ -15,6 +15,7 @@ export type BreakableGuard =
   | 'heartbeat-forward' // a heartbeat that began earlier but commits later moves the node's last heartbeat back
   | 'registration-generation' // a registration from an older process of a node is taken like any other
   | 'node-credential-row' // a node's reports are not checked against its row: a credential of a replaced process still reports
+  | 'watch-session-check' // a watch stream superseded by another of its node's keeps being sent the node's assignments
   | 'idle-in-tx-timeout' // leader sessions may stay idle in a transaction forever
   | 'commit-ambiguity' // a transaction whose session ended during COMMIT runs again, though it may have committed
   | 'pool-match' // placement ignores a job's pool (its workflow's spec.pool)

@@ -319,6 +319,46 @@ describe('a replaced process', () => {
   });
 });
 
+/** A watch of node `name` with its current credential, and what it has carried so far. */
+async function watching(name: string) {
+  const stream = new AbortController();
+  streams.push(stream);
+  const res = await nodes.fetch(name, NODE_ROUTES.watch.path(name), { signal: stream.signal });
+  expect(res.status).toBe(200);
+  let text = '';
+  let ended = false;
+  void (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of res.body!) text += decoder.decode(chunk as Uint8Array);
+    ended = true;
+  })().catch(() => {});
+  return { text: () => text, ended: () => ended };
+}
+
+describe('a watch stream superseded by another of its node', () => {
+  it("ends, and is never sent the node's new assignments", async () => {
+    const first = await watching('node-1');
+    const current = await watching('node-1');
+    const job = await placedOn('third', 'node-1');
+    await eventually(() => current.text().includes(job.id), { what: 'the current stream carries third' });
+    await eventually(() => first.ended(), { what: 'the superseded stream ends' });
+    expect(first.text()).not.toContain(job.id);
+  });
+
+  it('with the session check broken, the superseded stream is sent them', async () => {
+    const first = await watching('node-1');
+    const current = await watching('node-1');
+    process.env.FENCER_BREAK_GUARDS = 'watch-session-check';
+    try {
+      const job = await placedOn('fourth', 'node-1');
+      await eventually(() => current.text().includes(job.id), { what: 'the current stream carries fourth' });
+      await eventually(() => first.text().includes(job.id), { what: 'the superseded stream carries fourth' });
+    } finally {
+      delete process.env.FENCER_BREAK_GUARDS;
+    }
+  });
+});
+
 describe('join tokens, as an operator keeps them', () => {
   const fencer = async (...args: string[]) =>
     (
