@@ -63,6 +63,13 @@ export interface ReplicaOptions {
   /** The URL others reach this replica by (status, discovery); default: the listening address. */
   advertiseUrl?: string;
   databaseUrl: string;
+  /**
+   * A pooler in transaction mode (PgBouncer) in front of the same database, for the API's and the
+   * nodes' statements (the api and liveness pools). The lease, the LISTEN connection, the
+   * migrator and the leader's decisions stay on databaseUrl: they hold session state (an advisory
+   * lock, LISTEN, statement_timeout) or must not queue behind a pool (docs/connections.md).
+   */
+  pooledDatabaseUrl?: string;
   timings: Timings;
   logger: Logger;
   /** How placement orders and fits jobs (default: DEFAULT_POLICY). */
@@ -117,8 +124,11 @@ export class Replica {
     // not hold the lease row (FOR SHARE) or a job's or node's row lock for long, or it would
     // stall the leader's decisions and any takeover.
     const idleInTxTimeoutMs = isBroken('idle-in-tx-timeout') ? undefined : timings.idleInTxTimeoutMs;
-    this.api = createPool({ databaseUrl, replica: name, max: 10, idleInTxTimeoutMs, waitMs: API_WAIT_MS });
-    this.liveness = createPool({ databaseUrl, replica: name, max: 4, idleInTxTimeoutMs, waitMs: API_WAIT_MS });
+    const serving = opts.pooledDatabaseUrl
+      ? { databaseUrl: opts.pooledDatabaseUrl, pooled: true }
+      : { databaseUrl, pooled: false };
+    this.api = createPool({ ...serving, replica: name, max: 10, idleInTxTimeoutMs, waitMs: API_WAIT_MS });
+    this.liveness = createPool({ ...serving, replica: name, max: 4, idleInTxTimeoutMs, waitMs: API_WAIT_MS });
     this.decisions = createPool({ databaseUrl, replica: name, max: 4, idleInTxTimeoutMs });
     const thread = new DecisionThread();
     this.lease = new Lease({
@@ -193,7 +203,8 @@ export class Replica {
 
   async start(): Promise<void> {
     const { name, logger } = this.opts;
-    const client = await this.api.connect();
+    // On the direct pool: the migrator's advisory lock is a session's, which a pooler would not keep.
+    const client = await this.decisions.connect();
     const swallow = () => {}; // a failure surfaces from the query below; don't crash on the event
     client.on('error', swallow);
     try {

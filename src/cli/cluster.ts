@@ -43,6 +43,7 @@ interface UpOptions {
   nodeMaxJobs?: string;
   runtime: string;
   postgres: string;
+  pgbouncer?: boolean;
   foreground?: boolean;
   demo?: boolean;
 }
@@ -67,6 +68,10 @@ export function registerClusterCommands(program: Command): void {
         '--postgres <kind>',
         'embedded (one throwaway PostgreSQL) or ha (three members under Patroni, etcd, HAProxy: docs/ha.md)',
         'embedded',
+      )
+      .option(
+        '--pgbouncer',
+        "PgBouncer in transaction mode before the database for the replicas' API and node traffic; LISTEN, the lease and the leader's decisions stay direct (docs/connections.md)",
       );
 
   withSizes(cluster.command('up'))
@@ -161,6 +166,11 @@ async function up(opts: UpOptions): Promise<void> {
     const problem = haUnavailable();
     if (problem) fail(`--postgres ha: ${problem}`);
   }
+  if (opts.pgbouncer) {
+    const { pgbouncerUnavailable } = await import('../simulator/pgbouncer.js');
+    const problem = pgbouncerUnavailable();
+    if (problem) fail(`--pgbouncer: ${problem}`);
+  }
   if (runtime === 'docker') {
     // Lazily: dockerode is heavy, and every replica and agent runs this binary too.
     const { dockerUnavailable } = await import('../simulator/docker-runtime.js');
@@ -182,6 +192,7 @@ async function up(opts: UpOptions): Promise<void> {
   const args = ['cluster', 'supervise', '--replicas', opts.replicas, '--nodes', opts.nodes];
   args.push('--node-cpu', opts.nodeCpu, '--node-memory', opts.nodeMemory, '--runtime', runtime, '--postgres', postgres);
   if (opts.nodeMaxJobs !== undefined) args.push('--node-max-jobs', opts.nodeMaxJobs);
+  if (opts.pgbouncer) args.push('--pgbouncer');
   const child = spawn(process.execPath, [binary(), ...args], {
     detached: true,
     stdio: ['ignore', log, log],
@@ -306,6 +317,7 @@ async function runCluster(opts: UpOptions): Promise<void> {
       nodeImages: () => ['toolchain:1'],
       runtime: runtimeOption(opts.runtime),
       postgres: postgresOption(opts.postgres),
+      pgbouncer: opts.pgbouncer ?? false,
       home,
       restart: true,
       signal: stopRequested.signal,

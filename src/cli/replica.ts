@@ -47,6 +47,10 @@ export function registerReplicaCommand(program: Command): void {
     )
     .option('--database-url <url>', 'PostgreSQL URL (default: $DATABASE_URL)')
     .option(
+      '--pooled-database-url <url>',
+      "a PgBouncer in transaction mode before the same database, for API and node traffic; the lease, LISTEN and the leader's decisions stay on --database-url (default: $FENCER_POOLED_DATABASE_URL, else none)",
+    )
+    .option(
       '--placement-policy <ordering+fit>',
       'how placement orders pending jobs and picks nodes (default: $FENCER_PLACEMENT_POLICY, else ' +
         policyName(DEFAULT_POLICY).replace(' + ', '+') +
@@ -94,6 +98,7 @@ export function registerReplicaCommand(program: Command): void {
         host: string;
         advertiseUrl?: string;
         databaseUrl?: string;
+        pooledDatabaseUrl?: string;
         placementPolicy?: string;
         fairShare?: string;
       }) => {
@@ -141,6 +146,7 @@ export function registerReplicaCommand(program: Command): void {
           port,
           advertiseUrl,
           databaseUrl,
+          pooledDatabaseUrl: opts.pooledDatabaseUrl ?? (process.env.FENCER_POOLED_DATABASE_URL || undefined),
           timings: timingsFromEnv(),
           logger,
           placementPolicy,

@@ -542,8 +542,8 @@ async function httpOk(url: string): Promise<boolean> {
   }
 }
 
-/** PostgreSQL refuses to run as root: as root, Patroni runs as the `postgres` user. */
-function postgresOwner(): { uid: number; gid: number } | null {
+/** PostgreSQL (and PgBouncer) refuse to run as root: as root, they run as the `postgres` user. */
+export function postgresOwner(): { uid: number; gid: number } | null {
   if (process.getuid?.() !== 0) return null;
   const line = readFileSync('/etc/passwd', 'utf8')
     .split('\n')
@@ -554,7 +554,7 @@ function postgresOwner(): { uid: number; gid: number } | null {
 }
 
 /** The postgres user must reach <home>/ha: let others traverse (not read) the folders above it. */
-function letOthersTraverse(dir: string): void {
+export function letOthersTraverse(dir: string): void {
   for (let d = dir; ; d = dirname(d)) {
     const mode = statSync(d).mode;
     if ((mode & 0o001) === 0) chmodSync(d, mode | 0o001);

