@@ -100,3 +100,24 @@ export function ownCpuSeconds(): number {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1e6;
 }
+
+/**
+ * Resident memory (RSS) and its proportional share (PSS: each shared page divided by the
+ * processes that map it), from /proc/PID/smaps_rollup, in bytes; null once gone. PostgreSQL's
+ * backends map the same shared buffers, so their RSS counts those once per backend and their PSS
+ * adds up to what they use together.
+ */
+export function proportionalMemory(pid: number): { rssBytes: number; pssBytes: number } | null {
+  try {
+    const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const field = (name: string) => {
+      const match = new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(text);
+      return match ? Number(match[1]) * 1024 : null;
+    };
+    const rss = field('Rss');
+    const pss = field('Pss');
+    return rss === null || pss === null ? null : { rssBytes: rss, pssBytes: pss };
+  } catch {
+    return null;
+  }
+}

@@ -71,6 +71,7 @@ export function registerBenchCommands(program: Command): void {
 
   registerPlacementBench(bench);
   registerOverloadBench(bench);
+  registerConnectionsBench(bench);
   registerCancelBench(bench);
   registerWorkflowBench(bench);
   registerFairnessBench(bench);
@@ -284,6 +285,54 @@ function registerCancelBench(bench: Command): void {
       process.stdout.write(`\nwritten to ${writeResult('cancel', report, date)}\n`);
       process.exit(v.ok ? 0 : 1);
     });
+}
+
+function registerConnectionsBench(bench: Command): void {
+  bench
+    .command('connections')
+    .description(
+      "PostgreSQL's server connections and their memory with many nodes, at rest and under a small job load: direct, then through PgBouncer (docs/connections.md)",
+    )
+    .option('--replicas <n>', 'control-plane replicas', '3')
+    .option('--nodes <n>', 'simulated nodes', '1000')
+    .option('--nodes-per-process <n>', 'nodes hosted by one agent process', '50')
+    .option('--pool-size <n>', "PgBouncer's server sessions per replica", '4')
+    .option('--rest-seconds <n>', 'sampled at rest', '20')
+    .option('--load-seconds <n>', 'sampled under load', '30')
+    .option('--jobs-per-second <n>', 'jobs of 2 s submitted each second under load', '20')
+    .action(
+      async (
+        opts: Record<
+          'replicas' | 'nodes' | 'nodesPerProcess' | 'poolSize' | 'restSeconds' | 'loadSeconds' | 'jobsPerSecond',
+          string
+        >,
+      ) => {
+        const { pgbouncerUnavailable } = await import('../simulator/pgbouncer.js');
+        const problem = pgbouncerUnavailable();
+        if (problem) fail(`cannot compare with PgBouncer: ${problem}`);
+        const { runConnectionsBench } = await import('../bench/connections.js');
+        const { connectionsReport } = await import('../bench/connections-report.js');
+        const options = {
+          replicas: positive(opts.replicas, '--replicas'),
+          nodes: positive(opts.nodes, '--nodes'),
+          nodesPerProcess: positive(opts.nodesPerProcess, '--nodes-per-process'),
+          poolSize: positive(opts.poolSize, '--pool-size'),
+          restSeconds: positive(opts.restSeconds, '--rest-seconds'),
+          loadSeconds: positive(opts.loadSeconds, '--load-seconds'),
+          jobsPerSecond: positive(opts.jobsPerSecond, '--jobs-per-second'),
+          sampleMs: 1000,
+        };
+        const runs = await interruptibly((signal) =>
+          runConnectionsBench({ ...options, signal, log: (line) => process.stdout.write(`${line}\n`) }),
+        );
+        const date = new Date();
+        const command = `fencer bench connections --replicas ${opts.replicas} --nodes ${opts.nodes} --nodes-per-process ${opts.nodesPerProcess} --pool-size ${opts.poolSize} --rest-seconds ${opts.restSeconds} --load-seconds ${opts.loadSeconds} --jobs-per-second ${opts.jobsPerSecond}`;
+        const report = connectionsReport(runs, options, { command, machine: machine(), date });
+        process.stdout.write(`\n${report}`);
+        process.stdout.write(`\nwritten to ${writeResult('connections', report, date)}\n`);
+        process.exit(runs.every((r) => r.succeeded === r.submitted) ? 0 : 1);
+      },
+    );
 }
 
 function registerOverloadBench(bench: Command): void {
