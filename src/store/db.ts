@@ -66,7 +66,8 @@ export function createPool(opts: PoolOptions): Pool {
   // A terminated backend (pg_terminate_backend, a restarted PostgreSQL) surfaces here for idle
   // clients; the pool drops them and the next query opens a new connection.
   pool.on('error', () => {});
-  if (!opts.pooled) pool.on('connect', prepareFileStatements);
+  // Broken on purpose (src/testing/broken-guards.ts, pooled-prepared-statements): named through a pooler too.
+  if (!opts.pooled || isBroken('pooled-prepared-statements')) pool.on('connect', prepareFileStatements);
   return pool;
 }
 

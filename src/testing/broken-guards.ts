@@ -39,6 +39,7 @@ export type BreakableGuard =
   | 'body-type-check' // writes take any Content-Type: a form's text/plain POST is read as YAML
   | 'origin-check' // requests from any web page's Origin are answered
   | 'rate-limit' // a caller's requests are never limited
+  | 'pooled-prepared-statements' // pools through a transaction-mode pooler name their statements too (prepared on one server session, run on another)
   | 'watch-xmin'; // watches and list versions take events of ended transactions past a running one's (xid order)
 
 /** Whether FENCER_BREAK_GUARDS breaks this guard. */
