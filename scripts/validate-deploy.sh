@@ -81,6 +81,9 @@ render() { # name dir
   say "$1: rendered $(grep -c '^kind:' "$out/$1.yaml") objects"
   rendered+=("$1=$out/$1.yaml")
 }
+uses() { # overlay component: the overlay lists the component (not commented out)
+  grep -Eq "^[[:space:]]*-[[:space:]]*\.\./\.\./components/$2[[:space:]]*(#.*)?$" "$1/kustomization.yaml"
+}
 for overlay in deploy/overlays/*/; do
   overlay=${overlay%/}
   name=$(basename "$overlay")
@@ -88,7 +91,12 @@ for overlay in deploy/overlays/*/; do
   # The overlay with each component it does not use, as a user would add it.
   for component in deploy/components/*/; do
     component=${component%/}
-    grep -Eq "^[[:space:]]*-[[:space:]]*\.\./\.\./components/$(basename "$component")[[:space:]]*(#.*)?$" "$overlay/kustomization.yaml" && continue
+    uses "$overlay" "$(basename "$component")" && continue
+    # One database per render: the bundled single instance or the Patroni members, never both.
+    case $(basename "$component") in
+      postgres) uses "$overlay" patroni && continue ;;
+      patroni) uses "$overlay" postgres && continue ;;
+    esac
     combined=$out/$name+$(basename "$component")
     mkdir -p "$combined"
     cat >"$combined/kustomization.yaml" <<EOF

@@ -36,6 +36,7 @@ if (!kubectl) console.warn('deploy.test: kubectl is not on PATH: the rendered ma
 const RENDERS: Record<string, { overlay: string; components: string[] }> = {
   'with-postgres': { overlay: 'overlays/with-postgres', components: [] },
   'external-postgres': { overlay: 'overlays/external-postgres', components: [] },
+  'with-patroni': { overlay: 'overlays/with-patroni', components: [] },
   'with-postgres+prometheus-operator': {
     overlay: 'overlays/with-postgres',
     components: ['components/prometheus-operator'],
@@ -167,16 +168,27 @@ describe('deploy/ files', () => {
 });
 
 describe.skipIf(!kubectl).each(Object.keys(RENDERS))('the render of %s', (name) => {
-  it('needs no Kubernetes permissions and keeps every namespaced object in namespace fencer', () => {
+  it("needs no Kubernetes permissions (but Patroni's, on ConfigMaps and pods) and keeps every namespaced object in namespace fencer", () => {
     const objects = render(name);
-    expect(objects.filter((o) => /Role|RoleBinding|ServiceAccount/.test(o.kind))).toEqual([]);
+    const permissions = objects.filter((o) => /Role|RoleBinding|ServiceAccount/.test(o.kind));
+    const patroni = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('fencer-patroni'));
+    expect(permissions.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual(
+      patroni ? ['Role/fencer-postgres', 'RoleBinding/fencer-postgres', 'ServiceAccount/fencer-postgres'] : [],
+    );
+    if (patroni) {
+      const role = find(objects, 'Role', 'fencer-postgres');
+      expect(role.rules.flatMap((r: any) => r.resources).sort()).toEqual(['configmaps', 'pods']);
+    }
     for (const o of objects) {
       const clusterScoped = o.kind === 'Namespace' || o.kind === 'CustomResourceDefinition';
       expect(o.metadata.namespace, `${o.kind}/${o.metadata.name}`).toBe(clusterScoped ? undefined : 'fencer');
       expect(o.metadata.labels?.['app.kubernetes.io/part-of'], `${o.kind}/${o.metadata.name}`).toBe('fencer');
     }
     for (const w of workloads(objects)) {
-      expect(w.spec.template.spec.automountServiceAccountToken, w.metadata.name).toBe(false);
+      // Only Patroni's members talk to the Kubernetes API.
+      expect(w.spec.template.spec.automountServiceAccountToken, w.metadata.name).toBe(
+        patroni !== undefined && w.metadata.name === 'fencer-postgres',
+      );
       // A Service named fencer would otherwise put FENCER_SERVICE_HOST, FENCER_PORT... beside fencer's FENCER_* settings.
       expect(w.spec.template.spec.enableServiceLinks, w.metadata.name).toBe(false);
     }
@@ -210,7 +222,7 @@ describe.skipIf(!kubectl).each(Object.keys(RENDERS))('the render of %s', (name) 
       );
       for (const c of allContainers(w)) {
         const where = `${w.metadata.name}/${c.name}`;
-        expect(c.image, where).toMatch(/^(fencer|postgres):/);
+        expect(c.image, where).toMatch(/^(fencer|fencer-patroni|postgres):/);
         expect(c.resources.requests.cpu, where).toBeDefined();
         expect(parseMemory(c.resources.requests.memory), where).toBeGreaterThan(0);
         expect(parseMemory(c.resources.limits.memory), where).toBeGreaterThanOrEqual(
@@ -291,7 +303,9 @@ describe.skipIf(!kubectl).each(Object.keys(RENDERS))('the render of %s', (name) 
   it('has Services that select their pods, on ports the pods declare', () => {
     const objects = render(name);
     for (const svc of objects.filter((o) => o.kind === 'Service')) {
-      const targets = podsSelectedBy(objects, svc.spec.selector);
+      // Patroni labels its members' pods with their role at run time (role: master, the primary).
+      const { role: _role, ...selector } = svc.spec.selector;
+      const targets = podsSelectedBy(objects, selector);
       expect(targets, `Service ${svc.metadata.name} selects one workload`).toHaveLength(1);
       const ports = targets[0].spec.template.spec.containers.flatMap((c: any) => c.ports ?? []);
       for (const port of svc.spec.ports)
@@ -476,7 +490,10 @@ describe.skipIf(!kubectl).each(Object.keys(RENDERS))('the render of %s', (name) 
     const postgres = objects.find((o) => o.kind === 'StatefulSet' && o.metadata.name === 'fencer-postgres');
     if (postgres) {
       const from = policyOf(postgres).spec.ingress.flatMap((i: any) => i.from);
-      expect(from.map((p: any) => podsSelectedBy(objects, p.podSelector.matchLabels))).toEqual([[replicas]]);
+      // Patroni's members also replicate from each other.
+      expect(from.map((p: any) => podsSelectedBy(objects, p.podSelector.matchLabels))).toEqual(
+        postgres.spec.replicas > 1 ? [[replicas], [postgres]] : [[replicas]],
+      );
       const url = new URL(Buffer.from(find(objects, 'Secret', 'fencer-database').data.url, 'base64').toString());
       expect(url.searchParams.get('sslmode')).toBe('disable'); // set, inside the policy's fence
     }
@@ -494,6 +511,31 @@ describe.skipIf(!kubectl).each(Object.keys(RENDERS))('the render of %s', (name) 
     const decode = (value: string) => Buffer.from(value.replace(/\s/g, ''), 'base64').toString('utf8');
     const url = new URL(decode(secret.data.url));
     const container = postgres.spec.template.spec.containers[0];
+    if (container.name === 'patroni') {
+      // Three members under Patroni; the URL names the Service of the one labelled primary.
+      const config = parse(
+        find(
+          objects,
+          'ConfigMap',
+          postgres.spec.template.spec.volumes.find((v: any) => v.name === 'config').configMap.name,
+        ).data['patroni.yml'],
+      );
+      expect(postgres.spec.replicas).toBe(3);
+      expect(config.bootstrap.dcs).toMatchObject({ synchronous_mode: true, ttl: 10, loop_wait: 1, retry_timeout: 3 });
+      expect(config.kubernetes.role_label).toBe('role');
+      const env = Object.fromEntries(container.env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
+      expect(env.PATRONI_SUPERUSER_PASSWORD.secretKeyRef).toEqual({ name: 'fencer-database', key: 'password' });
+      expect(decodeURIComponent(url.password)).toBe(decode(secret.data.password));
+      expect(decodeURIComponent(url.username)).toBe(config.postgresql.authentication.superuser.username);
+      const svc = find(objects, 'Service', url.hostname);
+      expect(svc.spec.selector).toEqual({ ...postgres.spec.selector.matchLabels, role: 'master' });
+      expect(svc.spec.ports.map((p: any) => p.port)).toContain(Number(url.port));
+      expect(find(objects, 'Service', postgres.spec.serviceName).spec.clusterIP).toBe('None');
+      expect(config.bootstrap.dcs.postgresql.parameters.max_connections).toBeGreaterThanOrEqual(
+        20 * (find(objects, 'StatefulSet', 'fencer-control-plane').spec.replicas + 1),
+      );
+      return;
+    }
     const env = Object.fromEntries(container.env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
     expect(env.POSTGRES_PASSWORD.secretKeyRef).toEqual({ name: 'fencer-database', key: 'password' });
     expect(decodeURIComponent(url.password)).toBe(decode(secret.data.password));
