@@ -7,7 +7,7 @@ FREEZE_SECONDS ?= 5
 
 .DEFAULT_GOAL := help
 # Chaos on the running cluster (chaos/ scripts; each works on both runtimes).
-.PHONY: help build schema image cluster-up cluster-up-ha kill-postgres-primary freeze-postgres-primary partition-postgres-primary jobs cluster-status kill-leader freeze-leader kill-worker cluster-down test freeze-worker partition-worker restart-postgres terminate-leader-backends campaign check bench-packing bench-placement bench-failover bench-workflows bench-cancel bench-fairness bench-cron bench-throughput
+.PHONY: help build schema image cluster-up cluster-up-ha cluster-up-pgbouncer bench-connections kill-postgres-primary freeze-postgres-primary partition-postgres-primary jobs cluster-status kill-leader freeze-leader kill-worker cluster-down test freeze-worker partition-worker restart-postgres terminate-leader-backends campaign check bench-packing bench-placement bench-failover bench-workflows bench-cancel bench-fairness bench-cron bench-throughput
 
 help: ## list these targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z-]*:.*## / {printf "  \033[1m%-26s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -26,6 +26,9 @@ cluster-up: build ## start 3 replicas, 5 nodes and PostgreSQL in the background 
 
 cluster-up-ha: build ## the same on HA PostgreSQL: etcd, three members under Patroni (synchronous), HAProxy (docs/ha.md)
 	@$(FENCER) cluster up --postgres ha --replicas $(or $(REPLICAS),3) --nodes $(or $(NODES),5) --runtime $(or $(RUNTIME),process)
+
+cluster-up-pgbouncer: build ## the same with PgBouncer (transaction mode) for the replicas' API and node traffic (docs/connections.md)
+	@$(FENCER) cluster up --pgbouncer --replicas $(or $(REPLICAS),3) --nodes $(or $(NODES),5) --runtime $(or $(RUNTIME),process)
 
 jobs: build ## submit the example jobs in examples/jobs.yaml
 	@$(FENCER) apply -f examples/jobs.yaml
@@ -105,3 +108,6 @@ bench-cron: build ## CronJobs firing every second, steady then through leader ki
 
 bench-throughput: build ## the job hot path beside graphile-worker on the same PostgreSQL: jobs/s, submit → start p50/p99, CPU by process (JOBS= burst size, MODE=burst|steady|single|all)
 	@$(FENCER) bench throughput --mode $(or $(MODE),burst) --jobs $(or $(JOBS),20000)
+
+bench-connections: build ## PostgreSQL's server sessions and their memory with many nodes, direct and through PgBouncer (docs/connections.md)
+	@$(FENCER) bench connections --nodes $(or $(NODES),1000)
