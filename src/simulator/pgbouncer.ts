@@ -12,6 +12,7 @@ import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { freePort } from '../net/free-port.js';
 import { delay } from '../lifecycle.js';
+import { sql } from '../store/sql.js';
 import { letOthersTraverse, postgresOwner } from './ha-postgres.js';
 
 const BINARY = '/usr/sbin/pgbouncer';
@@ -137,12 +138,12 @@ export class PgBouncer {
     const database = decodeURIComponent(server.pathname.slice(1)) || 'postgres';
     // SET takes a double-quoted identifier as its value: no single quote inside connect_query's.
     const settings = (replica: string) =>
-      [
-        `SET fencer.replica TO "${replica}"`,
-        ...(this.options.idleInTxTimeoutMs === undefined
-          ? []
-          : [`SET idle_in_transaction_session_timeout TO ${this.options.idleInTxTimeoutMs}`]),
-      ].join('; ');
+      sql('pgbouncer/connect_query')
+        .split('\n')
+        .filter((line) => line.trim() !== '' && !line.startsWith('--'))
+        .join(' ')
+        .replace('{replica}', replica)
+        .replace('{timeout}', String(this.options.idleInTxTimeoutMs ?? 0));
     const databases = this.options.replicas.map(
       (replica) =>
         `${replica} = host=${server.hostname} port=${server.port || 5432} dbname=${database} connect_query='${settings(replica)}'`,
