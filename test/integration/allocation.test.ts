@@ -210,6 +210,12 @@ describe('a node allocation', () => {
   });
 
   describe('a record of sends', () => {
+    // A node of its own: the random sequence above may have left n1–n3 dead.
+    beforeAll(async () => {
+      await registerNode(t.db, 'n4', 4000, 8 * GiB, {}, randomUUID());
+      await t.db.query("UPDATE nodes SET watch_session = gen_random_uuid() WHERE name = 'n4'");
+    });
+
     /** Records sends of a run a claim holds locked and of a free one: 'recorded', or 'waited' on the lock. */
     async function recordBesideAClaim(): Promise<{ outcome: string; stamped: string[] }> {
       const uids = [
@@ -220,7 +226,7 @@ describe('a node allocation', () => {
         commitPlacements(
           tx,
           epoch,
-          uids.map((jobUid) => ({ jobUid, node: 'n3' })),
+          uids.map((jobUid) => ({ jobUid, node: 'n4' })),
         ),
       );
       const ids = (
@@ -236,7 +242,7 @@ describe('a node allocation', () => {
         let settled = false;
         const recording = markDelivered(
           t.db,
-          ids.map((id) => ({ id, node: 'n3', agoMs: 0 })),
+          ids.map((id) => ({ id, node: 'n4', agoMs: 0 })),
           60_000,
         ).then(() => 'recorded');
         void recording.finally(() => (settled = true));
