@@ -4,7 +4,14 @@
 // deleted meanwhile (keyset pagination: no offset to shift, no row to go missing). The token is
 // checked, not signed: one made by hand can only start a list where the same list could anyway.
 import { HttpError } from '../errors/http-error.js';
-import { DEFAULT_PER_PAGE, MOST_PER_PAGE, type PageKey, type PageRequest } from '../domain/list-pages.js';
+import {
+  DEFAULT_PER_PAGE,
+  MOST_PER_PAGE,
+  type PageKey,
+  type PageRequest,
+  type RowsPage,
+} from '../domain/list-pages.js';
+import { API_VERSION } from '../domain/resources.js';
 import { isDns1123Label } from '../domain/names.js';
 
 /** The longest token a key of a namespace (63) and a name (253) encodes to, with room. */
@@ -86,4 +93,24 @@ export function pageRequestOf(query: PageQuery, namespace: string | null): PageR
 /** A list answer's metadata: the continue token when another page follows. */
 export function listMetadata(next: PageKey | null): { continue?: string } {
   return next ? { continue: continueToken(next) } : {};
+}
+
+/**
+ * An /api/v1 list of `kind` answered a page at a time: `read` takes the list's namespace (null:
+ * every one) and the page asked for.
+ */
+export function pagedList<Row, Item>(
+  kind: string,
+  read: (namespace: string | null, page: PageRequest) => Promise<RowsPage<Row>>,
+  present: (row: Row) => Item,
+) {
+  return async (namespace: string | null, query: PageQuery) => {
+    const page = await read(namespace, pageRequestOf(query, namespace));
+    return {
+      apiVersion: API_VERSION,
+      kind,
+      metadata: listMetadata(page.next),
+      items: page.rows.map((row) => present(row)),
+    };
+  };
 }

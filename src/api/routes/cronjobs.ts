@@ -1,7 +1,7 @@
 // CronJobs: apply (create or edit; one YAML or JSON document), get, list, delete, and a
 // CronJob's recent occurrences. Any replica, no leader needed: firing is the leader's.
 import { readOffLoop } from '../validation/off-loop.js';
-import { listMetadata, pageRequestOf, type PageQuery } from '../list-page.js';
+import { pagedList, type PageQuery } from '../list-page.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parsedBody } from '../auth-gate.js';
 import { createdIn, onCollection, onObject } from '../route-access.js';
@@ -11,7 +11,7 @@ import type { ApiContext } from '../context.js';
 import { HttpError } from '../../errors/http-error.js';
 import { applyCronJob, deleteCronJob, getCronJob, listCronJobPage, recentOccurrences } from '../../store/cronjobs.js';
 import { presentCronJob } from '../present.js';
-import { API_VERSION, type CronJob, type CronJobRequest } from '../../domain/resources.js';
+import type { CronJob, CronJobRequest } from '../../domain/resources.js';
 import { overdueSlackMs } from '../../config.js';
 
 interface CronJobParams {
@@ -64,15 +64,7 @@ export function cronJobRoutes(app: FastifyInstance, ctx: ApiContext): void {
   );
 
   // Pages as GET /api/v1/jobs's: `limit` and `continue` (src/api/list-page.ts).
-  const list = async (namespace: string | null, query: PageQuery) => {
-    const page = await listCronJobPage(ctx.db, namespace, pageRequestOf(query, namespace));
-    return {
-      apiVersion: API_VERSION,
-      kind: 'CronJobList',
-      metadata: listMetadata(page.next),
-      items: page.rows.map(presentCronJob),
-    };
-  };
+  const list = pagedList('CronJobList', (namespace, page) => listCronJobPage(ctx.db, namespace, page), presentCronJob);
   app.get<{ Querystring: PageQuery & { namespace?: string } }>(
     '/api/v1/cronjobs',
     { config: { access: onCollection('list', 'cronjobs') } },

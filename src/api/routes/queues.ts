@@ -1,7 +1,7 @@
 // Queues and ResourceQuotas: apply (create or change; one YAML or JSON document), get, list,
 // delete; and a namespace's use against its limits. Any replica, no leader needed.
 import { readOffLoop } from '../validation/off-loop.js';
-import { listMetadata, pageRequestOf, type PageQuery } from '../list-page.js';
+import { pagedList, type PageQuery } from '../list-page.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parsedBody, type Access } from '../auth-gate.js';
 import { createdIn, onCollection, onObject } from '../route-access.js';
@@ -100,15 +100,7 @@ export function queueRoutes(app: FastifyInstance, ctx: ApiContext): void {
   );
 
   // Pages as GET /api/v1/jobs's: `limit` and `continue` (src/api/list-page.ts).
-  const queueList = async (namespace: string | null, query: PageQuery) => {
-    const page = await listQueuePage(ctx.db, namespace, pageRequestOf(query, namespace));
-    return {
-      apiVersion: API_VERSION,
-      kind: 'QueueList',
-      metadata: listMetadata(page.next),
-      items: page.rows.map((row) => presentQueue(row)),
-    };
-  };
+  const queueList = pagedList('QueueList', (namespace, page) => listQueuePage(ctx.db, namespace, page), presentQueue);
   app.get<{ Querystring: PageQuery & { namespace?: string } }>(
     '/api/v1/queues',
     { config: { access: onCollection('list', 'queues') } },
@@ -153,15 +145,11 @@ export function queueRoutes(app: FastifyInstance, ctx: ApiContext): void {
     },
   );
 
-  const quotaList = async (namespace: string | null, query: PageQuery) => {
-    const page = await listQuotaPage(ctx.db, namespace, pageRequestOf(query, namespace));
-    return {
-      apiVersion: API_VERSION,
-      kind: 'ResourceQuotaList',
-      metadata: listMetadata(page.next),
-      items: page.rows.map((row) => presentResourceQuota(row)),
-    };
-  };
+  const quotaList = pagedList(
+    'ResourceQuotaList',
+    (namespace, page) => listQuotaPage(ctx.db, namespace, page),
+    presentResourceQuota,
+  );
   app.get<{ Querystring: PageQuery & { namespace?: string } }>(
     '/api/v1/resourcequotas',
     { config: { access: onCollection('list', 'resourcequotas') } },

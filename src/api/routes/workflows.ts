@@ -1,7 +1,7 @@
 // Workflows: create (one YAML or JSON document: the workflow and all its jobs, or nothing), get,
 // list, cancel, retry, delete. Any replica, no leader needed.
 import { readOffLoop } from '../validation/off-loop.js';
-import { listMetadata, pageRequestOf, type PageQuery } from '../list-page.js';
+import { pagedList, type PageQuery } from '../list-page.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parsedBody } from '../auth-gate.js';
 import { createdIn, onCollection, onObject } from '../route-access.js';
@@ -20,7 +20,7 @@ import {
   type WorkflowActionResult,
 } from '../../store/workflows.js';
 import { presentWorkflow } from '../present.js';
-import { API_VERSION, type Workflow } from '../../domain/resources.js';
+import type { Workflow } from '../../domain/resources.js';
 import { overdueSlackMs } from '../../config.js';
 import { actorOf } from '../request-headers.js';
 
@@ -77,15 +77,11 @@ export function workflowRoutes(app: FastifyInstance, ctx: ApiContext): void {
   );
 
   // Pages as GET /api/v1/jobs's: `limit` and `continue` (src/api/list-page.ts).
-  const list = async (namespace: string | null, query: PageQuery) => {
-    const page = await listWorkflowPage(ctx.db, namespace, pageRequestOf(query, namespace));
-    return {
-      apiVersion: API_VERSION,
-      kind: 'WorkflowList',
-      metadata: listMetadata(page.next),
-      items: page.rows.map((w) => presentWorkflow(w.workflow, w.jobs)),
-    };
-  };
+  const list = pagedList(
+    'WorkflowList',
+    (namespace, page) => listWorkflowPage(ctx.db, namespace, page),
+    (w) => presentWorkflow(w.workflow, w.jobs),
+  );
   app.get<{ Querystring: PageQuery & { namespace?: string } }>(
     '/api/v1/workflows',
     { config: { access: onCollection('list', 'workflows') } },
