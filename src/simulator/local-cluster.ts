@@ -3,11 +3,11 @@
 // the network while it keeps running. Used by `fencer cluster up` and by integration tests;
 // chaos (kill, freeze, partition) acts through the runtime: child processes, or containers of
 // the fencer image (`runtime: 'docker'`), proxies included, so a partition is a paused proxy.
+import { waitListening } from '../net/listening.js';
 import { readAllPages } from '../domain/list-pages.js';
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { connect } from 'node:net';
 import { timingsFromEnv, timingsToEnv, type Timings } from '../config.js';
 import { parseCpu, parseMemory } from '../domain/quantity.js';
 import type { ClusterStatus, List, NodeResource } from '../domain/resources.js';
@@ -772,23 +772,6 @@ export class Cluster {
 
 function proxyName(node: string): string {
   return `${node}-proxy`;
-}
-
-async function waitListening(port: number, name: string, alive: () => boolean): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    if (!alive()) throw new Error(`${name} exited before listening on ${port}`);
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    if (attempt > 200) throw new Error(`${name} does not listen on ${port}`);
-    await delay(50);
-  }
 }
 
 function errorMessage(err: unknown): string {

@@ -6,9 +6,9 @@
 // each pool's server sessions get them from its connect_query instead: the history triggers
 // still name the replica that made a change, and a session idle inside a transaction still ends.
 // The price is a pool per replica, not one shared by all.
+import { waitListening } from '../net/listening.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, closeSync, existsSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { freePort } from '../net/free-port.js';
 import { delay } from '../lifecycle.js';
@@ -125,13 +125,14 @@ export class PgBouncer {
     child.on('error', () => {});
     this.child = child;
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
-    const deadline = Date.now() + READY_TIMEOUT_MS;
-    while (!(await listening(this.port))) {
-      if (child.exitCode !== null || child.signalCode !== null)
-        throw new Error(`pgbouncer exited at start; see ${logFile}`);
-      if (Date.now() > deadline) throw new Error(`pgbouncer did not listen within 30 s; see ${logFile}`);
-      await delay(100);
-    }
+    await waitListening(
+      this.port,
+      'pgbouncer',
+      () => child.exitCode === null && child.signalCode === null,
+      READY_TIMEOUT_MS,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}; see ${logFile}`);
+    });
   }
 
   private config(server: URL): string {
@@ -172,15 +173,4 @@ export class PgBouncer {
 
 function quoted(value: string): string {
   return `"${value.replaceAll('"', '""')}"`;
-}
-
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
