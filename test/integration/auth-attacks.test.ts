@@ -40,7 +40,7 @@ spec:
 
 async function jobRow(namespace: string, name: string) {
   const { rows } = await t.db.query(
-    'SELECT phase, attempt, resource_version, updated_at FROM jobs WHERE namespace = $1 AND name = $2',
+    'SELECT phase, attempt, reason, resource_version, updated_at FROM jobs WHERE namespace = $1 AND name = $2',
     [namespace, name],
   );
   return rows[0] ?? null;
@@ -93,6 +93,15 @@ beforeAll(async () => {
     subjects: [{ kind: 'User', name: 'vera' }],
     roleRef: { apiGroup: 'rbac.fencer.dev', kind: 'ClusterRole', name: 'view' },
   });
+  // Placement marks each job Unschedulable once (no node): a write of its own that must not land
+  // between a test's before and after reads of the row.
+  for (const [ns, name] of [
+    ['a', 'mine'],
+    ['b', 'theirs'],
+  ])
+    await eventually(async () => (await jobRow(ns!, name!))?.reason === 'Unschedulable', {
+      what: `${ns}/${name} marked Unschedulable`,
+    });
   veraToken = await tokenFor('vera');
   vera = bearerOf(veraToken);
   // The replica reads the binding on NOTIFY fencer_auth.
