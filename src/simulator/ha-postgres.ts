@@ -164,6 +164,8 @@ export class HaPostgres {
         '--initial-cluster', initialCluster,
         '--initial-cluster-state', 'new',
         '--initial-cluster-token', token,
+        // Patroni talks etcd's v2 API here (patroniConfig says why).
+        '--enable-v2=true',
       ]; // prettier-ignore
       const pid = this.launch(name, '/usr/bin/etcd', args);
       this.etcd.push({ name, pid });
@@ -228,7 +230,12 @@ export class HaPostgres {
       scope: 'fencer',
       name: member.name,
       restapi: { listen: rest.host, connect_address: rest.host },
-      etcd3: { hosts: etcdHosts },
+      // The v2 API, not etcd3: Debian's Patroni 3.0.2 keeps an etcd3 view in a watch cache that
+      // goes stale when Patroni stalls past the ttl (a freeze, a partition). Woken, it then
+      // overwrites the new leader's key and retries a compare-and-set of the sync key against
+      // the stale revision forever, so no standby is ever synchronous again (fixed upstream in
+      // 3.0.3 and 3.1.0). The v2 client reads the whole cluster on every loop.
+      etcd: { hosts: etcdHosts },
       bootstrap: {
         dcs: {
           ttl: this.settings.ttl,
@@ -296,10 +303,10 @@ export class HaPostgres {
       `  bind 127.0.0.1:${port}`,
       '  option httpchk GET /primary',
       '  http-check expect status 200',
-      // rise: a member must say "primary" for 10 s before it gets a session. Patroni 3.0.2 (etcd3),
-      // woken after a freeze longer than the ttl, believes its stale view for several loops and
-      // answers 200 while another member leads (measured: about 7 s); a session sent there could
-      // commit what the rewind then throws away (docs/ha.md, "A primary cut off").
+      // rise: a member must say "primary" for 10 s before it gets a session. Patroni woken after a
+      // freeze longer than the ttl may believe a stale view for several loops and answer 200 while
+      // another member leads (measured with etcd3: about 7 s); a session sent there could commit
+      // what the rewind then throws away (docs/ha.md, "A primary cut off").
       '  default-server inter 500ms fastinter 250ms downinter 500ms fall 2 rise 20 on-marked-down shutdown-sessions',
       ...this.members.map(
         (m) => `  server ${m.name} 127.0.0.1:${m.pgPort} maxconn 1000 check port ${new URL(m.restUrl).port}`,
