@@ -1,4 +1,4 @@
--- fencer's database schema as src/store/migrations/ leave it (0001_init.sql … 0029_node_identity.sql),
+-- fencer's database schema as src/store/migrations/ leave it (0001_init.sql … 0030_join_token_node.sql),
 -- for reading: the migrations are what builds it. Generated, do not edit: `npm run schema` writes
 -- it again, and test/integration/schema.test.ts fails when it is not current.
 
@@ -193,8 +193,10 @@ CREATE TABLE join_tokens (
   description text DEFAULT ''::text NOT NULL,
   created_at timestamp with time zone DEFAULT now() NOT NULL,
   expires_at timestamp with time zone NOT NULL,
+  node_name text,
   CONSTRAINT join_tokens_pkey PRIMARY KEY (id),
   CONSTRAINT join_tokens_id_check CHECK (id ~ '^[a-z0-9]{6}$'::text),
+  CONSTRAINT join_tokens_node_name_check CHECK (node_name <> ''::text),
   CONSTRAINT join_tokens_secret_sha256_check CHECK (length(secret_sha256) = 32)
 );
 

@@ -252,7 +252,7 @@ export async function lateRegistration(cluster: Cluster, node: string): Promise<
             await cluster.fetch(`${url}${NODE_ROUTES.register.path()}`, {
               method: 'POST',
               body,
-              headers: { authorization: `Bearer ${cluster.joinToken}`, 'content-type': 'application/json' },
+              headers: { authorization: `Bearer ${cluster.joinTokenOf(node)}`, 'content-type': 'application/json' },
               signal: AbortSignal.timeout(2000),
             });
           }),

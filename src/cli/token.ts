@@ -12,6 +12,7 @@ import type { JoinToken } from '../domain/node-identity.js';
 interface CreateOptions {
   user?: string;
   join?: boolean;
+  node?: string;
   description?: string;
   tokenFile?: string;
   databaseUrl?: string;
@@ -32,6 +33,10 @@ export function registerTokenCommands(program: Command): void {
       '--join',
       'a join token (id.secret) that agents register with, stored hashed in the database (needs --database-url, $DATABASE_URL or a local cluster)',
     )
+    .option(
+      '--node <name>',
+      'with --join: the one node name the token registers (as cluster up makes one per node); default: any name',
+    )
     .option('--description <text>', 'with --join: what the join token is for')
     .option('--token-file <file>', "with --join: store this join token (e.g. a Secret's) instead of making a new one")
     .option(
@@ -47,6 +52,7 @@ export function registerTokenCommands(program: Command): void {
       const ttlMs = parseDuration(opts.ttl);
       if (ttlMs === null || ttlMs === 0) fail(`--ttl: "${opts.ttl}" is not a positive duration (use 30m, 24h)`);
       if (opts.output !== undefined && opts.output !== 'json') fail(`--output: "${opts.output}" is not json`);
+      if (opts.node !== undefined && !opts.join) fail('--node: only with --join (a join token bound to one node)');
       if (opts.join) return createJoinToken(opts, ttlMs!);
       if (opts.user === undefined || opts.user === '') fail('--user is required (or --join for a join token)');
       const { authFiles, readSigningKey } = await import('../auth/tokens/keys.js');
@@ -72,7 +78,9 @@ export function registerTokenCommands(program: Command): void {
   // (as kubeadm token list / delete); a user's token is no row, so it is revoked by its id.
   token
     .command('list')
-    .description('the join tokens nodes register with (--join): id, TTL, expiry, description; never a secret')
+    .description(
+      'the join tokens nodes register with (--join): id, the node it is bound to, TTL, expiry, description; never a secret',
+    )
     .option('--join', 'join tokens (the only tokens stored: a user token is revoked by its id, fencer token revoke)')
     .option('--database-url <url>', "the cluster's PostgreSQL (default $DATABASE_URL, else the local cluster's)")
     .option('-o, --output <format>', 'json: every token as an object')
@@ -86,6 +94,7 @@ export function registerTokenCommands(program: Command): void {
         const items = rows.map((r) => ({
           id: r.id,
           description: r.description,
+          node: r.node_name,
           createdAt: r.created_at.toISOString(),
           expiresAt: r.expires_at.toISOString(),
           expired: r.expired,
@@ -98,9 +107,10 @@ export function registerTokenCommands(program: Command): void {
       const { humanDuration } = await import('../domain/duration.js');
       process.stdout.write(
         renderTable(
-          ['ID', 'TTL', 'EXPIRES', 'DESCRIPTION'],
+          ['ID', 'NODE', 'TTL', 'EXPIRES', 'DESCRIPTION'],
           rows.map((r) => [
             r.id,
+            r.node_name ?? '<any>',
             r.expired ? '<expired>' : humanDuration(r.expires_at.getTime() - now),
             r.expires_at.toISOString(),
             r.description || '<none>',
@@ -187,7 +197,10 @@ async function createJoinToken(opts: CreateOptions, ttlMs: number): Promise<void
   const { readFileSync } = await import('node:fs');
   const { parseJoinToken } = await import('../domain/node-identity.js');
   const store = await import('../store/nodes.js');
+  const { isDns1123Subdomain } = await import('../domain/names.js');
   if (ttlMs > 366 * 86_400_000) fail(`--ttl: ${opts.ttl} is longer than a year`);
+  if (opts.node !== undefined && !isDns1123Subdomain(opts.node))
+    fail(`--node: "${opts.node}" is not a node name (a DNS-1123 subdomain: lower-case letters, digits, '-' and '.')`);
   let given: JoinToken | undefined;
   if (opts.tokenFile !== undefined) {
     let text: string;
@@ -202,14 +215,16 @@ async function createJoinToken(opts: CreateOptions, ttlMs: number): Promise<void
   }
   const made = await withClusterDatabase(opts, (db) =>
     store
-      .createJoinToken(db, ttlMs, opts.description ?? '', given ?? undefined)
+      .createJoinToken(db, ttlMs, opts.description ?? '', given ?? undefined, opts.node ?? null)
       .catch((err: Error) => fail(`--join: ${err.message}`)),
   );
   process.stdout.write(
     opts.output === 'json'
-      ? `${JSON.stringify({ token: made.token, id: made.id, expiresAt: made.expiresAt.toISOString() })}\n`
+      ? `${JSON.stringify({ token: made.token, id: made.id, node: made.node, expiresAt: made.expiresAt.toISOString() })}\n`
       : `${made.token}\n`,
   );
+  if (given && made.node !== (opts.node ?? null))
+    process.stderr.write(`join token ${made.id} was stored before, for node ${made.node ?? '<any>'}: it stays so\n`);
 }
 
 function collect(value: string, previous: string[]): string[] {

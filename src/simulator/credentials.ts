@@ -2,11 +2,11 @@
 // zero-config: the signing key in the cluster's home (made when there is none, or the one
 // FENCER_SIGNING_KEY names, as the test suite shares one key with every cluster it starts), the
 // JWKS its replicas trust, an admin token (group system:masters) for the CLI and the
-// simulator's own client, a join token its nodes register with (each is then answered its own
-// short-lived node credential by the replica), and its TLS (cluster-tls.ts). Each token file is
+// simulator's own client, a join token for each node, bound to its name (each is then answered
+// its own short-lived node credential by the replica), and its TLS (cluster-tls.ts). Each token file is
 // mode 0600 in a 0700 directory.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   authFiles,
@@ -21,7 +21,8 @@ import { DEFAULT_ISSUER } from '../auth/tokens/verify.js';
 import { MASTERS_GROUP, MONITORING_GROUP } from '../auth/rbac/builtin.js';
 import { ensureClusterTls, type ClusterTlsFiles } from './cluster-tls.js';
 import { createPool } from '../store/db.js';
-import { createJoinToken } from '../store/nodes.js';
+import { createJoinToken, deleteJoinToken } from '../store/nodes.js';
+import { parseJoinToken } from '../domain/node-identity.js';
 
 /** How long the tokens a local cluster mints live: a demo cluster's life, and then some. */
 export const CLUSTER_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
@@ -70,21 +71,33 @@ export class ClusterCredentials {
     return authFiles(this.home).jwks;
   }
 
-  /** Where the join token of the cluster's nodes is (made by makeJoinToken). */
-  get joinTokenFile(): string {
-    return joinTokenFile(this.home);
+  /** Where the join token of node `name` is (made by makeJoinTokens); `{name}` stays as the agent's pattern. */
+  joinTokenFile(name: string): string {
+    return joinTokenFile(this.home, name);
   }
 
   /**
-   * A join token for the cluster's nodes (CLUSTER_TOKEN_TTL_MS), stored hashed in its database and
-   * written to joinTokenFile. Once the replicas have migrated the database.
+   * A join token for each of `names`, bound to that name (CLUSTER_TOKEN_TTL_MS), stored hashed in
+   * the cluster's database and written to joinTokenFile(name): the files of one node's host let
+   * nobody register as another node. The token a node's file held before is withdrawn. Once the
+   * replicas have migrated the database; one connection, one statement per node.
    */
-  async makeJoinToken(databaseUrl: string): Promise<string> {
+  async makeJoinTokens(databaseUrl: string, names: readonly string[]): Promise<void> {
     const db = createPool({ databaseUrl, replica: 'cluster-up', max: 1 });
     try {
-      const { token } = await createJoinToken(db, CLUSTER_TOKEN_TTL_MS, 'the nodes of fencer cluster up');
-      writeSecret(this.joinTokenFile, `${token}\n`);
-      return token;
+      for (const name of names) {
+        const file = this.joinTokenFile(name);
+        const previous = existsSync(file) ? parseJoinToken(readFileSync(file, 'utf8').trim()) : null;
+        if (previous) await deleteJoinToken(db, previous.id);
+        const { token } = await createJoinToken(
+          db,
+          CLUSTER_TOKEN_TTL_MS,
+          `node ${name} of fencer cluster up`,
+          undefined,
+          name,
+        );
+        writeSecret(file, `${token}\n`);
+      }
     } finally {
       await db.end();
     }
@@ -113,9 +126,9 @@ export function databasePasswordFile(home: string): string {
   return join(authFiles(home).dir, 'postgres.password');
 }
 
-/** The join token of the cluster in `home`'s nodes, as its last start wrote it. */
-export function joinTokenFile(home: string): string {
-  return join(authFiles(home).dir, 'join.token');
+/** The join token of node `name` of the cluster in `home`, bound to that name, as its last start wrote it. */
+export function joinTokenFile(home: string, name: string): string {
+  return join(authFiles(home).dir, 'join', `${name}.token`);
 }
 
 /** The admin token of the cluster in `home`, as its last start wrote it. */

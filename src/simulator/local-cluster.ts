@@ -327,10 +327,10 @@ export class Cluster {
     this.exportedEnv = undefined;
   }
 
-  /** The join token the cluster's nodes register with (docs/security.md, Node identity). */
-  get joinToken(): string {
+  /** The join token node `name` registers with, bound to that name (docs/security.md, Node identity). */
+  joinTokenOf(name: string): string {
     if (!this.credentials) throw new Error('the cluster has not started');
-    return readFileSync(this.credentials.joinTokenFile, 'utf8').trim();
+    return readFileSync(this.credentials.joinTokenFile(name), 'utf8').trim();
   }
 
   /** A token of the cluster's admin (group system:masters), for its clients. */
@@ -440,6 +440,7 @@ export class Cluster {
       }
       await this.launch(existing);
     } else {
+      await this.credentials!.makeJoinTokens(this.databaseUrl, [name]);
       await this.addNodes([name], opts);
     }
     await this.waitNodesReady([name]);
@@ -505,9 +506,9 @@ export class Cluster {
     });
     await Promise.all(replicas.map((replica) => this.launch(replica)));
     await Promise.all(replicas.map((replica) => this.waitHealthy(replica)));
-    await this.credentials.makeJoinToken(this.databaseUrl);
-
     const names = Array.from({ length: this.options.nodes }, (_, i) => `node-${i + 1}`);
+    await this.credentials.makeJoinTokens(this.databaseUrl, names);
+
     // In waves: a hundred agents booting at once on a small machine starve the replicas that
     // must answer their registrations.
     const perProcess = this.options.nodesPerProcess ?? 1;
@@ -573,7 +574,7 @@ export class Cluster {
       '--log-file',
       this.nodeLogFile(single ? first : '{name}'),
       '--join-token-file',
-      this.credentials!.joinTokenFile,
+      this.credentials!.joinTokenFile('{name}'),
       ...(this.tls ? ['--ca', this.tls.ca] : []),
     ];
     const metricsPort = await this.allocatePort();

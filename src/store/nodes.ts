@@ -13,6 +13,7 @@ import { DEFAULT_MAX_JOBS } from '../domain/resources.js';
 import { GENERATION_SKEW_MS, type JoinToken, type NodeIdentity } from '../domain/node-identity.js';
 import { SupersededCredentialError } from '../errors/superseded-credential-error.js';
 import { UnauthorizedError } from '../errors/unauthorized-error.js';
+import { JoinTokenNodeError } from '../errors/join-token-node-error.js';
 
 /** What lets a registration in (src/api/routes/nodes.ts): a join token, or the node's current credential. */
 export type RegistrationAuthority = { joinToken: JoinToken } | { credential: NodeIdentity };
@@ -43,7 +44,7 @@ export async function registerNode(
 ): Promise<NodeRow> {
   if (isBroken('registration-generation')) generation = null; // broken on purpose (src/testing/broken-guards.ts)
   return transaction(db, async (tx) => {
-    if (authority && 'joinToken' in authority) await checkJoinToken(tx, authority.joinToken);
+    if (authority && 'joinToken' in authority) await checkJoinToken(tx, authority.joinToken, name);
     // The heartbeat row first: the lock order of declaring a node dead (heartbeat, jobs, node).
     await tx.query(sql('nodes/heartbeat'), [name]);
     const previous = (
@@ -100,38 +101,51 @@ export async function registerNode(
   });
 }
 
-/** UnauthorizedError unless the join token is known and not expired. */
-async function checkJoinToken(tx: Tx, token: JoinToken): Promise<void> {
-  const row = (await tx.query<{ valid: boolean }>(sql('join_tokens/check'), [token.id, token.secret])).rows[0];
+/**
+ * UnauthorizedError unless the join token is known and not expired; JoinTokenNodeError when it is
+ * bound to a node name other than `name`.
+ */
+async function checkJoinToken(tx: Tx, token: JoinToken, name: string): Promise<void> {
+  const row = (
+    await tx.query<{ valid: boolean; node_name: string | null }>(sql('join_tokens/check'), [token.id, token.secret])
+  ).rows[0];
   if (!row) throw new UnauthorizedError(`join token ${token.id} is not known (or its secret is wrong)`);
   if (!row.valid) throw new UnauthorizedError(`join token ${token.id} expired`);
+  // broken on purpose (src/testing/broken-guards.ts)
+  if (row.node_name !== null && row.node_name !== name && !isBroken('join-token-node'))
+    throw new JoinTokenNodeError(name, token.id, row.node_name);
 }
 
 /**
- * A join token that lets nodes register for `ttlMs`; `token` registers one made elsewhere (a
- * Secret's), else a new one is made. Throws when its id is taken by another secret.
+ * A join token that lets nodes register for `ttlMs` (only the node `node`, when given); `token`
+ * registers one made elsewhere (a Secret's), else a new one is made. Throws when its id is taken
+ * by another secret.
  */
 export async function createJoinToken(
   db: Db,
   ttlMs: number,
   description = '',
   token: JoinToken = newJoinToken(),
-): Promise<{ token: string; id: string; expiresAt: Date }> {
+  node: string | null = null,
+): Promise<{ token: string; id: string; expiresAt: Date; node: string | null }> {
   const row = (
-    await db.query<{ expires_at: Date }>(sql('join_tokens/create'), [
+    await db.query<{ expires_at: Date; node_name: string | null }>(sql('join_tokens/create'), [
       token.id,
       token.secret,
       Math.round(ttlMs),
       description,
+      node,
     ])
   ).rows[0];
   if (!row) throw new Error(`join token id ${token.id} is already taken by another token`);
-  return { token: `${token.id}.${token.secret}`, id: token.id, expiresAt: row.expires_at };
+  return { token: `${token.id}.${token.secret}`, id: token.id, expiresAt: row.expires_at, node: row.node_name };
 }
 
 export interface JoinTokenRow {
   id: string;
   description: string;
+  /** The one node it registers; null: any. */
+  node_name: string | null;
   created_at: Date;
   expires_at: Date;
   expired: boolean;

@@ -14,6 +14,7 @@ export type BreakableGuard =
   | 'death-heartbeat-lock' // declaring a node dead does not lock its heartbeat row first
   | 'heartbeat-forward' // a heartbeat that began earlier but commits later moves the node's last heartbeat back
   | 'registration-generation' // a registration from an older process of a node is taken like any other
+  | 'join-token-node' // a join token bound to one node name registers any name
   | 'node-credential-row' // a node's reports are not checked against its row: a credential of a replaced process still reports
   | 'watch-session-check' // a watch stream superseded by another of its node's keeps being sent the node's assignments
   | 'idle-in-tx-timeout' // leader sessions may stay idle in a transaction forever

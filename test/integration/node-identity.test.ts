@@ -7,7 +7,9 @@
 // clamped to the database's clock plus the skew; a replaced process's credential is refused. And
 // the row check broken on purpose (FENCER_BREAK_GUARDS=node-credential-row): the replaced
 // process's report then finishes the new process's job. An operator lists and deletes join
-// tokens with the CLI (`fencer token list|delete --join`); a deleted one registers nothing.
+// tokens with the CLI (`fencer token list|delete --join`); a deleted one registers nothing; one
+// bound to a node name (`--node`) registers that name alone, and with that check broken
+// (join-token-node) it registers another.
 import { randomUUID } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -383,8 +385,8 @@ describe('join tokens, as an operator keeps them', () => {
     ) as { token: string; id: string };
     const secret = made.token.split('.')[1]!;
     const table = await fencer('list', '--join');
-    expect(table.split('\n')[0]).toMatch(/^ID\s+TTL\s+EXPIRES\s+DESCRIPTION$/);
-    expect(table).toMatch(new RegExp(`^${made.id}\\s+\\S+\\s+\\S+\\s+rack 7$`, 'm'));
+    expect(table.split('\n')[0]).toMatch(/^ID\s+NODE\s+TTL\s+EXPIRES\s+DESCRIPTION$/);
+    expect(table).toMatch(new RegExp(`^${made.id}\\s+<any>\\s+\\S+\\s+\\S+\\s+rack 7$`, 'm'));
     expect(table).not.toContain(secret);
     const listed = JSON.parse(await fencer('list', '--join', '-o', 'json')) as { items: Array<{ id: string }> };
     expect(listed.items.map((i) => i.id)).toContain(made.id);
@@ -397,5 +399,49 @@ describe('join tokens, as an operator keeps them', () => {
     await expect(fencer('delete', '--join', made.id)).rejects.toMatchObject({
       stderr: expect.stringContaining(`join token "${made.id}" not found`),
     });
+  });
+
+  const registerAs = (name: string, token: string) =>
+    fetch(replica.url + NODE_ROUTES.register.path(), {
+      method: 'POST',
+      body: JSON.stringify({ name, capacity: CAPACITY, incarnation: randomUUID() }),
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    });
+
+  it('one bound to a node (--node) registers that node alone: another name is 403 and nothing changes', async () => {
+    const made = JSON.parse(await fencer('create', '--join', '--node', 'node-k', '-o', 'json')) as {
+      token: string;
+      id: string;
+      node: string;
+    };
+    expect(made.node).toBe('node-k');
+    expect(await fencer('list', '--join')).toMatch(new RegExp(`^${made.id}\\s+node-k\\s`, 'm'));
+    const before = (await t.db.query('SELECT count(*)::int AS n FROM nodes')).rows[0].n as number;
+    const refused = await registerAs('node-1', made.token);
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { reason: string; message: string }).message).toContain(
+      `join token ${made.id} registers node "node-k" only`,
+    );
+    expect(await registerAs('node-l', made.token).then((r) => r.status)).toBe(403);
+    expect(await nodeRow('node-l')).toBeNull();
+    expect((await t.db.query('SELECT count(*)::int AS n FROM nodes')).rows[0].n).toBe(before);
+    expect((await nodes.heartbeat('node-1')).status).toBe(200); // node-1's process is still the current one
+    expect((await registerAs('node-k', made.token)).status).toBe(200);
+    expect(await nodeRow('node-k')).not.toBeNull();
+    await expect(fencer('create', '--join', '--node', 'Not_A_Name')).rejects.toMatchObject({
+      stderr: expect.stringContaining('--node: "Not_A_Name" is not a node name'),
+    });
+  });
+
+  // Broken variant (src/testing/broken-guards.ts, join-token-node): the bound token registers any name.
+  it('with the binding check broken, a token bound to one node registers another (check broken: true)', async () => {
+    const made = await createJoinToken(t.db, HOUR, 'bound', undefined, 'node-n');
+    process.env.FENCER_BREAK_GUARDS = 'join-token-node';
+    try {
+      expect((await registerAs('node-m', made.token)).status).toBe(200);
+      expect(await nodeRow('node-m')).not.toBeNull();
+    } finally {
+      delete process.env.FENCER_BREAK_GUARDS;
+    }
   });
 });

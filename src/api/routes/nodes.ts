@@ -14,6 +14,7 @@ import { ValidationError } from '../../errors/validation-error.js';
 import { heartbeat, listNodePage, openWatch, registerNode, type RegistrationAuthority } from '../../store/nodes.js';
 import { ForbiddenError } from '../../errors/forbidden-error.js';
 import { SupersededCredentialError } from '../../errors/superseded-credential-error.js';
+import { JoinTokenNodeError } from '../../errors/join-token-node-error.js';
 import { NODE_CREDENTIAL_TTL_MS, nodeIdentityOf, type NodeIdentity } from '../../domain/node-identity.js';
 import { presentNode } from '../present.js';
 import { injectFault } from '../route-faults.js';
@@ -179,9 +180,12 @@ export function nodeIdentity(
   return identity;
 }
 
-/** A replaced process's credential is a 403, like any credential that may not act. */
+/**
+ * A replaced process's credential, or a join token bound to another node, is a 403, like any
+ * credential that may not act.
+ */
 export function refusalOf(err: unknown): unknown {
-  if (err instanceof SupersededCredentialError)
+  if (err instanceof SupersededCredentialError || err instanceof JoinTokenNodeError)
     return new ForbiddenError(`nodes.${FENCER_GROUP} "${err.node}" is forbidden: ${err.message}`, {
       group: FENCER_GROUP,
       resource: 'nodes',
