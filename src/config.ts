@@ -210,6 +210,23 @@ export function maxYamlDepth(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 /**
+ * How long the worker thread may spend reading one large body (FENCER_BODY_READ_TIMEOUT_MS,
+ * default 30 s; src/api/validation/off-loop.ts): past it the thread is ended and the request is
+ * 413. A 16 MiB batch of plain jobs reads in well under that; a mapping of many keys may not.
+ */
+export function bodyReadTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  return positiveInteger(env, 'FENCER_BODY_READ_TIMEOUT_MS', 30_000);
+}
+
+/**
+ * How many large bodies may wait for the worker thread on one replica (FENCER_MAX_QUEUED_BODIES,
+ * default 16): past it, 429 with Retry-After, nothing read.
+ */
+export function maxQueuedBodies(env: NodeJS.ProcessEnv = process.env): number {
+  return positiveInteger(env, 'FENCER_MAX_QUEUED_BODIES', 16);
+}
+
+/**
  * How long an Idempotency-Key is kept (FENCER_IDEMPOTENCY_KEY_TTL_MS, default 24 h): a retry
  * within it gets the object the first request made; past it the key is free again (taken over by
  * its next use, deleted by the leader's prune pass).

@@ -4,7 +4,9 @@
 // slot freed when a stream closes); a list without a limit is a page; YAML past its bounds
 // (aliases, nesting), too many labels, too large annotations and report messages are refused
 // saying what and where, with nothing stored; a large body of any kind is parsed on the worker
-// thread, not the event loop. The broken variant rate-limit runs in the suite.
+// thread, not the event loop, each within a time bound (413 past it; the thread is ended and the
+// next body is read by a new one) and with a bounded line of bodies waiting (429 past it). The
+// broken variant rate-limit runs in the suite.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { startReplica } from '../helpers/replica.js';
@@ -296,5 +298,58 @@ describe('a large body', () => {
     expect(await count("SELECT 1 FROM queues WHERE name = 'big'")).toBe(0);
     const bad = await post('/apis/fencer.dev/v1/namespaces/default/queues', `a: [${'x, '.repeat(20_000)}`);
     expect(bad.status).toBe(400);
+  });
+
+  // Environment options, read at each call: set for one test, then restored.
+  async function withEnv<T>(env: Record<string, string>, body: () => Promise<T>): Promise<T> {
+    const before = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+    Object.assign(process.env, env);
+    try {
+      return await body();
+    } finally {
+      for (const [k, v] of Object.entries(before)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  }
+
+  it('that outlasts its time bound is 413 and stores nothing; the next one is read by a new thread', async () => {
+    const slow = annotated('too-slow', 30_000);
+    const refused = await withEnv({ FENCER_BODY_READ_TIMEOUT_MS: '50' }, () =>
+      adminFetch(`${roomy.url}/apis/fencer.dev/v1/namespaces/default/workflows`, {
+        method: 'POST',
+        body: slow,
+        headers: { 'content-type': 'application/yaml' },
+      }),
+    );
+    expect(refused.status).toBe(413);
+    const status = (await refused.json()) as { kind: string; reason: string; message: string };
+    expect(status).toMatchObject({ kind: 'Status', reason: 'RequestEntityTooLarge' });
+    expect(status.message).toContain('took longer than 50 ms to read (FENCER_BODY_READ_TIMEOUT_MS)');
+    expect(await count("SELECT 1 FROM workflows WHERE name = 'too-slow'")).toBe(0);
+    const next = await adminFetch(`${roomy.url}/api/v1/workflows`, {
+      method: 'POST',
+      body: annotated('after-slow', 3_000),
+      headers: { 'content-type': 'application/yaml' },
+    });
+    expect(next.status).toBe(201);
+  });
+
+  it('waits in a bounded line: past FENCER_MAX_QUEUED_BODIES, 429 with Retry-After and nothing read', async () => {
+    const slow = annotated('queued', 30_000);
+    await withEnv({ FENCER_BODY_READ_TIMEOUT_MS: '2000', FENCER_MAX_QUEUED_BODIES: '1' }, async () => {
+      // The first reads, the second waits behind it, the third finds the line full.
+      const reads = [0, 1, 2].map(() => readOffLoop('workflow', slow, 'application/yaml'));
+      const outcomes = await Promise.allSettled(reads);
+      const refused = outcomes.filter((o) => o.status === 'rejected' && (o.reason as Error).name === 'RetryLaterError');
+      expect(refused).toHaveLength(1);
+      expect(outcomes[2]).toMatchObject({ status: 'rejected', reason: { retryAfterSeconds: 1 } });
+      expect(((outcomes[2] as PromiseRejectedResult).reason as Error).message).toContain('FENCER_MAX_QUEUED_BODIES');
+    });
+    // The line is empty again: a large body reads.
+    expect(await readOffLoop('object', annotated('empty-line', 3_000), 'application/yaml')).toMatchObject({
+      kind: 'Workflow',
+    });
   });
 });
