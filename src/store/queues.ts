@@ -275,12 +275,7 @@ export async function deleteQuota(db: Db, namespace: string, name: string): Prom
   return ((await db.query(sql('quotas/delete'), [namespace, name])).rowCount ?? 0) > 0;
 }
 
-/** Every namespace something lives in, and "default". */
-export async function listNamespaces(db: Db): Promise<string[]> {
-  return (await db.query<{ namespace: string }>(sql('namespaces/list'), [null, null])).rows.map((r) => r.namespace);
-}
-
-/** A page of listNamespaces' list (a namespace's key: no namespace, its name). */
+/** A page of the namespaces something lives in, and "default" (a namespace's key: no namespace, its name). */
 export async function listNamespacePage(db: Db, page: PageRequest): Promise<RowsPage<string>> {
   const [, after, limit] = pageParameters(page);
   const rows = (await db.query<{ namespace: string }>(sql('namespaces/list'), [after, limit])).rows;

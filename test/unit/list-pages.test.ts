@@ -1,9 +1,13 @@
 // Lists in pages, the pure parts: a request's limit, the continue token (what it names, what is
-// refused), and a client reading every page.
+// refused), a client reading every page, and a selected list read in chunks (scanSelected, over a
+// sorted array standing in for the store's keyset reads).
 import { describe, expect, it } from 'vitest';
 import { continueToken, kubeLimitOf, pageLimitOf, parseContinue } from '../../src/api/list-page.js';
 import { DEFAULT_PER_PAGE, MOST_PER_PAGE, readAllPages, type Page } from '../../src/domain/list-pages.js';
 import { HttpError } from '../../src/errors/http-error.js';
+import { MOST_SCANNED_PER_PAGE, scanSelected } from '../../src/api/kube/selectors.js';
+import type { KubeObject } from '../../src/api/kube/table.js';
+import type { PageRequest, RowsPage } from '../../src/domain/list-pages.js';
 
 const token = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
 
@@ -104,5 +108,56 @@ describe('readAllPages', () => {
     expect(await readAllPages('/api/v1/jobs', async (path) => ({ items: [path] }))).toEqual([
       '/api/v1/jobs?limit=1000',
     ]);
+  });
+});
+
+describe('a selected list, read in chunks', () => {
+  // n objects in one namespace, in the store's order; every tenth labelled hit=yes.
+  const store = (n: number) => {
+    const objects: KubeObject[] = Array.from({ length: n }, (_, i) => ({
+      metadata: { namespace: 'a', name: `o${String(i).padStart(6, '0')}`, labels: i % 10 === 0 ? { hit: 'yes' } : {} },
+    }));
+    const reads: PageRequest[] = [];
+    const read = async (page: PageRequest): Promise<RowsPage<KubeObject>> => {
+      reads.push(page);
+      const from = page.after ? objects.findIndex((o) => o.metadata!.name! > page.after!.name) : 0;
+      const rest = from < 0 ? [] : objects.slice(from);
+      const rows = rest.slice(0, page.limit);
+      return { rows, next: rest.length > page.limit ? { namespace: 'a', name: rows.at(-1)!.metadata!.name! } : null };
+    };
+    return { objects, reads, read };
+  };
+  const names = (items: KubeObject[]) => items.map((o) => o.metadata!.name);
+
+  it('stops at the limit, and the continue token picks up after the last one served', async () => {
+    const { objects, read } = store(5_000);
+    const first = await scanSelected(read, { labelSelector: 'hit=yes', limit: '30' }, 'a');
+    expect(names(first.items)).toEqual(names(objects.filter((_, i) => i % 10 === 0).slice(0, 30)));
+    const second = await scanSelected(read, { labelSelector: 'hit=yes', limit: '30', continue: first.continue }, 'a');
+    expect(names(second.items)).toEqual(names(objects.filter((_, i) => i % 10 === 0).slice(30, 60)));
+  });
+
+  it('reads at most MOST_SCANNED_PER_PAGE objects for one page, which then ends early with a continue token', async () => {
+    const { read, reads } = store(MOST_SCANNED_PER_PAGE * 2 + 500);
+    const none = { labelSelector: 'hit=never' };
+    const served: string[] = [];
+    let page = await scanSelected(read, none, 'a');
+    let requests = 1;
+    expect(page.items).toEqual([]);
+    expect(reads.reduce((n, r) => n + r.limit, 0)).toBeLessThanOrEqual(MOST_SCANNED_PER_PAGE);
+    while (page.continue) {
+      page = await scanSelected(read, { ...none, continue: page.continue }, 'a');
+      served.push(...names(page.items).map(String));
+      requests++;
+    }
+    expect(served).toEqual([]);
+    expect(requests).toBe(3);
+  });
+
+  it('ends without a continue token when the last object read is the last there is', async () => {
+    const { read } = store(91); // the tenth hit, o000090, is the last object
+    const page = await scanSelected(read, { labelSelector: 'hit=yes', limit: '10' }, 'a');
+    expect(page.items).toHaveLength(10);
+    expect(page.continue).toBeUndefined();
   });
 });

@@ -10,8 +10,8 @@ import type { FastifyReply } from 'fastify';
 import type { Db } from '../../store/db.js';
 import { eventsAfter, listVersion, positionOf, type WatchPosition } from '../../store/watch-feed.js';
 import { groupVersionOf, type KubeKind } from './kinds.js';
-import type { KubeObjects, ObjectQuery } from './objects.js';
-import { selectObjects } from './selectors.js';
+import type { KubeObjects } from './objects.js';
+import { selectorOf, type ObjectQuery } from './selectors.js';
 import { toTable, type KubeObject } from './table.js';
 import type { TableVersion } from './accept.js';
 import { delay } from '../../lifecycle.js';
@@ -87,20 +87,15 @@ export async function streamWatch(
 ): Promise<void> {
   const stream = openWatch(reply, query);
   const shown = (object: KubeObject) => (table ? toTable(kind, [object], { now: new Date(), version: table }) : object);
-  const matches = (object: KubeObject) =>
-    selectObjects([object], { labelSelector: query.labelSelector, fieldSelector: query.fieldSelector }).items.length ===
-    1;
+  const matches = selectorOf(query);
   try {
     let position: WatchPosition;
     const from = query.resourceVersion ?? '';
     if (from === '' || from === '0') {
       const rv = await listVersion(db);
-      for (const object of selectObjects(await objects.list(kind, namespace), {
-        labelSelector: query.labelSelector,
-        fieldSelector: query.fieldSelector,
-      }).items) {
-        stream.send('ADDED', shown(object));
-      }
+      // In the store's order, a chunk at a time: memory stays one chunk's, however large the list.
+      for await (const chunk of objects.chunks(kind, namespace))
+        for (const object of chunk) if (matches(object)) stream.send('ADDED', shown(object));
       const found = await positionOf(db, rv);
       position = found === 'gone' ? { xid: '0', id: 0 } : found;
     } else {

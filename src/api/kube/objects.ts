@@ -20,32 +20,24 @@ import { storeJobFilterOf } from '../job-filter.js';
 import { continueToken, kubeLimitOf, parseContinue } from '../list-page.js';
 import { listRbac } from '../rbac-objects.js';
 import { RBAC_KINDS } from '../../domain/rbac.js';
-import type { PageRequest, RowsPage } from '../../domain/list-pages.js';
+import { scanSelected, type ObjectQuery } from './selectors.js';
+import { MOST_PER_PAGE, type PageKey, type PageRequest, type RowsPage } from '../../domain/list-pages.js';
 
 function presented<T>(page: RowsPage<T>, present: (row: T) => unknown): RowsPage<KubeObject> {
   return { rows: page.rows.map((row) => present(row) as KubeObject), next: page.next };
 }
 
-/** The query parameters of a list (selectors.ts reads them). */
-export interface ObjectQuery {
-  labelSelector?: string;
-  fieldSelector?: string;
-  limit?: string;
-  continue?: string;
-  includeObject?: string;
-  watch?: string;
-  resourceVersion?: string;
-  allowWatchBookmarks?: string;
-  timeoutSeconds?: string;
-}
-
 export interface KubeObjects {
   list(kind: KubeKind, namespace: string | null): Promise<KubeObject[]>;
+  /** Every object of the list, a chunk at a time from the store where it pages (a watch's first events). */
+  chunks(kind: KubeKind, namespace: string | null): AsyncGenerator<KubeObject[]>;
   /**
-   * A page of the list read from the store, when the store can read it a page at a time: Jobs
-   * with selectors it filters on; Workflows, CronJobs, Queues, ResourceQuotas and Nodes without
-   * selectors. Null: list them all and select in memory. It has
-   * no remainingItemCount (optional in Kubernetes too): counting would read every row.
+   * A page of the list read from the store, when the store can read it a page at a time (Jobs,
+   * Workflows, CronJobs, Queues, ResourceQuotas, Nodes): without selectors, a page; with selectors
+   * the store applies (a Job's labels and phase), a page of those; with any other, the store read
+   * in chunks and filtered as they come (scanSelected). Null: list them all and select in memory
+   * (the RBAC kinds, which an operator writes by hand). It has no remainingItemCount (optional in
+   * Kubernetes too): counting would read every row.
    */
   page(
     kind: KubeKind,
@@ -110,6 +102,10 @@ export function kubeObjects(ctx: ApiContext): KubeObjects {
     };
   // The kinds whose store reads a page at a time (keyset on namespace and name, as Jobs).
   const pagedSources: Record<string, (ns: string | null, page: PageRequest) => Promise<RowsPage<KubeObject>>> = {
+    Job: async (ns, page) => {
+      const found = await listJobPage(db, ns, {}, page.after, page.limit);
+      return { rows: found.jobs.map((row) => presentJob(row) as unknown as KubeObject), next: found.next };
+    },
     Workflow: async (ns, page) =>
       presented(await listWorkflowPage(db, ns, page), (w) => presentWorkflow(w.workflow, w.jobs)),
     CronJob: async (ns, page) => presented(await listCronJobPage(db, ns, page), presentCronJob),
@@ -124,6 +120,19 @@ export function kubeObjects(ctx: ApiContext): KubeObjects {
   };
   return {
     list: async (kind, namespace) => (await sourceOf(kind).list(namespace)) as KubeObject[],
+    chunks: async function* (kind, namespace) {
+      const paged = pagedSources[kind.kind];
+      if (!paged) {
+        yield (await sourceOf(kind).list(namespace)) as KubeObject[];
+        return;
+      }
+      for (let after: PageKey | null = null; ;) {
+        const chunk = await paged(namespace, { after, limit: MOST_PER_PAGE });
+        yield chunk.rows;
+        if (chunk.next === null) return;
+        after = chunk.next;
+      }
+    },
     page: async (kind, namespace, query) => {
       const paged = pagedSources[kind.kind];
       if (paged && !query.labelSelector && !query.fieldSelector) {
@@ -134,16 +143,17 @@ export function kubeObjects(ctx: ApiContext): KubeObjects {
         const page = await paged(namespace, request);
         return { items: page.rows, ...(page.next ? { continue: continueToken(page.next) } : {}) };
       }
-      if (kind.kind !== 'Job') return null;
-      const limit = kubeLimitOf(query.limit);
-      const filter = storeJobFilterOf(query);
-      if (limit === 0 || filter === null) return null;
-      const after = query.continue ? parseContinue(query.continue, namespace) : null;
-      const page = await listJobPage(db, namespace, filter, after, limit);
-      return {
-        items: page.jobs.map(presentJob) as unknown as KubeObject[],
-        ...(page.next ? { continue: continueToken(page.next) } : {}),
-      };
+      if (!paged) return null;
+      const filter = kind.kind === 'Job' ? storeJobFilterOf(query) : null;
+      if (filter !== null) {
+        const after = query.continue ? parseContinue(query.continue, namespace) : null;
+        const page = await listJobPage(db, namespace, filter, after, kubeLimitOf(query.limit));
+        return {
+          items: page.jobs.map(presentJob) as unknown as KubeObject[],
+          ...(page.next ? { continue: continueToken(page.next) } : {}),
+        };
+      }
+      return scanSelected((page) => paged(namespace, page), query, namespace);
     },
     get: async (kind, namespace, name) => (await sourceOf(kind).get(namespace ?? '', name)) as KubeObject | undefined,
   };

@@ -5,8 +5,21 @@
 // token is list-page.ts's, as when the store pages a Jobs list).
 import { HttpError } from '../../errors/http-error.js';
 import { continueToken, kubeLimitOf, parseContinue } from '../list-page.js';
-import type { ObjectQuery } from './objects.js';
+import { MOST_PER_PAGE, type PageKey, type PageRequest, type RowsPage } from '../../domain/list-pages.js';
 import { evaluateJsonPath, type KubeObject } from './table.js';
+
+/** The query parameters of a list (this module reads them). */
+export interface ObjectQuery {
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: string;
+  continue?: string;
+  includeObject?: string;
+  watch?: string;
+  resourceVersion?: string;
+  allowWatchBookmarks?: string;
+  timeoutSeconds?: string;
+}
 
 type Requirement = (labels: Record<string, string>) => boolean;
 
@@ -51,20 +64,66 @@ export function parseFieldSelector(selector: string): Array<(object: KubeObject)
     });
 }
 
+/** Whether an object is one the query's label and field selectors pick (400 for a selector that does not parse). */
+export function selectorOf(query: ObjectQuery): (object: KubeObject) => boolean {
+  const labels = query.labelSelector ? parseLabelSelector(query.labelSelector) : [];
+  const fields = query.fieldSelector ? parseFieldSelector(query.fieldSelector) : [];
+  return (o) =>
+    labels.every((r) => r((o.metadata?.labels ?? {}) as Record<string, string>)) && fields.every((f) => f(o));
+}
+
+/**
+ * The most objects one selected list reads from the store for a request. Past it the page ends
+ * early (perhaps empty) with a continue token, as a Kubernetes client pages on: what one request
+ * costs stays bounded however few objects the selector picks.
+ */
+export const MOST_SCANNED_PER_PAGE = 10 * MOST_PER_PAGE;
+
+/**
+ * A page of the objects the query's selectors pick, read from the store in chunks (keyset on
+ * namespace and name), each filtered as it comes, stopping at `limit` picked or
+ * MOST_SCANNED_PER_PAGE read; the continue token names the last object read. `namespace`: the
+ * list's, which a continue token must be of.
+ */
+export async function scanSelected(
+  read: (page: PageRequest) => Promise<RowsPage<KubeObject>>,
+  query: ObjectQuery,
+  namespace: string | null,
+): Promise<{ items: KubeObject[]; continue?: string }> {
+  const picks = selectorOf(query);
+  const limit = kubeLimitOf(query.limit);
+  let after = query.continue ? parseContinue(query.continue, namespace) : null;
+  const items: KubeObject[] = [];
+  for (let scanned = 0; ;) {
+    const chunk = await read({ after, limit: MOST_PER_PAGE });
+    for (const [i, object] of chunk.rows.entries()) {
+      if (!picks(object)) continue;
+      items.push(object);
+      if (items.length === limit) {
+        const more = i < chunk.rows.length - 1 || chunk.next !== null;
+        return more ? { items, continue: continueToken(keyOfObject(object)) } : { items };
+      }
+    }
+    scanned += chunk.rows.length;
+    if (chunk.next === null) return { items };
+    after = chunk.next;
+    if (scanned >= MOST_SCANNED_PER_PAGE) return { items, continue: continueToken(after) };
+  }
+}
+
+function keyOfObject(object: KubeObject): PageKey {
+  return { namespace: String(object.metadata?.namespace ?? ''), name: object.metadata?.name ?? '' };
+}
+
 /** The objects the query selects, a page of them with a limit. `namespace`: the list's, which a continue token must be of. */
 export function selectObjects<T extends KubeObject>(
   objects: T[],
   query: ObjectQuery,
   namespace: string | null = null,
 ): { items: T[]; continue?: string; remaining?: number } {
-  const labels = query.labelSelector ? parseLabelSelector(query.labelSelector) : [];
-  const fields = query.fieldSelector ? parseFieldSelector(query.fieldSelector) : [];
+  const picks = selectorOf(query);
   const key = (o: T) => `${String(o.metadata?.namespace ?? '')}/${o.metadata?.name ?? ''}`;
-  let items = objects
-    .filter(
-      (o) => labels.every((r) => r((o.metadata?.labels ?? {}) as Record<string, string>)) && fields.every((f) => f(o)),
-    )
-    .sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  let items = objects.filter(picks).sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
   if (query.continue) {
     const from = parseContinue(query.continue, namespace);
     const after = `${from.namespace}/${from.name}`;

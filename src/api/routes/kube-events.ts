@@ -8,7 +8,7 @@ import { HttpError } from '../../errors/http-error.js';
 import { CORE_EVENT_KIND, EVENTS_KIND, groupVersionOf, type KubeKind } from '../kube/kinds.js';
 import { parseAccept, tableVersion, type TableVersion } from '../kube/accept.js';
 import { parseIncludeObject, type IncludeObject } from '../kube/table.js';
-import type { ObjectQuery } from '../kube/objects.js';
+import type { ObjectQuery } from '../kube/selectors.js';
 import { getEvent, listEvents, type EventShape } from '../kube/events/read.js';
 import { eventTable } from '../kube/events/table.js';
 import { streamEventWatch } from '../kube/events/watch.js';

@@ -12,11 +12,12 @@ import { acceptsJson, discoveryFormat, DISCOVERY_CONTENT_TYPES, parseAccept, tab
 import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions } from '../kube/discovery.js';
 import { openApiV2, openApiV3, openApiV3Index } from '../kube/openapi.js';
 import { parseIncludeObject, toTable, type KubeObject } from '../kube/table.js';
-import { kubeObjects, type ObjectQuery } from '../kube/objects.js';
-import { selectObjects } from '../kube/selectors.js';
+import { kubeObjects } from '../kube/objects.js';
+import { scanSelected, selectObjects, type ObjectQuery } from '../kube/selectors.js';
 import { challengeHeader, KubeError, statusOf } from '../kube/status.js';
 import { UnauthorizedError } from '../../errors/unauthorized-error.js';
-import { listNamespacePage, listNamespaces } from '../../store/queues.js';
+import { listNamespacePage } from '../../store/queues.js';
+import type { PageRequest } from '../../domain/list-pages.js';
 import { continueToken, kubeLimitOf, parseContinue } from '../list-page.js';
 import { readNamespace } from './queues.js';
 import { streamWatch } from '../kube/object-watch.js';
@@ -101,22 +102,23 @@ export function kubeRoutes(app: FastifyInstance, ctx: ApiContext): void {
           (await Promise.all(names.map((name) => readNamespace(ctx.db, name)))).filter(
             (n) => n !== undefined,
           ) as unknown as KubeObject[];
-        // Without selectors, a page of names from the store, and only those namespaces read.
+        // A page of names from the store, and only those namespaces read; with selectors, read in
+        // chunks and filtered as they come.
         const { query } = request;
-        const found =
+        const readPage = async (page: PageRequest) => {
+          const names = await listNamespacePage(ctx.db, page);
+          return { rows: await read(names.rows), next: names.next };
+        };
+        const found: { items: KubeObject[]; continue?: string; remaining?: number } =
           !query.labelSelector && !query.fieldSelector
             ? await (async () => {
-                const page = await listNamespacePage(ctx.db, {
+                const page = await readPage({
                   limit: kubeLimitOf(query.limit),
                   after: query.continue ? parseContinue(query.continue, null) : null,
                 });
-                return {
-                  items: await read(page.rows),
-                  ...(page.next ? { continue: continueToken(page.next) } : {}),
-                  remaining: undefined,
-                };
+                return { items: page.rows, ...(page.next ? { continue: continueToken(page.next) } : {}) };
               })()
-            : selectObjects(await read(await listNamespaces(ctx.db)), query);
+            : await scanSelected(readPage, query, null);
         return answer(request, reply, CORE_KINDS[0]!, found.items, {
           resourceVersion,
           continue: found.continue,

@@ -22,7 +22,7 @@ import {
 } from '../../../store/events.js';
 import { HttpError } from '../../../errors/http-error.js';
 import { API_VERSION } from '../../../domain/resources.js';
-import type { ObjectQuery } from '../objects.js';
+import type { ObjectQuery } from '../selectors.js';
 import { selectObjects } from '../selectors.js';
 import { formatPosition, parsePosition, settledCut, type Position } from './feed.js';
 import {

@@ -11,7 +11,7 @@ import type { FastifyReply } from 'fastify';
 import type { Db } from '../../../store/db.js';
 import { resumeExpired } from '../../../store/events.js';
 import type { TableVersion } from '../accept.js';
-import type { ObjectQuery } from '../objects.js';
+import type { ObjectQuery } from '../selectors.js';
 import { selectObjects } from '../selectors.js';
 import type { IncludeObject } from '../table.js';
 import { expired, openWatch } from '../object-watch.js';
