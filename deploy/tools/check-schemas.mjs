@@ -24,6 +24,7 @@ function modelModule(apiVersion, kind) {
   const group = slash < 0 ? '' : apiVersion.slice(0, slash);
   const version = apiVersion.slice(slash + 1);
   if (group === 'monitoring.coreos.com') return `@kubernetes-models/prometheus-operator/${group}/${version}/${kind}`;
+  if (group === 'cert-manager.io') return `@kubernetes-models/cert-manager/${group}/${version}/${kind}`;
   const builtIn = !group.includes('.') || group.endsWith('.k8s.io');
   if (!builtIn) return undefined;
   return group === '' ? `kubernetes-models/${version}/${kind}` : `kubernetes-models/${group}/${version}/${kind}`;

@@ -4,10 +4,14 @@
 // TLS). Plain HTTP is still answered from a loopback address, where no network sees the token,
 // so that a browser opens the dashboard on this machine without a certificate warning; from
 // anywhere else only with --insecure-http, and otherwise refused as Go's servers refuse it.
+// Given the files it came from, the certificate is read again when they change (a renewal by
+// cert-manager, which kubelet writes into the mounted Secret), with no restart: new connections
+// get the new one, open ones keep theirs.
 import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
 import { Duplex } from 'node:stream';
+import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import { isLoopbackAddress } from '../net/tls.js';
 
 export interface ServingCert {
@@ -17,7 +21,12 @@ export interface ServingCert {
   key: string;
   /** Where plain HTTP is still answered (default loopback only). */
   plainHttp?: PlainHttp;
+  /** The files cert and key were read from: read again when either changes. */
+  files?: { cert: string; key: string; everyMs?: number; onReload?: (error: Error | null) => void };
 }
+
+/** How often the certificate's files are looked at (their stat; kubelet updates a Secret within a minute anyway). */
+export const CERT_RELOAD_MS = 10_000;
 
 const TLS_HANDSHAKE = 22;
 
@@ -34,6 +43,7 @@ export function dualProtocolServer(tls: ServingCert) {
   return (handler: http.RequestListener): http.Server => {
     const plain = http.createServer(handler);
     const secure = https.createServer({ cert: tls.cert, key: tls.key }, handler);
+    if (tls.files) reloadOnChange(secure, tls.files, plain);
     const onPlain = plain.listeners('connection') as Array<(socket: Socket) => void>;
     plain.removeAllListeners('connection');
     // Every connection, including one that has not spoken yet (neither server knows it then).
@@ -56,6 +66,29 @@ export function dualProtocolServer(tls: ServingCert) {
     };
     return plain;
   };
+}
+
+/**
+ * Reads the certificate and key again whenever either file changes. A pair that does not go
+ * together (one file written, the other not yet) is kept out: the old context serves until the
+ * next change makes a whole pair.
+ */
+function reloadOnChange(secure: https.Server, files: NonNullable<ServingCert['files']>, plain: http.Server): void {
+  const reload = () => {
+    try {
+      secure.setSecureContext({ cert: readFileSync(files.cert, 'utf8'), key: readFileSync(files.key, 'utf8') });
+      files.onReload?.(null);
+    } catch (err) {
+      files.onReload?.(err as Error);
+    }
+  };
+  const options = { interval: files.everyMs ?? CERT_RELOAD_MS, persistent: false };
+  watchFile(files.cert, options, reload);
+  watchFile(files.key, options, reload);
+  plain.on('close', () => {
+    unwatchFile(files.cert, reload);
+    unwatchFile(files.key, reload);
+  });
 }
 
 /**

@@ -124,6 +124,7 @@ export function registerReplicaCommand(program: Command): void {
           throw new Error(
             `--tls-cert: required to listen on ${opts.host}, which is not a loopback address: a token sent over plain HTTP is a token stolen (--insecure-http only behind a proxy or mesh that encrypts)`,
           );
+        const logger = createLogger({ replica: opts.name });
         const auth = opts.insecureNoAuth ? ('insecure-no-auth' as const) : await trustedIssuers(opts);
         if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined))
           throw new Error('--tls-cert and --tls-key go together');
@@ -133,9 +134,16 @@ export function registerReplicaCommand(program: Command): void {
                 cert: readPem(opts.tlsCert, '--tls-cert'),
                 key: readPem(opts.tlsKey, '--tls-key'),
                 plainHttp: opts.insecureHttp ? ('anywhere' as const) : ('loopback' as const),
+                files: {
+                  cert: opts.tlsCert,
+                  key: opts.tlsKey,
+                  onReload: (error: Error | null) =>
+                    error
+                      ? logger.warn({ err: error }, 'the TLS certificate changed but does not load: the old one serves')
+                      : logger.info('TLS certificate read again (it changed)'),
+                },
               }
             : undefined;
-        const logger = createLogger({ replica: opts.name });
         if (opts.insecureHttp)
           logger.warn(
             'PLAIN HTTP FROM ANY ADDRESS (--insecure-http): tokens cross the network in clear unless something else encrypts it',

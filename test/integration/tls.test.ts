@@ -1,9 +1,13 @@
 // TLS between fencer's clients and its replicas (docs/security.md, TLS): a cluster serves https
 // with a certificate its own CA signed, and every client verifies it; a client given another CA
 // cannot connect (an agent never registers); plain HTTP is answered from loopback only (or with
-// --insecure-http), and a replica refuses to listen off loopback without a certificate.
+// --insecure-http), and a replica refuses to listen off loopback without a certificate. A renewed
+// certificate (its files rewritten, as kubelet writes a Secret cert-manager renewed) is served to
+// new connections with no restart; files that do not load leave the old one serving.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
+import { connect as tlsConnect } from 'node:tls';
 import { connect } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -202,5 +206,70 @@ withOpenssl('a replica with a certificate', () => {
       { env: { ...process.env, DATABASE_URL: t.url } },
     ).catch((e: { stderr?: string }) => e);
     expect((error as { stderr?: string }).stderr).toMatch(/--tls-cert: required to listen on 0\.0\.0\.0/);
+  });
+});
+
+withOpenssl('a replica whose certificate is renewed', () => {
+  let t: TestDatabase;
+  let replica: Replica | undefined;
+  let dir: string;
+
+  beforeAll(async () => {
+    t = await freshDatabase('tls_renewal');
+    dir = mkdtempSync(join(tmpdir(), 'fencer-renewal-'));
+  });
+
+  afterAll(async () => {
+    await replica?.stop();
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves the new certificate to new connections once its files change, with no restart', async () => {
+    const files = ensureClusterTls(dir, null)!;
+    const port = await freePort();
+    const reloads: Array<Error | null> = [];
+    replica = new Replica({
+      name: 'replica-renewal',
+      host: '127.0.0.1',
+      port,
+      databaseUrl: t.url,
+      timings: DEFAULT_TIMINGS,
+      logger: pino({ level: 'silent' }),
+      auth: { issuers: TEST_ISSUERS },
+      tls: {
+        cert: readFileSync(files.cert, 'utf8'),
+        key: readFileSync(files.key, 'utf8'),
+        files: { cert: files.cert, key: files.key, everyMs: 50, onReload: (error) => reloads.push(error) },
+      },
+    });
+    await replica.start();
+    const ca = readFileSync(files.ca);
+    const served = () =>
+      new Promise<string>((resolve, reject) => {
+        const socket = tlsConnect({ host: '127.0.0.1', port, ca }, () => {
+          resolve(socket.getPeerX509Certificate()!.fingerprint256);
+          socket.end();
+        });
+        socket.on('error', reject);
+      });
+    const fingerprintOf = (file: string) => new X509Certificate(readFileSync(file)).fingerprint256;
+    const first = fingerprintOf(files.cert);
+    expect(await served()).toBe(first);
+
+    // A certificate file that does not load: refused, the old one still serves.
+    const original = readFileSync(files.cert, 'utf8');
+    writeFileSync(files.cert, 'not a certificate\n');
+    await eventually(() => reloads.some((e) => e !== null));
+    expect(await served()).toBe(first);
+    writeFileSync(files.cert, original);
+
+    // Renewed: a new pair from the same CA, as cert-manager would write it.
+    rmSync(files.cert);
+    rmSync(files.key);
+    ensureClusterTls(dir, null);
+    const renewed = fingerprintOf(files.cert);
+    expect(renewed).not.toBe(first);
+    await eventually(async () => (await served()) === renewed);
   });
 });

@@ -41,6 +41,7 @@ const RENDERS: Record<string, { overlay: string; components: string[] }> = {
     overlay: 'overlays/with-postgres',
     components: ['components/prometheus-operator'],
   },
+  'with-postgres+cert-manager': { overlay: 'overlays/with-postgres', components: ['components/cert-manager'] },
 };
 
 const scratch: string[] = [];
@@ -467,6 +468,55 @@ describe.skipIf(!kubectl).each(Object.keys(RENDERS))('the render of %s', (name) 
     expect(init.env.find((e: any) => e.name === 'DATABASE_URL').valueFrom.secretKeyRef.name).toBe('fencer-database');
     // Readable by the pods' own user alone.
     expect(pod.securityContext.fsGroup).toBe(pod.securityContext.runAsUser);
+  });
+
+  it('mounts the TLS Secret whole (kubelet updates it on renewal; a subPath would not be); with cert-manager, a Certificate renews it for every name clients use', async () => {
+    const objects = render(name);
+    const sts = find(objects, 'StatefulSet', 'fencer-control-plane');
+    const pod = sts.spec.template.spec;
+    const [container] = pod.containers;
+    const tlsVolume = pod.volumes.find((v: any) => v.secret?.secretName === 'fencer-tls').name;
+    const mounts = container.volumeMounts.filter((m: any) => m.name === tlsVolume);
+    expect(mounts.length).toBeGreaterThan(0);
+    for (const mount of mounts) expect(mount.subPath, 'no subPath').toBeUndefined();
+    const certificates = objects.filter((o) => o.kind === 'Certificate');
+    if (!name.includes('cert-manager')) {
+      expect(certificates).toEqual([]);
+      return;
+    }
+    const serving = certificates.find((c) => c.spec.secretName === 'fencer-tls');
+    expect(serving.spec.isCA).toBeUndefined();
+    // Renewed before its end, by an Issuer of the render whose CA is itself a Certificate here.
+    const hours = (d: string) => Number(/^(\d+)h$/.exec(d)![1]);
+    expect(hours(serving.spec.renewBefore)).toBeLessThan(hours(serving.spec.duration));
+    const issuer = find(objects, 'Issuer', serving.spec.issuerRef.name);
+    const ca = certificates.find((c) => c.spec.secretName === issuer.spec.ca.secretName);
+    expect(ca.spec.isCA).toBe(true);
+    expect(serving.spec.usages).toContain('server auth');
+    // Every host a client reaches a replica by: each pod's advertised name (the agents' list) and the Service.
+    const env = environment(objects, container, { 'metadata.name': 'fencer-control-plane-0' });
+    const { opts } = await parseFencer(
+      registerReplicaCommand,
+      container.args.map((a: string) => expand(a, env)),
+    );
+    const agent = find(objects, 'DaemonSet', 'fencer-agent').spec.template.spec.containers[0];
+    const agentEnv = environment(objects, agent, { 'spec.nodeName': 'worker-1' });
+    const { opts: agentOpts } = await parseFencer(
+      registerAgentCommand,
+      agent.args.map((a: string) => expand(a, agentEnv)),
+    );
+    const service = find(objects, 'Service', 'fencer');
+    const hosts = [opts.advertiseUrl, ...agentOpts.replicas].map((url: string) => new URL(url).hostname);
+    hosts.push(service.metadata.name, `${service.metadata.name}.${service.metadata.namespace}.svc`);
+    const covers = (pattern: string, host: string) =>
+      pattern.startsWith('*.')
+        ? host.slice(host.indexOf('.') + 1) === pattern.slice(2) && !host.slice(0, host.indexOf('.')).includes('.')
+        : pattern === host;
+    for (const host of hosts)
+      expect(
+        serving.spec.dnsNames.some((p: string) => covers(p, host)),
+        host,
+      ).toBe(true);
   });
 
   it('lets agents reach only the replicas, the replicas only PostgreSQL, and PostgreSQL only the replicas', () => {
