@@ -12,6 +12,7 @@ import https from 'node:https';
 import type { Socket } from 'node:net';
 import { Duplex } from 'node:stream';
 import { readFileSync, unwatchFile, watchFile } from 'node:fs';
+import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { isLoopbackAddress } from '../net/tls.js';
 
 export interface ServingCert {
@@ -76,7 +77,13 @@ export function dualProtocolServer(tls: ServingCert) {
 function reloadOnChange(secure: https.Server, files: NonNullable<ServingCert['files']>, plain: http.Server): void {
   const reload = () => {
     try {
-      secure.setSecureContext({ cert: readFileSync(files.cert, 'utf8'), key: readFileSync(files.key, 'utf8') });
+      const cert = readFileSync(files.cert, 'utf8');
+      const key = readFileSync(files.key, 'utf8');
+      // setSecureContext takes a key of another type than the certificate's (an EC key beside an
+      // RSA certificate), and every handshake would then fail: check the pair first.
+      if (!new X509Certificate(cert).checkPrivateKey(createPrivateKey(key)))
+        throw new Error(`${files.key} is not the key of the certificate in ${files.cert}`);
+      secure.setSecureContext({ cert, key });
       files.onReload?.(null);
     } catch (err) {
       files.onReload?.(err as Error);

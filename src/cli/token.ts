@@ -218,13 +218,16 @@ async function createJoinToken(opts: CreateOptions, ttlMs: number): Promise<void
       .createJoinToken(db, ttlMs, opts.description ?? '', given ?? undefined, opts.node ?? null)
       .catch((err: Error) => fail(`--join: ${err.message}`)),
   );
+  // The same token stored again keeps what it was stored with (nothing new was written).
+  if (made.node !== (opts.node ?? null))
+    fail(
+      `--node: join token ${made.id} is already stored for ${made.node === null ? 'any node' : `node "${made.node}"`}: delete it first (fencer token delete --join ${made.id})`,
+    );
   process.stdout.write(
     opts.output === 'json'
       ? `${JSON.stringify({ token: made.token, id: made.id, node: made.node, expiresAt: made.expiresAt.toISOString() })}\n`
       : `${made.token}\n`,
   );
-  if (given && made.node !== (opts.node ?? null))
-    process.stderr.write(`join token ${made.id} was stored before, for node ${made.node ?? '<any>'}: it stays so\n`);
 }
 
 function collect(value: string, previous: string[]): string[] {

@@ -6,7 +6,7 @@
 // its own short-lived node credential by the replica), and its TLS (cluster-tls.ts). Each token file is
 // mode 0600 in a 0700 directory.
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   authFiles,
@@ -85,6 +85,11 @@ export class ClusterCredentials {
   async makeJoinTokens(databaseUrl: string, names: readonly string[]): Promise<void> {
     const db = createPool({ databaseUrl, replica: 'cluster-up', max: 1 });
     try {
+      // A home from before tokens were bound kept one token for every node: withdrawn.
+      const shared = join(authFiles(this.home).dir, 'join.token');
+      const old = existsSync(shared) ? parseJoinToken(readFileSync(shared, 'utf8').trim()) : null;
+      if (old) await deleteJoinToken(db, old.id);
+      rmSync(shared, { force: true });
       for (const name of names) {
         const file = this.joinTokenFile(name);
         const previous = existsSync(file) ? parseJoinToken(readFileSync(file, 'utf8').trim()) : null;

@@ -103,11 +103,13 @@ export async function registerNode(
 
 /**
  * UnauthorizedError unless the join token is known and not expired; JoinTokenNodeError when it is
- * bound to a node name other than `name`.
+ * bound to a node name other than `name`. The registration checks it in its transaction; the
+ * route checks it first on the API's pool, so that requests with made-up tokens never take a
+ * connection of the liveness pool, which heartbeats need.
  */
-async function checkJoinToken(tx: Tx, token: JoinToken, name: string): Promise<void> {
+export async function checkJoinToken(db: Db | Tx, token: JoinToken, name: string): Promise<void> {
   const row = (
-    await tx.query<{ valid: boolean; node_name: string | null }>(sql('join_tokens/check'), [token.id, token.secret])
+    await db.query<{ valid: boolean; node_name: string | null }>(sql('join_tokens/check'), [token.id, token.secret])
   ).rows[0];
   if (!row) throw new UnauthorizedError(`join token ${token.id} is not known (or its secret is wrong)`);
   if (!row.valid) throw new UnauthorizedError(`join token ${token.id} expired`);

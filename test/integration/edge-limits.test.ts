@@ -1,7 +1,7 @@
 // Issue 27's exhaustion attacks, replayed against real replicas (docs/security.md, "Limits"): a
 // caller past its request rate gets 429 (a Status, Retry-After) and writes nothing, while others
-// and nodes go on; open watches and change feeds are capped per caller and per replica (429, a
-// slot freed when a stream closes); a list without a limit is a page; YAML past its bounds
+// and nodes go on; registrations with a join token have a budget per address; open watches and
+// change feeds are capped per caller and per replica (429, a slot freed when a stream closes); a list without a limit is a page; YAML past its bounds
 // (aliases, nesting), too many labels, too large annotations and report messages are refused
 // saying what and where, with nothing stored; a large body of any kind is parsed on the worker
 // thread, not the event loop, each within a time bound (413 past it; the thread is ended and the
@@ -82,6 +82,31 @@ describe('the request rate', () => {
     const node = bearerOf(await tokenFor('system:node:node-r', [NODES_GROUP]));
     for (let i = 0; i < 5; i++)
       expect((await as(tight, node, 'POST', NODE_ROUTES.heartbeat.path('node-r'))).status).not.toBe(429);
+  });
+
+  it('registrations with a join token (no user) share a budget per address: made-up tokens cannot flood the route', async () => {
+    const made = { authorization: 'Bearer aaaaaa.aaaaaaaaaaaaaaaa' };
+    const body = JSON.stringify({
+      name: 'node-flood',
+      capacity: { cpu: '1', memory: '1Gi' },
+      incarnation: '6a1d3f5e-0000-4000-8000-000000000000',
+    });
+    const register = () =>
+      fetch(tight.url + NODE_ROUTES.register.path(), {
+        method: 'POST',
+        body,
+        headers: { ...made, 'content-type': 'application/json' },
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) statuses.push((await register()).status);
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401)); // the node budget here: 10 at once
+    expect(statuses.slice(10)).toEqual([429, 429]);
+    const refused = await register();
+    expect(refused.headers.get('retry-after')).not.toBeNull();
+    expect(((await refused.json()) as { message: string }).message).toContain(
+      'too many registrations with a join token',
+    );
+    expect(await count("SELECT 1 FROM nodes WHERE name = 'node-flood'")).toBe(0);
   });
 
   it('broken (FENCER_BREAK_GUARDS=rate-limit): the same caller is never limited', async () => {

@@ -6,7 +6,7 @@
 // new connections with no restart; files that do not load leave the old one serving.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { X509Certificate } from 'node:crypto';
+import { X509Certificate, generateKeyPairSync } from 'node:crypto';
 import { connect as tlsConnect } from 'node:tls';
 import { connect } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
@@ -263,6 +263,14 @@ withOpenssl('a replica whose certificate is renewed', () => {
     await eventually(() => reloads.some((e) => e !== null));
     expect(await served()).toBe(first);
     writeFileSync(files.cert, original);
+    // A key of another type than the certificate's (TLS would take it, and every handshake fail): refused too.
+    const before = reloads.length;
+    const originalKey = readFileSync(files.key, 'utf8');
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    writeFileSync(files.key, privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
+    await eventually(() => reloads.slice(before).some((e) => e?.message.includes('is not the key of the certificate')));
+    expect(await served()).toBe(first);
+    writeFileSync(files.key, originalKey);
 
     // Renewed: a new pair from the same CA, as cert-manager would write it.
     rmSync(files.cert);

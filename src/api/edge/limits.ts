@@ -98,7 +98,20 @@ export function installLimits(app: FastifyInstance, edge: EdgeOptions): StreamSl
   const slots = new StreamSlots(edge);
   app.addHook('onRequest', async (request) => {
     const user = request.user;
-    if (!user || isBroken('rate-limit')) return;
+    if (isBroken('rate-limit')) return;
+    // A join token is no user: such requests (a node's registration) share a budget per address,
+    // a node's size, so that made-up tokens cannot flood the registration route.
+    if (!user && request.joinToken) {
+      const wait = limiter.take(`join-token@${request.ip}`, edge.nodeRate);
+      if (wait > 0)
+        throw new EdgeRefusal(
+          429,
+          `too many registrations with a join token from ${request.ip}: at most ${edge.nodeRate.perSecond} a second to one replica, ${edge.nodeRate.burst} at once (FENCER_NODE_RATE_LIMIT_QPS, _BURST)`,
+          Math.max(1, Math.ceil(wait)),
+        );
+      return;
+    }
+    if (!user) return;
     const node = user.groups.includes(NODES_GROUP);
     const wait = limiter.take(user.username, node ? edge.nodeRate : edge.rate);
     if (wait > 0)

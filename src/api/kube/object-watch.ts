@@ -6,6 +6,7 @@
 // ADDED first, then the changes after the list. A version no longer kept: an ERROR event with
 // a 410 Status (Expired): the client lists again. openWatch is the framing every watch shares
 // (the Events' too, events/watch.ts).
+import { once } from 'node:events';
 import type { FastifyReply } from 'fastify';
 import type { Db } from '../../store/db.js';
 import { eventsAfter, listVersion, positionOf, type WatchPosition } from '../../store/watch-feed.js';
@@ -28,6 +29,11 @@ export interface WatchStream {
   /** Aborts when the client goes: a wait between polls ends with it. */
   signal: AbortSignal;
   send(type: string, object: unknown): void;
+  /**
+   * Resolves once what was sent has gone out to the client (or the client went): a reader that
+   * reads slowly holds the next read back, so a watch never buffers more than a batch.
+   */
+  drained(): Promise<void>;
   /** A BOOKMARK, when the client asked for them (allowWatchBookmarks) and one is due. */
   bookmark(object: () => unknown): void;
   end(): void;
@@ -57,6 +63,10 @@ export function openWatch(
     live: () => open && Date.now() < deadline,
     signal: gone.signal,
     send,
+    drained: async () => {
+      if (!open || !res.writableNeedDrain) return;
+      await once(res, 'drain', { signal: gone.signal }).catch(() => {});
+    },
     bookmark: (object) => {
       if (query.allowWatchBookmarks !== 'true' || Date.now() < bookmarkAt) return;
       send('BOOKMARK', object());
@@ -94,8 +104,10 @@ export async function streamWatch(
     if (from === '' || from === '0') {
       const rv = await listVersion(db);
       // In the store's order, a chunk at a time: memory stays one chunk's, however large the list.
-      for await (const chunk of objects.chunks(kind, namespace))
+      for await (const chunk of objects.chunks(kind, namespace)) {
         for (const object of chunk) if (matches(object)) stream.send('ADDED', shown(object));
+        await stream.drained();
+      }
       const found = await positionOf(db, rv);
       position = found === 'gone' ? { xid: '0', id: 0 } : found;
     } else {
@@ -130,6 +142,7 @@ export async function streamWatch(
         object = { ...object, metadata: { ...object.metadata, resourceVersion: String(event.id) } };
         if (matches(object)) stream.send(event.type, shown(object));
       }
+      await stream.drained();
       stream.bookmark(() => ({
         apiVersion: groupVersionOf(kind),
         kind: kind.kind,

@@ -11,7 +11,14 @@ import type { ApiContext } from '../context.js';
 import { jsonObject } from '../body.js';
 import { HttpError } from '../../errors/http-error.js';
 import { ValidationError } from '../../errors/validation-error.js';
-import { heartbeat, listNodePage, openWatch, registerNode, type RegistrationAuthority } from '../../store/nodes.js';
+import {
+  checkJoinToken,
+  heartbeat,
+  listNodePage,
+  openWatch,
+  registerNode,
+  type RegistrationAuthority,
+} from '../../store/nodes.js';
 import { ForbiddenError } from '../../errors/forbidden-error.js';
 import { SupersededCredentialError } from '../../errors/superseded-credential-error.js';
 import { JoinTokenNodeError } from '../../errors/join-token-node-error.js';
@@ -39,6 +46,7 @@ export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
       throw new ValidationError([{ path: 'incarnation', message: 'required: the node credential is bound to it' }]);
     let row;
     try {
+      if (authority && 'joinToken' in authority) await checkJoinToken(ctx.db, authority.joinToken, name);
       row = await registerNode(
         ctx.liveness,
         name,

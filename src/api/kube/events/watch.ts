@@ -44,6 +44,7 @@ export async function streamEventWatch(
     if (from === '' || from === '0') {
       const list = await listEvents(db, shape, namespace, selection);
       for (const event of list.items) stream.send('ADDED', shown(event));
+      await stream.drained();
       cursor = cursorAt(list.at);
     } else {
       const at = parsePosition(from);
@@ -74,6 +75,7 @@ export async function streamEventWatch(
         );
         return;
       }
+      await stream.drained();
       stream.bookmark(() => ({ apiVersion: groupVersion, kind: 'Event', metadata: { resourceVersion } }));
       if (read.history.length < BATCH && read.cluster.length < BATCH) await delay(POLL_MS, stream.signal);
     }
