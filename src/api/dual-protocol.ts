@@ -31,6 +31,9 @@ export const CERT_RELOAD_MS = 10_000;
 
 const TLS_HANDSHAKE = 22;
 
+/** How long a new connection may stay silent before its first byte (Node's headersTimeout is a minute). */
+export const FIRST_BYTE_TIMEOUT_MS = 60_000;
+
 /** Where plain HTTP is answered beside HTTPS: from loopback addresses, or (--insecure-http) anywhere. */
 export type PlainHttp = 'loopback' | 'anywhere';
 
@@ -52,7 +55,15 @@ export function dualProtocolServer(tls: ServingCert) {
     plain.on('connection', (socket: Socket) => {
       open.add(socket);
       socket.on('close', () => open.delete(socket));
+      // Until its first byte no server owns the socket, so nothing else ends it: a client that
+      // hangs up first (the plain server is half-open, so the socket would stay in CLOSE-WAIT)
+      // or says nothing for FIRST_BYTE_TIMEOUT_MS is closed here.
+      const hungUp = () => socket.destroy();
+      socket.once('end', hungUp);
+      socket.setTimeout(FIRST_BYTE_TIMEOUT_MS, hungUp);
       socket.once('data', (first: Buffer) => {
+        socket.off('end', hungUp);
+        socket.setTimeout(0);
         if (first[0] === TLS_HANDSHAKE) return void secure.emit('connection', streamOf(socket, first));
         if (plainHttp === 'loopback' && !isLoopbackAddress(socket.remoteAddress)) return void socket.end(PLAIN_REFUSED);
         socket.pause();
@@ -119,7 +130,13 @@ function streamOf(socket: Socket, first: Buffer): Duplex {
   socket.on('data', (chunk: Buffer) => {
     if (!stream.push(chunk)) socket.pause();
   });
-  socket.on('end', () => stream.push(null));
+  // The client hung up: the TLS layer is told (end of input), and the socket is ended too, since
+  // a TLS socket over a stream does not always end or destroy it (one that hangs up mid-handshake
+  // would otherwise stay in CLOSE-WAIT, its descriptor held for good).
+  socket.on('end', () => {
+    stream.push(null);
+    socket.end();
+  });
   socket.on('close', () => stream.destroy());
   socket.on('error', (err) => stream.destroy(err));
   return stream;

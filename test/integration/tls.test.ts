@@ -182,6 +182,23 @@ withOpenssl('a replica with a certificate', () => {
     }
   });
 
+  it('closes a connection whose client hung up before the first byte or mid-handshake (no descriptor held in CLOSE-WAIT)', async () => {
+    // The client half-closes (FIN) and waits: the replica must close its side, or the socket
+    // stays half-open for good, one descriptor each.
+    const closedByServer = (first: Buffer | null) =>
+      new Promise<void>((resolve, reject) => {
+        const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true }, () => {
+          if (first) socket.write(first);
+          socket.end();
+        });
+        socket.on('end', () => resolve());
+        socket.on('error', reject);
+        socket.resume();
+      });
+    await closedByServer(null);
+    await closedByServer(Buffer.from([22, 3, 1])); // a TLS record begun, the handshake never finished
+  });
+
   it('answers plain HTTP from loopback only: from another address it says to use https', async () => {
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
     const own = Object.values(networkInterfaces())
