@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
 import { projectRoot } from '../../src/paths.js';
@@ -431,11 +431,16 @@ describe('join tokens, as an operator keeps them', () => {
     expect((await registerAs('node-k', made.token)).status).toBe(200);
     expect(await nodeRow('node-k')).not.toBeNull();
     // Stored again from a file, it keeps its node: asked for another binding, the CLI refuses.
-    const file = join(mkdtempSync(join(tmpdir(), 'fencer-join-')), 'token');
+    const dir = mkdtempSync(join(tmpdir(), 'fencer-join-'));
+    const file = join(dir, 'token');
     writeFileSync(file, `${made.token}\n`);
-    await expect(fencer('create', '--join', '--token-file', file)).rejects.toMatchObject({
-      stderr: expect.stringContaining(`join token ${made.id} is already stored for node "node-k"`),
-    });
+    try {
+      await expect(fencer('create', '--join', '--token-file', file)).rejects.toMatchObject({
+        stderr: expect.stringContaining(`join token ${made.id} is already stored for node "node-k"`),
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     await expect(fencer('create', '--join', '--node', 'Not_A_Name')).rejects.toMatchObject({
       stderr: expect.stringContaining('--node: "Not_A_Name" is not a node name'),
     });
