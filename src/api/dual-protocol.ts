@@ -22,6 +22,11 @@ export interface ServingCert {
   key: string;
   /** Where plain HTTP is still answered (default loopback only). */
   plainHttp?: PlainHttp;
+  /**
+   * How long a request's headers may take over TLS, and how often that is checked (Node's
+   * `headersTimeout` and `connectionsCheckingInterval`; its defaults, 60 s and 30 s, when unset).
+   */
+  headers?: { timeoutMs: number; checkEveryMs: number };
   /** The files cert and key were read from: read again when either changes. */
   files?: { cert: string; key: string; everyMs?: number; onReload?: (error: Error | null) => void };
 }
@@ -46,7 +51,20 @@ export function dualProtocolServer(tls: ServingCert) {
   const plainHttp = tls.plainHttp ?? 'loopback';
   return (handler: http.RequestListener): http.Server => {
     const plain = http.createServer(handler);
-    const secure = https.createServer({ cert: tls.cert, key: tls.key }, handler);
+    const secure = https.createServer(
+      {
+        cert: tls.cert,
+        key: tls.key,
+        ...(tls.headers
+          ? { headersTimeout: tls.headers.timeoutMs, connectionsCheckingInterval: tls.headers.checkEveryMs }
+          : {}),
+      },
+      handler,
+    );
+    // Node checks a request's header and body timeouts only on a server that listens, and this
+    // one never does itself (the plain server owns the port): start its checks with the port's.
+    plain.on('listening', () => secure.emit('listening'));
+    plain.on('close', () => secure.close());
     if (tls.files) reloadOnChange(secure, tls.files, plain);
     const onPlain = plain.listeners('connection') as Array<(socket: Socket) => void>;
     plain.removeAllListeners('connection');

@@ -23,6 +23,7 @@ import { UnreachableError } from '../../src/errors/unreachable-error.js';
 import { freePort } from '../../src/net/free-port.js';
 import { projectRoot } from '../../src/paths.js';
 import { Replica } from '../../src/replica.js';
+import { dualProtocolServer } from '../../src/api/dual-protocol.js';
 import { ensureClusterTls } from '../../src/simulator/cluster-tls.js';
 import { Cluster } from '../../src/simulator/local-cluster.js';
 import { TEST_ISSUERS, TEST_TLS } from '../helpers/auth.js';
@@ -296,5 +297,34 @@ withOpenssl('a replica whose certificate is renewed', () => {
     const renewed = fingerprintOf(files.cert);
     expect(renewed).not.toBe(first);
     await eventually(async () => (await served()) === renewed);
+  });
+});
+
+withOpenssl('the one port over TLS', () => {
+  it("cuts off a client that never finishes its request's headers (Node's headersTimeout, over TLS too)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fencer-slow-headers-'));
+    const files = ensureClusterTls(dir, null)!;
+    const server = dualProtocolServer({
+      cert: readFileSync(files.cert, 'utf8'),
+      key: readFileSync(files.key, 'utf8'),
+      headers: { timeoutMs: 300, checkEveryMs: 100 },
+    })((_req, res) => res.end('ok'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as { port: number };
+      const answer = await new Promise<string>((resolve, reject) => {
+        let text = '';
+        const socket = tlsConnect({ host: '127.0.0.1', port, ca: readFileSync(files.ca) }, () =>
+          socket.write('GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n'),
+        );
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    } finally {
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
