@@ -29,6 +29,7 @@ import { Cluster } from '../../src/simulator/local-cluster.js';
 import { TEST_ISSUERS, TEST_TLS } from '../helpers/auth.js';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
+import { startReplica } from '../helpers/replica.js';
 import { KUBECTL, run } from '../helpers/kubectl.js';
 
 const MAIN = join(projectRoot(), 'dist/cli/main.js');
@@ -247,21 +248,19 @@ withOpenssl('a replica whose certificate is renewed', () => {
     const files = ensureClusterTls(dir, null)!;
     const port = await freePort();
     const reloads: Array<Error | null> = [];
-    replica = new Replica({
-      name: 'replica-renewal',
-      host: '127.0.0.1',
-      port,
-      databaseUrl: t.url,
-      timings: DEFAULT_TIMINGS,
-      logger: pino({ level: 'silent' }),
-      auth: { issuers: TEST_ISSUERS },
-      tls: {
-        cert: readFileSync(files.cert, 'utf8'),
-        key: readFileSync(files.key, 'utf8'),
-        files: { cert: files.cert, key: files.key, everyMs: 50, onReload: (error) => reloads.push(error) },
+    replica = await startReplica(
+      t.url,
+      'replica-renewal',
+      {},
+      {
+        port,
+        tls: {
+          cert: readFileSync(files.cert, 'utf8'),
+          key: readFileSync(files.key, 'utf8'),
+          files: { cert: files.cert, key: files.key, everyMs: 50, onReload: (error) => reloads.push(error) },
+        },
       },
-    });
-    await replica.start();
+    );
     const ca = readFileSync(files.ca);
     const served = () =>
       new Promise<string>((resolve, reject) => {
