@@ -1,4 +1,4 @@
--- fencer's database schema as src/store/migrations/ leave it (0001_init.sql … 0030_join_token_node.sql),
+-- fencer's database schema as src/store/migrations/ leave it (0001_init.sql … 0031_lease_unheld_since.sql),
 -- for reading: the migrations are what builds it. Generated, do not edit: `npm run schema` writes
 -- it again, and test/integration/schema.test.ts fails when it is not current.
 
@@ -207,6 +207,7 @@ CREATE TABLE lease (
   acquired_at timestamp with time zone,
   expires_at timestamp with time zone,
   renewed_at timestamp with time zone,
+  unheld_since timestamp with time zone,
   CONSTRAINT lease_pkey PRIMARY KEY (id),
   CONSTRAINT lease_id_check CHECK (id = 1)
 );

@@ -308,7 +308,7 @@ async function postgresFault(
   const kind = `${verb}-postgres-primary`;
   result.faults[kind] = (result.faults[kind] ?? 0) + 1;
   const action = await cluster.postgresFault(verb);
-  // Counted as a database restart: a node declared dead while the database was away is explained by it.
+  // Listed among the faults injected; it explains no node's death (its target is a database member).
   injected.push({
     kind: 'restart-postgres',
     target: action.member,

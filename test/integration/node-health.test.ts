@@ -44,8 +44,10 @@ beforeEach(async () => {
     await registerNode(t.db, name, 4000, 8 * 1024 ** 3, {});
     await openWatch(t.db, name, randomUUID(), 'test');
   }
-  // This leader has been in office long enough for silence to count.
-  await t.db.query("UPDATE lease SET acquired_at = now() - interval '1 minute'");
+  // This leader has been in office long enough for silence to count, and took over at once.
+  await t.db.query(
+    "UPDATE lease SET acquired_at = now() - interval '1 minute', unheld_since = now() - interval '1 minute'",
+  );
 });
 
 async function silence(names: string[]): Promise<void> {
@@ -123,9 +125,35 @@ describe('node-health', () => {
     // node silent for 11 s has had its grace: with an election every few seconds it would never die.
     await t.db.query("UPDATE node_heartbeats SET at = now() - interval '11 seconds' WHERE name = 'n1'");
     await t.db.query("UPDATE node_heartbeats SET at = now() - interval '6 seconds' WHERE name = 'n2'");
-    await t.db.query("UPDATE lease SET acquired_at = now() - interval '1 second'");
+    // Taken over 0.1 s after the old leader's last renewal, as after a kill.
+    await t.db.query(
+      "UPDATE lease SET acquired_at = now() - interval '1 second', unheld_since = now() - interval '1.1 seconds'",
+    );
     await health(0).reconcile(logger);
     expect(await dead()).toEqual(['n1']); // n2 still has the new leader's grace
+  });
+
+  it('never declares a node dead for the time the database was away: a new leader gives every node a full timeout', async () => {
+    // PostgreSQL was away for 13 s (a Patroni failover): the old leader last renewed 14 s ago,
+    // n1 last heartbeated 14.5 s ago, and a new leader took over 1 s ago, once the new primary
+    // answered. The other nodes got their heartbeats in already; n1's is still on its way.
+    const away = async (sinceMs: number) => {
+      await t.db.query(
+        "UPDATE lease SET acquired_at = now() - ($1::int - 13000) * interval '1 millisecond', unheld_since = now() - $1::int * interval '1 millisecond'",
+        [sinceMs],
+      );
+      await t.db.query(
+        "UPDATE node_heartbeats SET at = now() - ($1::int + 500) * interval '1 millisecond' WHERE name = 'n1'",
+        [sinceMs],
+      );
+    };
+    await away(14_000);
+    await health(0).reconcile(logger);
+    expect(await dead()).toEqual([]);
+    // Still silent a full timeout after the new leader took over: dead.
+    await away(19_100);
+    await health(0).reconcile(logger);
+    expect(await dead()).toEqual(['n1']);
   });
 
   it('gives placement only the nodes heard from within two heartbeats (a cut-off node is no home, dead or not)', async () => {

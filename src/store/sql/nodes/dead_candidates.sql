@@ -5,20 +5,26 @@
 -- killed one is this quiet), or it has been closed for $1 whatever the heartbeats say.
 -- Every clock counts from no earlier than the current leader's election (a new leader first gives
 -- every node a timeout to be heard: after PostgreSQL was away no heartbeat could be recorded),
--- but that grace ends $1 after the event itself, so a node cut off is declared dead within
--- 2 x $1 however often leaders change. The grace only ever delays a death: the node's
+-- but that grace ends $1 plus the lease's last lapse (how long the cluster went without a live
+-- leader before this one, lease.unheld_since) after the event itself: a node cut off is declared
+-- dead within 2 x $1 plus one lapse however often leaders change, and a node is never declared
+-- dead for the time the database was away. The grace only ever delays a death: the node's
 -- self-fence, which counts from the event, still comes first.
 -- nodes/declare_dead.sql re-checks the same rule: change both together.
-WITH since AS (SELECT acquired_at FROM lease WHERE id = 1),
+WITH since AS (
+  SELECT acquired_at,
+         $1::bigint * interval '1 millisecond' + greatest(coalesce(acquired_at - unheld_since, interval '0'), interval '0') AS cap
+  FROM lease WHERE id = 1
+),
 looks AS (
   SELECT name,
-         greatest(h.at, least(since.acquired_at, h.at + $1::bigint * interval '1 millisecond'))
+         greatest(h.at, least(since.acquired_at, h.at + since.cap))
            < now() - $1::bigint * interval '1 millisecond' AS silent,
          disconnected_at IS NOT NULL
-           AND greatest(disconnected_at, least(since.acquired_at, disconnected_at + $1::bigint * interval '1 millisecond'))
+           AND greatest(disconnected_at, least(since.acquired_at, disconnected_at + since.cap))
              < now() - $2::bigint * interval '1 millisecond'
            AND (h.at < now() - $3::bigint * interval '1 millisecond'
-                OR greatest(disconnected_at, least(since.acquired_at, disconnected_at + $1::bigint * interval '1 millisecond'))
+                OR greatest(disconnected_at, least(since.acquired_at, disconnected_at + since.cap))
                    < now() - $1::bigint * interval '1 millisecond') AS disconnected
   FROM nodes JOIN node_heartbeats h USING (name), since
   WHERE state = 'Ready'
