@@ -64,10 +64,11 @@ export interface ReplicaOptions {
   advertiseUrl?: string;
   databaseUrl: string;
   /**
-   * A pooler in transaction mode (PgBouncer) in front of the same database, for the API's and the
-   * nodes' statements (the api and liveness pools). The lease, the LISTEN connection, the
-   * migrator and the leader's decisions stay on databaseUrl: they hold session state (an advisory
-   * lock, LISTEN, statement_timeout) or must not queue behind a pool (docs/connections.md).
+   * A pooler in transaction mode (PgBouncer) in front of the same database, for the API's
+   * statements (the api pool). The lease, the LISTEN connection, the migrator, the leader's
+   * decisions and the nodes' heartbeats and watch opens (the liveness pool) stay on databaseUrl:
+   * they hold session state (an advisory lock, LISTEN, statement_timeout) or must not queue
+   * behind API traffic in a shared pool (docs/connections.md).
    */
   pooledDatabaseUrl?: string;
   timings: Timings;
@@ -128,7 +129,9 @@ export class Replica {
       ? { databaseUrl: opts.pooledDatabaseUrl, pooled: true }
       : { databaseUrl, pooled: false };
     this.api = createPool({ ...serving, replica: name, max: 10, idleInTxTimeoutMs, waitMs: API_WAIT_MS });
-    this.liveness = createPool({ ...serving, replica: name, max: 4, idleInTxTimeoutMs, waitMs: API_WAIT_MS });
+    // Direct even beside a pooler: a node's death is judged on its heartbeats, which must not
+    // wait behind API traffic for the pooler's server sessions.
+    this.liveness = createPool({ databaseUrl, replica: name, max: 4, idleInTxTimeoutMs, waitMs: API_WAIT_MS });
     this.decisions = createPool({ databaseUrl, replica: name, max: 4, idleInTxTimeoutMs });
     const thread = new DecisionThread();
     this.lease = new Lease({

@@ -106,6 +106,10 @@ interface Claim {
 
 const RETRY_MS = 100; // between rounds when no replica answered
 const REGISTER_BACKOFF_MAX_MS = 1000;
+// A registration's answer is worth having however late (it counts from its sending), and one
+// given up at 500 ms is still done by the replica: when a thousand nodes register at once, giving
+// up and asking again (over a new TLS connection) only multiplied the replicas' work.
+const REGISTER_TIMEOUT_MS = 10_000;
 const REPORT_BACKOFF_MAX_MS = 1000;
 const REPORT_DRAIN_MS = 2000; // how long stop() lets unanswered finish reports keep trying
 const PREDECESSOR_REPORT_WAIT_MS = 2000; // how long registration waits for the previous process's outcomes
@@ -280,7 +284,7 @@ export class Agent {
           NODE_ROUTES.register.path(),
           request,
           signal,
-          undefined,
+          REGISTER_TIMEOUT_MS,
           authorities[tried],
         );
         if ((reply.status === 401 || reply.status === 403) && tried + 1 < authorities.length) {

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster } from '../simulator/local-cluster.js';
-import { DEFAULT_TIMINGS } from '../config.js';
+import { DEFAULT_TIMINGS, type Timings } from '../config.js';
 import { delay, eventually } from '../lifecycle.js';
 import { createPool, type Pool } from '../store/db.js';
 import { sql } from '../store/sql.js';
@@ -25,6 +25,8 @@ export interface ConnectionsOptions {
   restSeconds: number;
   loadSeconds: number;
   jobsPerSecond: number;
+  /** Nodes' heartbeat interval; the node timings of DEFAULT_TIMINGS scale with it (nodeTimings). */
+  heartbeatMs: number;
   sampleMs: number;
   signal?: AbortSignal;
   log: (line: string) => void;
@@ -65,9 +67,11 @@ async function runOne(setting: ConnectionSetting, opts: ConnectionsOptions): Pro
     replicas: opts.replicas,
     nodes: opts.nodes,
     nodesPerProcess: opts.nodesPerProcess,
+    // A thousand simulated nodes take more of the two cores than the replicas they talk to.
+    nodeNice: 10,
     proxies: false,
     home,
-    timings: DEFAULT_TIMINGS,
+    timings: nodeTimings(opts.heartbeatMs),
     pgbouncer: setting === 'pgbouncer' ? { poolSize: opts.poolSize } : false,
     readyTimeoutMs: 15 * 60_000,
     signal: opts.signal,
@@ -114,6 +118,24 @@ async function runOne(setting: ConnectionSetting, opts: ConnectionsOptions): Pro
     await cluster.stop();
     rmSync(home, { recursive: true, force: true });
   }
+}
+
+/**
+ * DEFAULT_TIMINGS with the nodes' clocks (heartbeat, death rule, watch silence) scaled to a
+ * heartbeat of `heartbeatMs`, as Kubernetes' kubelets renew their Lease every 10 s: on one small
+ * machine a thousand simulated nodes heartbeating every second take more CPU than the replicas.
+ */
+export function nodeTimings(heartbeatMs: number): Timings {
+  const scale = heartbeatMs / DEFAULT_TIMINGS.heartbeatMs;
+  const scaled = (ms: number) => Math.round(ms * scale);
+  return {
+    ...DEFAULT_TIMINGS,
+    heartbeatMs,
+    deadAfterSilentMs: scaled(DEFAULT_TIMINGS.deadAfterSilentMs),
+    deadAfterDisconnectMs: scaled(DEFAULT_TIMINGS.deadAfterDisconnectMs),
+    disconnectedQuietMs: scaled(DEFAULT_TIMINGS.disconnectedQuietMs),
+    watchSilenceMs: scaled(DEFAULT_TIMINGS.watchSilenceMs),
+  };
 }
 
 async function sampleFor(db: Pool, bouncerPid: number | undefined, ms: number, everyMs: number) {

@@ -300,10 +300,22 @@ function registerConnectionsBench(bench: Command): void {
     .option('--rest-seconds <n>', 'sampled at rest', '20')
     .option('--load-seconds <n>', 'sampled under load', '30')
     .option('--jobs-per-second <n>', 'jobs of 2 s submitted each second under load', '20')
+    .option(
+      '--heartbeat-ms <ms>',
+      "nodes' heartbeat interval; the death rule and the watch's silence scale with it (default 1000)",
+      '1000',
+    )
     .action(
       async (
         opts: Record<
-          'replicas' | 'nodes' | 'nodesPerProcess' | 'poolSize' | 'restSeconds' | 'loadSeconds' | 'jobsPerSecond',
+          | 'replicas'
+          | 'nodes'
+          | 'nodesPerProcess'
+          | 'poolSize'
+          | 'restSeconds'
+          | 'loadSeconds'
+          | 'jobsPerSecond'
+          | 'heartbeatMs',
           string
         >,
       ) => {
@@ -320,13 +332,14 @@ function registerConnectionsBench(bench: Command): void {
           restSeconds: positive(opts.restSeconds, '--rest-seconds'),
           loadSeconds: positive(opts.loadSeconds, '--load-seconds'),
           jobsPerSecond: positive(opts.jobsPerSecond, '--jobs-per-second'),
+          heartbeatMs: positive(opts.heartbeatMs, '--heartbeat-ms'),
           sampleMs: 1000,
         };
         const runs = await interruptibly((signal) =>
           runConnectionsBench({ ...options, signal, log: (line) => process.stdout.write(`${line}\n`) }),
         );
         const date = new Date();
-        const command = `fencer bench connections --replicas ${opts.replicas} --nodes ${opts.nodes} --nodes-per-process ${opts.nodesPerProcess} --pool-size ${opts.poolSize} --rest-seconds ${opts.restSeconds} --load-seconds ${opts.loadSeconds} --jobs-per-second ${opts.jobsPerSecond}`;
+        const command = `fencer bench connections --replicas ${opts.replicas} --nodes ${opts.nodes} --nodes-per-process ${opts.nodesPerProcess} --pool-size ${opts.poolSize} --rest-seconds ${opts.restSeconds} --load-seconds ${opts.loadSeconds} --jobs-per-second ${opts.jobsPerSecond} --heartbeat-ms ${opts.heartbeatMs}`;
         const report = connectionsReport(runs, options, { command, machine: machine(), date });
         process.stdout.write(`\n${report}`);
         process.stdout.write(`\nwritten to ${writeResult('connections', report, date)}\n`);

@@ -94,6 +94,12 @@ export interface ClusterOptions {
    * need `proxies: false`.
    */
   nodesPerProcess?: number;
+  /**
+   * Niceness of the agent processes (1–19; process runtime only). On a real cluster agents run on
+   * machines of their own; a benchmark of many simulated nodes on one small machine lowers their
+   * priority, so that what it measures is the control plane, not its competition for the cores.
+   */
+  nodeNice?: number;
   /** How long start() waits for replicas to be healthy and nodes to be Ready. Default 60 s. */
   readyTimeoutMs?: number;
   /** Aborting it during start() stops what was started and makes start() throw. */
@@ -613,6 +619,7 @@ export class Cluster {
       env: { ...timingsToEnv(this.timings), ...this.options.env },
       logFile: this.processLogFile(name),
       ...limits,
+      ...(kind === 'node' && this.options.nodeNice ? { nice: this.options.nodeNice } : {}),
     };
     const member: Member = { name, kind, spec, pid: 0, wanted: true };
     this.members.set(name, member);

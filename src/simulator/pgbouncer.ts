@@ -65,7 +65,7 @@ export class PgBouncer {
     return this.child?.pid;
   }
 
-  /** What the replica named connects its API and liveness pools to (its password included). */
+  /** What the replica named connects its API pool to (its password included). */
   pooledUrl(replica: string): string {
     const url = new URL(this.options.databaseUrl);
     url.hostname = '127.0.0.1';

@@ -2,6 +2,7 @@
 // fencer binary under the same Node.js. Needs nothing installed, so it is the default.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { dirname } from 'node:path';
 import { NotRunningError, type ExitEvent, type ProcessHandle, type ProcessSpec, type Runtime } from './runtime.js';
 
@@ -38,6 +39,7 @@ export class ProcessRuntime implements Runtime {
       // spawn failed; the reason arrives as an 'error' event.
       throw await new Promise<Error>((resolve) => child.once('error', resolve));
     }
+    if (spec.nice) setPriority(pid, spec.nice);
     // A failed signal surfaces as an 'error' event; the exit listener tells the real story.
     child.on('error', () => {});
     const exited = new Promise<void>((resolve) => {

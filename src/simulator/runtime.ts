@@ -15,6 +15,8 @@ export interface ProcessSpec {
   cpus?: number;
   /** Memory limit in bytes; only the docker runtime enforces it. */
   memoryBytes?: number;
+  /** Niceness (1–19, lower priority); only the process runtime applies it. */
+  nice?: number;
 }
 
 export interface ProcessHandle {

@@ -196,18 +196,49 @@ describe.skipIf(unavailable !== null)(`fencer on Patroni (${unavailable ?? 'etcd
     await newPrimary(old.name);
     cluster.resumePostgres(old.name, 'partition');
 
-    // Healed, Patroni demotes it: a session on it cannot write at all.
+    // Woken, until Patroni demotes it: every new session through HAProxy reaches the new primary,
+    // never the old member, whatever its Patroni answers meanwhile (HAProxy's rise, docs/ha.md 3).
+    const oldMember = cluster.ha!.state().members.find((m) => m.name === old.name)!;
+    const reached = new Map<number, number>();
+    let oldSaidPrimary = 0;
+    let standby: pg.Client | null = null;
     const demoted = await eventually(
       async () => {
-        const client = await direct(old.name).catch(() => null);
-        if (!client) return null;
-        const { rows } = await client.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
-        if (rows[0]!.standby) return client;
-        await client.end();
-        return null;
+        const said = await fetch(`${oldMember.restUrl}/primary`, { signal: AbortSignal.timeout(1000) }).then(
+          (r) => r.status,
+          () => 0,
+        );
+        if (said === 200) oldSaidPrimary++;
+        const via = new pg.Client({ connectionString: cluster.databaseUrl, connectionTimeoutMillis: 2000 });
+        via.on('error', () => {});
+        const port = await via
+          .connect()
+          .then(() => via.query<{ port: number }>('SELECT inet_server_port() AS port'))
+          .then((r) => r.rows[0]!.port)
+          .catch(() => null)
+          .finally(() => via.end().catch(() => {}));
+        if (port !== null) reached.set(port, (reached.get(port) ?? 0) + 1);
+        // Healed, Patroni demotes it: a session on it cannot write at all.
+        if (!standby) {
+          const client = await direct(old.name).catch(() => null);
+          if (!client) return null;
+          const { rows } = await client.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
+          if (rows[0]!.standby) standby = client;
+          else await client.end();
+        }
+        // Done once it is a standby and HAProxy routes sessions to the new primary (its rise passed).
+        return standby && reached.size > 0 ? standby : null;
       },
-      { timeoutMs: FAILOVER_MS, what: `${old.name} to be a standby` },
+      {
+        timeoutMs: FAILOVER_MS,
+        intervalMs: 100,
+        what: `${old.name} to be a standby, and a session through HAProxy to reach the new primary`,
+      },
     );
+    console.log(
+      `woken ${old.name}: said primary ${oldSaidPrimary} times; sessions through HAProxy by port ${JSON.stringify([...reached])} (old ${oldMember.pgPort})`,
+    );
+    expect(reached.get(oldMember.pgPort)).toBeUndefined();
     await expect(demoted.query('CREATE TABLE on_a_standby (id int)')).rejects.toMatchObject({ code: '25006' });
     await demoted.end();
   });
