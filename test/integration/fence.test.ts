@@ -84,6 +84,41 @@ describe('lease', () => {
   });
 });
 
+describe('the lease across a jump of the database clock (a new primary whose clock runs ahead)', () => {
+  it('a standby takes the lease at the next epoch while the old leader still trusts its own; the old one cannot decide, and no epoch goes backwards', async () => {
+    const a = lease('a', 10_000);
+    await eventually(() => a.isLeader(), { what: 'a to lead' });
+    const epochA = a.epoch()!;
+    const b = lease('b', 10_000);
+    // now() 20 s ahead of the clock the lease was written by, as on a promoted member whose clock
+    // is ahead: the row's times 20 s back is the same jump, seen from the row.
+    const jump = () =>
+      t.db.query(
+        "UPDATE lease SET expires_at = expires_at - interval '20 seconds', renewed_at = renewed_at - interval '20 seconds', acquired_at = acquired_at - interval '20 seconds' WHERE epoch = $1",
+        [epochA],
+      );
+    await jump();
+    await eventually(async () => b.epoch() === epochA + 1 || (await jump(), false), {
+      what: 'b to take the lease at the next epoch',
+    });
+    // a's trust window runs on its own monotonic clock: it still believes it leads.
+    expect(a.isLeader()).toBe(true);
+    await expect(
+      fenced(t.db, a, (tx, epoch) => tx.query("INSERT INTO decisions VALUES ($1, 'jumped-old')", [epoch])),
+    ).rejects.toBeInstanceOf(LeaseLostError);
+    await fenced(t.db, b, (tx, epoch) => tx.query("INSERT INTO decisions VALUES ($1, 'jumped-new')", [epoch]));
+    // a's next renewal finds the lease taken: it steps down, and bumps nothing.
+    await eventually(() => !a.isLeader(), { what: 'a to step down', timeoutMs: 10_000 });
+    expect((await leaseRow()).epoch).toBe(epochA + 1);
+    const written = (
+      await t.db.query<{ what: string; epoch: number }>(
+        "SELECT what, epoch::int FROM decisions WHERE what LIKE 'jumped-%' ORDER BY what",
+      )
+    ).rows;
+    expect(written).toEqual([{ what: 'jumped-new', epoch: epochA + 1 }]);
+  });
+});
+
 describe.each([
   { guard: 'intact', broken: false },
   { guard: 'broken', broken: true },
