@@ -1,4 +1,4 @@
--- fencer's database schema as src/store/migrations/ leave it (0001_init.sql … 0031_lease_unheld_since.sql),
+-- fencer's database schema as src/store/migrations/ leave it (0001_init.sql … 0031_lease_grace.sql),
 -- for reading: the migrations are what builds it. Generated, do not edit: `npm run schema` writes
 -- it again, and test/integration/schema.test.ts fails when it is not current.
 
@@ -207,7 +207,8 @@ CREATE TABLE lease (
   acquired_at timestamp with time zone,
   expires_at timestamp with time zone,
   renewed_at timestamp with time zone,
-  unheld_since timestamp with time zone,
+  grace_from timestamp with time zone,
+  lapse interval DEFAULT '00:00:00'::interval NOT NULL,
   CONSTRAINT lease_pkey PRIMARY KEY (id),
   CONSTRAINT lease_id_check CHECK (id = 1)
 );

@@ -140,6 +140,7 @@ export class Replica {
       leaseMs: timings.leaseMs,
       renewMs: timings.renewMs,
       standbyPollMs: timings.standbyPollMs,
+      silentMs: timings.deadAfterSilentMs,
       idleInTxTimeoutMs,
       logger: logger.child({ part: 'lease' }),
     });

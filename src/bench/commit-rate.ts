@@ -56,6 +56,7 @@ export async function runCommitRateBench(opts: CommitRateOptions): Promise<Commi
     leaseMs: DEFAULT_TIMINGS.leaseMs,
     renewMs: DEFAULT_TIMINGS.renewMs,
     standbyPollMs: DEFAULT_TIMINGS.standbyPollMs,
+    silentMs: DEFAULT_TIMINGS.deadAfterSilentMs,
     idleInTxTimeoutMs: DEFAULT_TIMINGS.idleInTxTimeoutMs,
     logger,
   });

@@ -43,6 +43,11 @@ export interface LeaseOptions {
   leaseMs: number;
   renewMs: number;
   standbyPollMs: number;
+  /**
+   * The death rule's silence timeout: the lease row keeps how long it went unheard (its lapse)
+   * until some holder was heard for this long in a row (migration 0031, nodes/dead_candidates.sql).
+   */
+  silentMs: number;
   /** Sessions idle inside a transaction longer than this end (see connection()). */
   idleInTxTimeoutMs?: number;
   logger: Logger;
@@ -155,7 +160,7 @@ export class Lease extends EventEmitter<LeaseEvents> {
     const leading = this.leading!;
     const sentAt = performance.now();
     const result = await client
-      .query(sql('lease/renew'), [this.opts.replica, leading.epoch, this.opts.leaseMs])
+      .query(sql('lease/renew'), [this.opts.replica, leading.epoch, this.opts.leaseMs, this.opts.silentMs])
       .catch((err: unknown) => {
         leaseRenewals.inc({ result: 'failed' });
         throw err;
@@ -225,6 +230,7 @@ export class Lease extends EventEmitter<LeaseEvents> {
         const taken = await client.query<{ epoch: number; since_alive_seconds: number | null }>(sql('lease/take'), [
           this.opts.replica,
           this.opts.leaseMs,
+          this.opts.silentMs,
         ]);
         return { row, sentAt, taken: taken.rows[0]! };
       });

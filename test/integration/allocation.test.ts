@@ -154,7 +154,9 @@ describe('a node allocation', () => {
         const node = pick(await ready());
         if (!node) return;
         await t.db.query("UPDATE node_heartbeats SET at = now() - interval '1 hour' WHERE name = $1", [node]);
-        await t.db.query("UPDATE lease SET acquired_at = now() - interval '1 hour'");
+        await t.db.query(
+          "UPDATE lease SET acquired_at = now() - interval '1 hour', grace_from = now() - interval '1 hour'",
+        );
         if ((await fenced(t.db, leader, (tx) => declareNodeDead(tx, node, RULE, 'test'))) !== null) deaths++;
       },
       'register again': async () => {

@@ -13,13 +13,14 @@ const logger = pino({ level: 'silent' });
 let t: TestDatabase;
 const leases: Lease[] = [];
 
-function lease(replica: string, leaseMs = 1000): Lease {
+function lease(replica: string, leaseMs = 1000, silentMs = 5000): Lease {
   const l = new Lease({
     databaseUrl: t.url,
     replica,
     leaseMs,
     renewMs: Math.round(leaseMs / 3),
     standbyPollMs: 25,
+    silentMs,
     logger,
   });
   leases.push(l);
@@ -84,6 +85,58 @@ describe('lease', () => {
   });
 });
 
+/** The death rule's grace as the lease row keeps it (migration 0031), in ms. */
+async function grace(): Promise<{ age: number; lapse: number }> {
+  return (
+    await t.db.query<{ age: number; lapse: number }>(
+      'SELECT (extract(epoch FROM now() - grace_from) * 1000)::float8 AS age, (extract(epoch FROM lapse) * 1000)::float8 AS lapse FROM lease',
+    )
+  ).rows[0]!;
+}
+
+describe("the death rule's grace, as the lease keeps it", () => {
+  it('an outage is a lapse, kept through a second election right after it, and forgotten once a leader was heard for a full silence timeout', async () => {
+    // The database was away 14 s: the last holder renewed 14 s ago and nobody took over since.
+    await t.db.query(
+      "UPDATE lease SET holder = 'gone', expires_at = now() - interval '12 seconds', renewed_at = now() - interval '14 seconds', grace_from = now() - interval '1 minute', lapse = interval '0'",
+    );
+    const a = lease('a', 1000, 1500);
+    await eventually(() => a.isLeader(), { what: 'a to lead' });
+    expect((await grace()).lapse).toBeGreaterThanOrEqual(14_000);
+    // a is gone at once (stepped down, or killed): b's own lapse is short, the outage's is kept.
+    await a.stop();
+    const b = lease('b', 1000, 1500);
+    await eventually(() => b.isLeader(), { what: 'b to lead' });
+    expect((await grace()).lapse).toBeGreaterThanOrEqual(14_000);
+    // b heard for more than the silence timeout (1.5 s here) in a row: the next election starts afresh.
+    await eventually(
+      async () =>
+        (
+          await t.db.query<{ heard: boolean }>(
+            "SELECT renewed_at - grace_from > interval '1.5 seconds' AS heard FROM lease",
+          )
+        ).rows[0]!.heard,
+      { what: 'b to be heard for 1.5 s', timeoutMs: 5000 },
+    );
+    await b.stop();
+    const c = lease('c', 1000, 1500);
+    await eventually(() => c.isLeader(), { what: 'c to lead' });
+    expect((await grace()).lapse).toBeLessThan(1000);
+  });
+
+  it('a renewal after more than a lease without one (the database stalled, nobody took over) starts the grace again', async () => {
+    const a = lease('a', 1000);
+    await eventually(() => a.isLeader(), { what: 'a to lead' });
+    // Heard for long: nothing carried. Then its renewals stop reaching the database for 3 s.
+    await t.db.query("UPDATE lease SET grace_from = now() - interval '1 minute', lapse = interval '0'");
+    await t.db.query("UPDATE lease SET renewed_at = now() - interval '3 seconds'");
+    await eventually(async () => (await grace()).age < 1000, { what: "a's renewal to start the grace again" });
+    const after = await grace();
+    expect(after.lapse).toBeGreaterThanOrEqual(3000);
+    expect(a.epoch()).not.toBeNull(); // the same holder: no election was needed for it
+  });
+});
+
 describe('the lease across a jump of the database clock (a new primary whose clock runs ahead)', () => {
   it('a standby takes the lease at the next epoch while the old leader still trusts its own; the old one cannot decide, and no epoch goes backwards', async () => {
     const a = lease('a', 10_000);
@@ -94,7 +147,7 @@ describe('the lease across a jump of the database clock (a new primary whose clo
     // is ahead: the row's times 20 s back is the same jump, seen from the row.
     const jump = () =>
       t.db.query(
-        "UPDATE lease SET expires_at = expires_at - interval '20 seconds', renewed_at = renewed_at - interval '20 seconds', acquired_at = acquired_at - interval '20 seconds' WHERE epoch = $1",
+        "UPDATE lease SET expires_at = expires_at - interval '20 seconds', renewed_at = renewed_at - interval '20 seconds', acquired_at = acquired_at - interval '20 seconds', grace_from = grace_from - interval '20 seconds' WHERE epoch = $1",
         [epochA],
       );
     await jump();

@@ -33,7 +33,7 @@ let t: TestDatabase;
 beforeAll(async () => {
   t = await freshDatabase('lifecycle');
   await t.db.query(
-    "UPDATE lease SET holder = 't', epoch = 7, expires_at = now() + interval '1 hour', acquired_at = now() - interval '1 hour'",
+    "UPDATE lease SET holder = 't', epoch = 7, expires_at = now() + interval '1 hour', acquired_at = now() - interval '1 hour', grace_from = now() - interval '1 hour'",
   );
   await registerNode(t.db, 'n1', 64_000, 64 * 1024 ** 3, {});
   await t.db.query('UPDATE nodes SET watch_session = gen_random_uuid()');

@@ -26,7 +26,15 @@ let lease: Lease;
 
 beforeAll(async () => {
   t = await freshDatabase('node_health');
-  lease = new Lease({ databaseUrl: t.url, replica: 'test', leaseMs: 2000, renewMs: 667, standbyPollMs: 50, logger });
+  lease = new Lease({
+    databaseUrl: t.url,
+    replica: 'test',
+    leaseMs: 2000,
+    renewMs: 667,
+    standbyPollMs: 50,
+    silentMs: DEFAULT_TIMINGS.deadAfterSilentMs,
+    logger,
+  });
   const elected = new Promise<void>((resolve) => lease.once('elected', () => resolve()));
   lease.start();
   await elected;
@@ -45,9 +53,7 @@ beforeEach(async () => {
     await openWatch(t.db, name, randomUUID(), 'test');
   }
   // This leader has been in office long enough for silence to count, and took over at once.
-  await t.db.query(
-    "UPDATE lease SET acquired_at = now() - interval '1 minute', unheld_since = now() - interval '1 minute'",
-  );
+  await t.db.query("UPDATE lease SET grace_from = now() - interval '1 minute', lapse = interval '0'");
 });
 
 async function silence(names: string[]): Promise<void> {
@@ -126,9 +132,7 @@ describe('node-health', () => {
     await t.db.query("UPDATE node_heartbeats SET at = now() - interval '11 seconds' WHERE name = 'n1'");
     await t.db.query("UPDATE node_heartbeats SET at = now() - interval '6 seconds' WHERE name = 'n2'");
     // Taken over 0.1 s after the old leader's last renewal, as after a kill.
-    await t.db.query(
-      "UPDATE lease SET acquired_at = now() - interval '1 second', unheld_since = now() - interval '1.1 seconds'",
-    );
+    await t.db.query("UPDATE lease SET grace_from = now() - interval '1 second', lapse = interval '0.1 seconds'");
     await health(0).reconcile(logger);
     expect(await dead()).toEqual(['n1']); // n2 still has the new leader's grace
   });
@@ -139,7 +143,7 @@ describe('node-health', () => {
     // answered. The other nodes got their heartbeats in already; n1's is still on its way.
     const away = async (sinceMs: number) => {
       await t.db.query(
-        "UPDATE lease SET acquired_at = now() - ($1::int - 13000) * interval '1 millisecond', unheld_since = now() - $1::int * interval '1 millisecond'",
+        "UPDATE lease SET grace_from = now() - ($1::int - 13000) * interval '1 millisecond', lapse = interval '13 seconds'",
         [sinceMs],
       );
       await t.db.query(

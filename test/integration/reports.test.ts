@@ -113,7 +113,9 @@ describe('a node report batch', () => {
     ).toEqual(['ok', 'ok']);
     // n3 is declared dead with both running: both jobs go back to Pending (attempt 2).
     await t.db.query("UPDATE node_heartbeats SET at = now() - interval '1 hour' WHERE name = 'n3'");
-    await t.db.query("UPDATE lease SET acquired_at = now() - interval '1 hour'");
+    await t.db.query(
+      "UPDATE lease SET acquired_at = now() - interval '1 hour', grace_from = now() - interval '1 hour'",
+    );
     const rule = { silentMs: 5000, disconnectedMs: 1000, disconnectedQuietMs: 1500 };
     expect(await fenced(t.db, leader, (tx) => declareNodeDead(tx, 'n3', rule, 'test'))).toBe(2);
     expect(await phase('too-late')).toBe('Pending');

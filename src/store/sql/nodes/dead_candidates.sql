@@ -3,28 +3,26 @@
 -- Dead: no heartbeat for $1; or the watch connection closed more than $2 ago and not back, and
 -- heartbeats stopped too (for $3; a node reconnecting heartbeats faster than that, so only a
 -- killed one is this quiet), or it has been closed for $1 whatever the heartbeats say.
--- Every clock counts from no earlier than the current leader's election (a new leader first gives
--- every node a timeout to be heard: after PostgreSQL was away no heartbeat could be recorded),
--- but that grace ends $1 plus the lease's last lapse (how long the cluster went without a live
--- leader before this one, lease.unheld_since) after the event itself: a node cut off is declared
--- dead within 2 x $1 plus one lapse however often leaders change, and a node is never declared
--- dead for the time the database was away. The grace only ever delays a death: the node's
--- self-fence, which counts from the event, still comes first.
+-- Every clock counts from no earlier than lease.grace_from, the current leader's election or its
+-- renewal after a stall (a new leader first gives every node a timeout to be heard: after
+-- PostgreSQL was away no heartbeat could be recorded), but that grace ends $1 plus lease.lapse
+-- (the longest the lease went unheard lately, migration 0031) after the event itself: a node cut
+-- off is declared dead within 2 x $1 plus that lapse however often leaders change, and a node is
+-- never declared dead for the time the database was away. The grace only ever delays a death: the
+-- node's self-fence, which counts from the event, still comes first.
 -- nodes/declare_dead.sql re-checks the same rule: change both together.
 WITH since AS (
-  SELECT acquired_at,
-         $1::bigint * interval '1 millisecond' + greatest(coalesce(acquired_at - unheld_since, interval '0'), interval '0') AS cap
-  FROM lease WHERE id = 1
+  SELECT grace_from, $1::bigint * interval '1 millisecond' + lapse AS cap FROM lease WHERE id = 1
 ),
 looks AS (
   SELECT name,
-         greatest(h.at, least(since.acquired_at, h.at + since.cap))
+         greatest(h.at, least(since.grace_from, h.at + since.cap))
            < now() - $1::bigint * interval '1 millisecond' AS silent,
          disconnected_at IS NOT NULL
-           AND greatest(disconnected_at, least(since.acquired_at, disconnected_at + since.cap))
+           AND greatest(disconnected_at, least(since.grace_from, disconnected_at + since.cap))
              < now() - $2::bigint * interval '1 millisecond'
            AND (h.at < now() - $3::bigint * interval '1 millisecond'
-                OR greatest(disconnected_at, least(since.acquired_at, disconnected_at + since.cap))
+                OR greatest(disconnected_at, least(since.grace_from, disconnected_at + since.cap))
                    < now() - $1::bigint * interval '1 millisecond') AS disconnected
   FROM nodes JOIN node_heartbeats h USING (name), since
   WHERE state = 'Ready'

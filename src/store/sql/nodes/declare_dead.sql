@@ -5,20 +5,18 @@
 -- $1 name, $2 silent ms, $3 disconnected ms, $4 reason, $5 disconnected-quiet ms. No row back:
 -- it is alive after all.
 WITH since AS (
-  SELECT acquired_at,
-         $2::bigint * interval '1 millisecond' + greatest(coalesce(acquired_at - unheld_since, interval '0'), interval '0') AS cap
-  FROM lease WHERE id = 1
+  SELECT grace_from, $2::bigint * interval '1 millisecond' + lapse AS cap FROM lease WHERE id = 1
 )
 UPDATE nodes
 SET state = 'Dead', dead_at = now(), dead_reason = $4
 FROM since, node_heartbeats h
 WHERE nodes.name = $1 AND h.name = nodes.name AND state = 'Ready'
-  AND (greatest(h.at, least(since.acquired_at, h.at + since.cap))
+  AND (greatest(h.at, least(since.grace_from, h.at + since.cap))
          < now() - $2::bigint * interval '1 millisecond'
        OR (disconnected_at IS NOT NULL
-           AND greatest(disconnected_at, least(since.acquired_at, disconnected_at + since.cap))
+           AND greatest(disconnected_at, least(since.grace_from, disconnected_at + since.cap))
              < now() - $3::bigint * interval '1 millisecond'
            AND (h.at < now() - $5::bigint * interval '1 millisecond'
-                OR greatest(disconnected_at, least(since.acquired_at, disconnected_at + since.cap))
+                OR greatest(disconnected_at, least(since.grace_from, disconnected_at + since.cap))
                    < now() - $2::bigint * interval '1 millisecond')))
 RETURNING nodes.name
