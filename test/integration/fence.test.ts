@@ -134,6 +134,11 @@ describe("the death rule's grace, as the lease keeps it", () => {
     const after = await grace();
     expect(after.lapse).toBeGreaterThanOrEqual(3000);
     expect(a.epoch()).not.toBeNull(); // the same holder: no election was needed for it
+    // A stall soon after a longer lapse (a holder not yet heard for a full timeout): the longer one is kept.
+    await t.db.query("UPDATE lease SET grace_from = now() - interval '1 second', lapse = interval '20 seconds'");
+    await t.db.query("UPDATE lease SET renewed_at = now() - interval '3 seconds'");
+    await eventually(async () => (await grace()).age < 900, { what: "a's renewal to start the grace again" });
+    expect((await grace()).lapse).toBeGreaterThanOrEqual(20_000);
   });
 });
 

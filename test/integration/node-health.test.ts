@@ -138,8 +138,8 @@ describe('node-health', () => {
   });
 
   it('never declares a node dead for the time the database was away: a new leader gives every node a full timeout', async () => {
-    // PostgreSQL was away for 13 s (a Patroni failover): the old leader last renewed 14 s ago,
-    // n1 last heartbeated 14.5 s ago, and a new leader took over 1 s ago, once the new primary
+    // PostgreSQL was away for 13 s (a Patroni failover): the old leader last renewed 14.3 s ago,
+    // n1 last heartbeated 14.8 s ago, and a new leader took over 1.3 s ago, once the new primary
     // answered. The other nodes got their heartbeats in already; n1's is still on its way.
     const away = async (sinceMs: number) => {
       await t.db.query(
@@ -150,8 +150,14 @@ describe('node-health', () => {
         "UPDATE node_heartbeats SET at = now() - ($1::int + 500) * interval '1 millisecond' WHERE name = 'n1'",
         [sinceMs],
       );
+      // Its watch stream's close was recorded just before the outage too: the disconnect rule's
+      // clocks, the heartbeats' quiet included, get the same grace.
+      await t.db.query(
+        "UPDATE nodes SET disconnected_at = now() - ($1::int + 500) * interval '1 millisecond' WHERE name = 'n1'",
+        [sinceMs],
+      );
     };
-    await away(14_000);
+    await away(14_300);
     await health(0).reconcile(logger);
     expect(await dead()).toEqual([]);
     // Still silent a full timeout after the new leader took over: dead.

@@ -21,7 +21,7 @@ looks AS (
          disconnected_at IS NOT NULL
            AND greatest(disconnected_at, least(since.grace_from, disconnected_at + since.cap))
              < now() - $2::bigint * interval '1 millisecond'
-           AND (h.at < now() - $3::bigint * interval '1 millisecond'
+           AND (greatest(h.at, least(since.grace_from, h.at + since.cap)) < now() - $3::bigint * interval '1 millisecond'
                 OR greatest(disconnected_at, least(since.grace_from, disconnected_at + since.cap))
                    < now() - $1::bigint * interval '1 millisecond') AS disconnected
   FROM nodes JOIN node_heartbeats h USING (name), since

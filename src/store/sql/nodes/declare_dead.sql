@@ -16,7 +16,7 @@ WHERE nodes.name = $1 AND h.name = nodes.name AND state = 'Ready'
        OR (disconnected_at IS NOT NULL
            AND greatest(disconnected_at, least(since.grace_from, disconnected_at + since.cap))
              < now() - $3::bigint * interval '1 millisecond'
-           AND (h.at < now() - $5::bigint * interval '1 millisecond'
+           AND (greatest(h.at, least(since.grace_from, h.at + since.cap)) < now() - $5::bigint * interval '1 millisecond'
                 OR greatest(disconnected_at, least(since.grace_from, disconnected_at + since.cap))
                    < now() - $2::bigint * interval '1 millisecond')))
 RETURNING nodes.name
