@@ -27,7 +27,7 @@ cluster-up: build ## start 3 replicas, 5 nodes and PostgreSQL in the background 
 cluster-up-ha: build ## the same on HA PostgreSQL: etcd, three members under Patroni (synchronous), HAProxy (docs/ha.md)
 	@$(FENCER) cluster up --postgres ha --replicas $(or $(REPLICAS),3) --nodes $(or $(NODES),5) --runtime $(or $(RUNTIME),process)
 
-cluster-up-pgbouncer: build ## the same with PgBouncer (transaction mode) for the replicas' API and node traffic (docs/connections.md)
+cluster-up-pgbouncer: build ## the same with PgBouncer (transaction mode) for the replicas' API traffic; heartbeats stay direct (docs/connections.md)
 	@$(FENCER) cluster up --pgbouncer --replicas $(or $(REPLICAS),3) --nodes $(or $(NODES),5) --runtime $(or $(RUNTIME),process)
 
 jobs: build ## submit the example jobs in examples/jobs.yaml
@@ -110,4 +110,5 @@ bench-throughput: build ## the job hot path beside graphile-worker on the same P
 	@$(FENCER) bench throughput --mode $(or $(MODE),burst) --jobs $(or $(JOBS),20000)
 
 bench-connections: build ## PostgreSQL's server sessions and their memory with many nodes, direct and through PgBouncer (docs/connections.md)
-	@$(FENCER) bench connections --nodes $(or $(NODES),1000)
+	@# Nodes heartbeat every 5 s: a thousand at 1 s take more of a 2-core machine than the replicas (docs/connections.md).
+	@$(FENCER) bench connections --nodes $(or $(NODES),1000) --nodes-per-process 100 --heartbeat-ms $(or $(HEARTBEAT_MS),5000)
