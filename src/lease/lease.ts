@@ -45,7 +45,8 @@ export interface LeaseOptions {
   standbyPollMs: number;
   /**
    * The death rule's silence timeout: the lease row keeps how long it went unheard (its lapse)
-   * until some holder was heard for this long in a row (migration 0031, nodes/dead_candidates.sql).
+   * until some holder was heard for this long in a row, and a renewal after a gap of half of it
+   * starts the grace again (migration 0031, lease/take.sql, lease/renew.sql).
    */
   silentMs: number;
   /** Sessions idle inside a transaction longer than this end (see connection()). */
