@@ -17,9 +17,9 @@ export interface ApiContext {
   url: string;
   db: Db;
   /**
-   * Node liveness only (register, heartbeat, opening and closing watch streams; not their
-   * snapshots, which come in bursts): its own connections, so a flood of
-   * reports or user requests queued on `db` never holds a heartbeat past the node's timeout.
+   * Node liveness only (heartbeats, opening and closing watch streams; not registrations, nor the
+   * streams' snapshots, which come in bursts): its own connections, so a flood of reports, user
+   * requests or registrations queued on `db` never holds a heartbeat past the node's timeout.
    */
   liveness: Db;
   timings: Timings;

@@ -12,11 +12,14 @@ import { createPool, type Pool } from '../store/db.js';
 import { sql } from '../store/sql.js';
 import { ApiClient, TRY_NEXT_AFTER_500 } from '../net/api-client.js';
 import { proportionalMemory } from './process-usage.js';
+import { readStalls, type Stalls } from './stalls.js';
 
 export const CONNECTION_SETTINGS = ['direct', 'pgbouncer'] as const;
 export type ConnectionSetting = (typeof CONNECTION_SETTINGS)[number];
 
 export interface ConnectionsOptions {
+  /** The settings to run, each on a fresh cluster, in this order. */
+  settings: readonly ConnectionSetting[];
   replicas: number;
   nodes: number;
   nodesPerProcess: number;
@@ -27,6 +30,8 @@ export interface ConnectionsOptions {
   jobsPerSecond: number;
   /** Nodes' heartbeat interval; the node timings of DEFAULT_TIMINGS scale with it (nodeTimings). */
   heartbeatMs: number;
+  /** Niceness of the agent processes (0: as the replicas). */
+  agentNice: number;
   sampleMs: number;
   signal?: AbortSignal;
   log: (line: string) => void;
@@ -52,11 +57,15 @@ export interface ConnectionsRun {
   succeeded: number;
   /** Nodes not Ready at the end (a node that fenced itself or was declared dead). */
   notReady: number;
+  /** Read from every process's /metrics once the cluster was up: what the start cost. */
+  up: Stalls;
+  /** And at the end: counters since the start, event-loop delays of the measured stretches. */
+  stalls: Stalls;
 }
 
 export async function runConnectionsBench(opts: ConnectionsOptions): Promise<ConnectionsRun[]> {
   const runs: ConnectionsRun[] = [];
-  for (const setting of CONNECTION_SETTINGS) runs.push(await runOne(setting, opts));
+  for (const setting of opts.settings) runs.push(await runOne(setting, opts));
   return runs;
 }
 
@@ -67,8 +76,7 @@ async function runOne(setting: ConnectionSetting, opts: ConnectionsOptions): Pro
     replicas: opts.replicas,
     nodes: opts.nodes,
     nodesPerProcess: opts.nodesPerProcess,
-    // A thousand simulated nodes take more of the two cores than the replicas they talk to.
-    nodeNice: 10,
+    nodeNice: opts.agentNice || undefined,
     proxies: false,
     home,
     timings: nodeTimings(opts.heartbeatMs),
@@ -79,6 +87,8 @@ async function runOne(setting: ConnectionSetting, opts: ConnectionsOptions): Pro
   cluster.exportClientEnv();
   const db = createPool({ databaseUrl: cluster.databaseUrl, replica: 'bench', max: 1 });
   try {
+    // Also resets the event-loop delays: the last reading covers the measured stretches alone.
+    const up = await readStalls(cluster.replicaUrls, cluster.agentMetricsUrls, cluster.fetch);
     const bouncerPid = cluster.pgbouncer?.pid;
     opts.log(`${setting}: ready; at rest for ${opts.restSeconds} s`);
     const rest = await sampleFor(db, bouncerPid, opts.restSeconds * 1000, opts.sampleMs);
@@ -111,8 +121,9 @@ async function runOne(setting: ConnectionSetting, opts: ConnectionsOptions): Pro
     );
     const status = await cluster.status();
     const notReady = status.nodes.filter((n) => n.phase !== 'Ready').length;
+    const stalls = await readStalls(cluster.replicaUrls, cluster.agentMetricsUrls, cluster.fetch);
     opts.log(`${setting}: ${succeeded}/${submitted} jobs succeeded, ${notReady} nodes not Ready`);
-    return { setting, rest, load, submitted, succeeded, notReady };
+    return { setting, rest, load, submitted, succeeded, notReady, up, stalls };
   } finally {
     await db.end();
     await cluster.stop();

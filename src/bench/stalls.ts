@@ -6,6 +6,7 @@
 
 import { histogramOf, type LatencySummary } from './placement-metrics.js';
 import { bearer } from '../net/api-client.js';
+import { NODE_ROUTES } from '../domain/node-routes.js';
 
 export interface Stalls {
   replicaLagMaxMs: number | null;
@@ -14,6 +15,14 @@ export interface Stalls {
   selfFences: number;
   /** Heartbeats, sending to the answer that counted (the agents' histograms added up). */
   heartbeats: LatencySummary;
+  /**
+   * Heartbeats as the replicas served them, from the request's first byte read to the answer
+   * written (their http histograms added up): against `heartbeats`, what a replica held a node's
+   * request itself, and what was the wait around it (the agent's loop, the sockets).
+   */
+  heartbeatsServed: LatencySummary;
+  /** Nodes the leaders declared dead (every replica's counter, summed). */
+  declaredDead: number;
 }
 
 /** `fetcher`: a fetch trusting the cluster's CA (Cluster.fetch). */
@@ -36,7 +45,31 @@ export async function readStalls(
     agentLagMaxMs: ms(agents.flatMap((t) => samples(t, 'fencer_agent_process_nodejs_eventloop_lag_max_seconds'))),
     selfFences: agents.flatMap((t) => samples(t, 'fencer_agent_self_fences_total')).reduce((a, b) => a + b, 0),
     heartbeats: histogramOf(agents, 'fencer_agent_heartbeat_seconds'),
+    heartbeatsServed: histogramOf(
+      replicas.map((t) =>
+        seriesOf(t, 'fencer_http_request_duration_seconds', `route="${NODE_ROUTES.heartbeat.route}"`),
+      ),
+      'fencer_http_request_duration_seconds',
+    ),
+    declaredDead: replicas.flatMap((t) => samples(t, 'fencer_nodes_declared_dead_total')).reduce((a, b) => a + b, 0),
   };
+}
+
+/**
+ * The lines of `metric`'s series whose labels hold `label`, with every label but `le` taken off, so
+ * that histogramOf reads one labelled series as it reads an unlabelled histogram.
+ */
+export function seriesOf(text: string, metric: string, label: string): string {
+  const kept: string[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${metric}_`) || !line.includes(label)) continue;
+    const open = line.indexOf('{');
+    const close = line.indexOf('}');
+    if (open < 0 || close < open) continue;
+    const le = /le="[^"]*"/.exec(line.slice(open, close))?.[0];
+    kept.push(`${line.slice(0, open)}${le ? `{${le}}` : ''}${line.slice(close + 1)}`);
+  }
+  return kept.join('\n');
 }
 
 /** The values of every series of `metric` in a Prometheus text exposition. */

@@ -5,6 +5,7 @@ import { machine, percentile, resultName, writeResult, writeResultFile } from '.
 import { DEFAULT_POLICY, FIT_RULES, ORDERINGS, parsePolicy } from '../scheduling/policies.js';
 import { onTerminate } from '../lifecycle.js';
 import { fail, positive, runtimeOption } from './options.js';
+import type { ConnectionSetting } from '../bench/connections.js';
 
 /** Runs a bench that starts a cluster; Ctrl-C or SIGTERM stops the cluster and the database it started before exiting. */
 async function interruptibly<T>(start: (signal: AbortSignal) => Promise<T>): Promise<T> {
@@ -293,6 +294,7 @@ function registerConnectionsBench(bench: Command): void {
     .description(
       "PostgreSQL's server connections and their memory with many nodes, at rest and under a small job load: direct, then through PgBouncer (docs/connections.md)",
     )
+    .option('--settings <list>', 'the settings to run, comma-separated: direct, pgbouncer', 'direct,pgbouncer')
     .option('--replicas <n>', 'control-plane replicas', '3')
     .option('--nodes <n>', 'simulated nodes', '1000')
     .option('--nodes-per-process <n>', 'nodes hosted by one agent process', '50')
@@ -305,9 +307,12 @@ function registerConnectionsBench(bench: Command): void {
       "nodes' heartbeat interval; the death rule and the watch's silence scale with it (default 1000)",
       '1000',
     )
+    .option('--agent-nice <n>', 'niceness of the agent processes (0-19)', '0')
     .action(
       async (
         opts: Record<
+          | 'agentNice'
+          | 'settings'
           | 'replicas'
           | 'nodes'
           | 'nodesPerProcess'
@@ -319,12 +324,17 @@ function registerConnectionsBench(bench: Command): void {
           string
         >,
       ) => {
-        const { pgbouncerUnavailable } = await import('../simulator/pgbouncer.js');
-        const problem = pgbouncerUnavailable();
-        if (problem) fail(`cannot compare with PgBouncer: ${problem}`);
-        const { runConnectionsBench } = await import('../bench/connections.js');
+        const { runConnectionsBench, CONNECTION_SETTINGS } = await import('../bench/connections.js');
         const { connectionsReport } = await import('../bench/connections-report.js');
+        const settings = opts.settings.split(',').map((s) => s.trim());
+        const unknown = settings.filter((s) => !(CONNECTION_SETTINGS as readonly string[]).includes(s));
+        if (settings.length === 0 || unknown.length)
+          fail(`--settings: "${unknown.join(', ')}" is not one of ${CONNECTION_SETTINGS.join(', ')}`);
+        const { pgbouncerUnavailable } = await import('../simulator/pgbouncer.js');
+        const problem = settings.includes('pgbouncer') ? pgbouncerUnavailable() : null;
+        if (problem) fail(`cannot run the pgbouncer setting: ${problem}`);
         const options = {
+          settings: settings as ConnectionSetting[],
           replicas: positive(opts.replicas, '--replicas'),
           nodes: positive(opts.nodes, '--nodes'),
           nodesPerProcess: positive(opts.nodesPerProcess, '--nodes-per-process'),
@@ -333,13 +343,14 @@ function registerConnectionsBench(bench: Command): void {
           loadSeconds: positive(opts.loadSeconds, '--load-seconds'),
           jobsPerSecond: positive(opts.jobsPerSecond, '--jobs-per-second'),
           heartbeatMs: positive(opts.heartbeatMs, '--heartbeat-ms'),
+          agentNice: niceness(opts.agentNice),
           sampleMs: 1000,
         };
         const runs = await interruptibly((signal) =>
           runConnectionsBench({ ...options, signal, log: (line) => process.stdout.write(`${line}\n`) }),
         );
         const date = new Date();
-        const command = `fencer bench connections --replicas ${opts.replicas} --nodes ${opts.nodes} --nodes-per-process ${opts.nodesPerProcess} --pool-size ${opts.poolSize} --rest-seconds ${opts.restSeconds} --load-seconds ${opts.loadSeconds} --jobs-per-second ${opts.jobsPerSecond} --heartbeat-ms ${opts.heartbeatMs}`;
+        const command = `fencer bench connections --settings ${opts.settings} --replicas ${opts.replicas} --nodes ${opts.nodes} --nodes-per-process ${opts.nodesPerProcess} --pool-size ${opts.poolSize} --rest-seconds ${opts.restSeconds} --load-seconds ${opts.loadSeconds} --jobs-per-second ${opts.jobsPerSecond} --heartbeat-ms ${opts.heartbeatMs} --agent-nice ${opts.agentNice}`;
         const report = connectionsReport(runs, options, { command, machine: machine(), date });
         process.stdout.write(`\n${report}`);
         process.stdout.write(`\nwritten to ${writeResult('connections', report, date)}\n`);
@@ -640,3 +651,9 @@ function registerThroughputBench(bench: Command): void {
 
 /** The most jobs one request may carry (the API's body limit has room for 10,000). */
 const MAX_BATCH = 10_000;
+
+function niceness(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 19) fail(`--agent-nice: "${value}" is not a niceness from 0 to 19`);
+  return n;
+}

@@ -44,8 +44,14 @@ export interface NodeOptions {
   images?: string[];
 }
 
-/** Nodes started together at boot; the next wave waits until these are Ready. */
+/** Agent processes started together at boot; the next wave waits until their nodes are Ready. */
 const NODE_START_WAVE = 10;
+/**
+ * The most nodes of one wave when processes host several: a thousand nodes registering and opening
+ * their watch streams in the same second is a storm no fleet of real machines makes, and on a small
+ * machine it starves the agents until their nodes fence themselves.
+ */
+const NODE_START_WAVE_NODES = 100;
 
 export interface ClusterOptions {
   replicas: number;
@@ -520,7 +526,7 @@ export class Cluster {
     const perProcess = this.options.nodesPerProcess ?? 1;
     if (perProcess > 1 && (this.options.proxies ?? true))
       throw new Error('nodesPerProcess above 1 needs proxies: false');
-    const wave = NODE_START_WAVE * perProcess;
+    const wave = perProcess * Math.max(1, Math.min(NODE_START_WAVE, Math.floor(NODE_START_WAVE_NODES / perProcess)));
     for (let first = 0; first < names.length; first += wave) {
       const starting = names.slice(first, first + wave);
       const groups = Array.from({ length: Math.ceil(starting.length / perProcess) }, (_, g) =>

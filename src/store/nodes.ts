@@ -103,9 +103,7 @@ export async function registerNode(
 
 /**
  * UnauthorizedError unless the join token is known and not expired; JoinTokenNodeError when it is
- * bound to a node name other than `name`. The registration checks it in its transaction; the
- * route checks it first on the API's pool, so that requests with made-up tokens never take a
- * connection of the liveness pool, which heartbeats need.
+ * bound to a node name other than `name`. The registration checks it in its transaction.
  */
 export async function checkJoinToken(db: Db | Tx, token: JoinToken, name: string): Promise<void> {
   const row = (

@@ -11,14 +11,7 @@ import type { ApiContext } from '../context.js';
 import { jsonObject } from '../body.js';
 import { HttpError } from '../../errors/http-error.js';
 import { ValidationError } from '../../errors/validation-error.js';
-import {
-  checkJoinToken,
-  heartbeat,
-  listNodePage,
-  openWatch,
-  registerNode,
-  type RegistrationAuthority,
-} from '../../store/nodes.js';
+import { heartbeat, listNodePage, openWatch, registerNode, type RegistrationAuthority } from '../../store/nodes.js';
 import { ForbiddenError } from '../../errors/forbidden-error.js';
 import { SupersededCredentialError } from '../../errors/superseded-credential-error.js';
 import { JoinTokenNodeError } from '../../errors/join-token-node-error.js';
@@ -46,9 +39,10 @@ export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
       throw new ValidationError([{ path: 'incarnation', message: 'required: the node credential is bound to it' }]);
     let row;
     try {
-      if (authority && 'joinToken' in authority) await checkJoinToken(ctx.db, authority.joinToken, name);
+      // The API's pool, not the liveness pool: a registration is several statements, and a wave of
+      // nodes joining must not hold the heartbeats of the nodes already there (docs/connections.md).
       row = await registerNode(
-        ctx.liveness,
+        ctx.db,
         name,
         cpuMillis,
         memoryBytes,
