@@ -7,7 +7,7 @@ FREEZE_SECONDS ?= 5
 
 .DEFAULT_GOAL := help
 # Chaos on the running cluster (chaos/ scripts; each works on both runtimes).
-.PHONY: help build schema image cluster-up cluster-up-ha cluster-up-pgbouncer bench-connections kill-postgres-primary freeze-postgres-primary partition-postgres-primary jobs cluster-status kill-leader freeze-leader kill-worker cluster-down test freeze-worker partition-worker restart-postgres terminate-leader-backends campaign check bench-packing bench-placement bench-failover bench-workflows bench-cancel bench-fairness bench-cron bench-throughput
+.PHONY: help build schema image image-patroni cluster-up cluster-up-ha cluster-up-pgbouncer bench-connections kill-postgres-primary freeze-postgres-primary partition-postgres-primary jobs cluster-status kill-leader freeze-leader kill-worker cluster-down test freeze-worker partition-worker restart-postgres terminate-leader-backends campaign check bench-packing bench-placement bench-failover bench-workflows bench-cancel bench-fairness bench-cron bench-throughput
 
 help: ## list these targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z-]*:.*## / {printf "  \033[1m%-26s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -20,6 +20,9 @@ schema: build ## write docs/schema.sql again from the migrations (after adding o
 
 image: build ## build the fencer:latest Docker image offline, from this machine's Node.js
 	@bash scripts/build-image.sh
+
+image-patroni: ## build the fencer-patroni:15 image of deploy/components/patroni offline (debootstrap from the Debian mirror) and run one member from it
+	@bash scripts/build-patroni-image.sh
 
 cluster-up: build ## start 3 replicas, 5 nodes and PostgreSQL in the background (REPLICAS=, NODES=, RUNTIME=docker)
 	@$(FENCER) cluster up --replicas $(or $(REPLICAS),3) --nodes $(or $(NODES),5) --runtime $(or $(RUNTIME),process)
