@@ -219,6 +219,17 @@ export function bodyReadTimeoutMs(env: NodeJS.ProcessEnv = process.env): number 
 }
 
 /**
+ * The most memory (MiB of its V8 old generation) the worker thread may take to read one large
+ * body (FENCER_BODY_READ_MEMORY_MB, default 256; src/api/validation/off-loop.ts): past it the
+ * thread is ended and the request is 413. A 16 MiB batch of plain jobs needs about 200. Without a
+ * bound V8 lets the thread's heap grow far past what it keeps alive, and a burst of 1,000-job
+ * batches held ~60 MiB more of the replica's memory.
+ */
+export function bodyReadMemoryMb(env: NodeJS.ProcessEnv = process.env): number {
+  return positiveInteger(env, 'FENCER_BODY_READ_MEMORY_MB', 256);
+}
+
+/**
  * How many large bodies may wait for the worker thread on one replica (FENCER_MAX_QUEUED_BODIES,
  * default 16): past it, 429 with Retry-After, nothing read.
  */

@@ -208,6 +208,7 @@ function fencerFacts(m: ModeRun<unknown>, sent: string): string[] {
     `| attempts used beyond the first | ${out.extraAttempts} |`,
     `| leader changes | ${f.epochAfter - f.epochBefore} (epoch ${f.epochBefore} → ${f.epochAfter}; ${f.leaderBefore ?? 'none'} → ${f.leaderAfter ?? 'none'}) |`,
     `| leader's RSS, most sampled / peak (VmHWM) | ${f.leaderMemory ? `${mib(f.leaderMemory.sampledMaxBytes)} / ${mib(f.leaderMemory.peakBytes)}` : '–'} |`,
+    `| leader's V8 heap after the load: allocated / used; outside the heap (external) | ${f.leaderHeap ? `${mib(f.leaderHeap.totalBytes)} / ${mib(f.leaderHeap.usedBytes)}; ${mib(f.leaderHeap.externalBytes)}` : '–'} |`,
     `| worst event-loop delay, replicas / agents | ${ms(f.replicaLagMaxMs)} / ${ms(f.agentLagMaxMs)} |`,
     `| nodes that fenced themselves / declared dead | ${f.selfFences} / ${f.nodesDied} |`,
     ...(resends === undefined

@@ -21,7 +21,8 @@ import { sql } from '../store/sql.js';
 import { startEmbeddedPostgres } from '../store/embedded.js';
 import { check, verdictOf, type Verdict } from '../checker/check.js';
 import { readCheckInput } from '../checker/read.js';
-import { readStalls } from './stalls.js';
+import { readStalls, samples } from './stalls.js';
+import { bearer } from '../net/api-client.js';
 import { cpuSecondsOf, ownCpuSeconds, postgresCpuSeconds, postmasterOf, residentMemory } from './process-usage.js';
 import {
   BURST_PREFIX,
@@ -97,6 +98,8 @@ export interface FencerFacts {
   leaderAfter: string | null;
   /** The leader's (the one at the start) VmRSS, the most of samples every MEMORY_SAMPLE_MS of the load, and its VmHWM at the end. */
   leaderMemory: { sampledMaxBytes: number; peakBytes: number } | null;
+  /** The leader's V8 heap and the memory outside it (Buffers, sockets) after the load, from its /metrics: what the RSS is made of. */
+  leaderHeap: LeaderHeap | null;
   replicaLagMaxMs: number | null;
   agentLagMaxMs: number | null;
   selfFences: number;
@@ -290,6 +293,7 @@ async function measureFencer<T>(
   const stallsAfter = await readStalls(cluster.replicaUrls, cluster.agentMetricsUrls, cluster.fetch);
   const leaseAfter = await lease(db);
   const peak = leaderPid === undefined ? null : residentMemory(leaderPid);
+  const leaderHeap = leaseBefore.holder ? await heapOf(cluster, leaseBefore.holder) : null;
   const outcome = (await db.query<Outcome>(sql('bench/throughput_outcome'), [prefix])).rows[0]!;
   const nodesDied = (await db.query<{ n: number }>(sql('bench/throughput_nodes_died'), [since])).rows[0]!.n;
   return {
@@ -301,12 +305,34 @@ async function measureFencer<T>(
       leaderBefore: leaseBefore.holder,
       leaderAfter: leaseAfter.holder,
       leaderMemory: peak ? { sampledMaxBytes, peakBytes: peak.peakBytes } : null,
+      leaderHeap,
       replicaLagMaxMs: stallsAfter.replicaLagMaxMs,
       agentLagMaxMs: stallsAfter.agentLagMaxMs,
       selfFences: stallsAfter.selfFences - stallsBefore.selfFences,
       nodesDied,
     },
   };
+}
+
+export interface LeaderHeap {
+  totalBytes: number;
+  usedBytes: number;
+  externalBytes: number;
+}
+
+async function heapOf(cluster: Cluster, replica: string): Promise<LeaderHeap | null> {
+  const text = await cluster
+    .fetch(`${cluster.replicaUrl(replica)}/metrics`, { headers: bearer() })
+    .then((r) => r.text())
+    .catch(() => '');
+  const one = (metric: string) => samples(text, `fencer_process_nodejs_${metric}`)[0];
+  const [totalBytes, usedBytes, externalBytes] = [
+    one('heap_size_total_bytes'),
+    one('heap_size_used_bytes'),
+    one('external_memory_bytes'),
+  ];
+  if (totalBytes === undefined || usedBytes === undefined || externalBytes === undefined) return null;
+  return { totalBytes, usedBytes, externalBytes };
 }
 
 async function lease(db: Db): Promise<{ holder: string | null; epoch: number }> {

@@ -20,6 +20,7 @@ import { MASTERS_GROUP } from '../../src/auth/rbac/builtin.js';
 import { NODES_GROUP } from '../../src/domain/rbac.js';
 import { NODE_ROUTES } from '../../src/domain/node-routes.js';
 import { DEFAULT_PER_PAGE } from '../../src/domain/list-pages.js';
+import type { ErrorBody } from '../../src/domain/resources.js';
 import { OFF_LOOP_BYTES, readOffLoop } from '../../src/api/validation/off-loop.js';
 
 const HOUR = 3_600_000;
@@ -356,6 +357,32 @@ describe('a large body', () => {
     const next = await adminFetch(`${roomy.url}/api/v1/workflows`, {
       method: 'POST',
       body: annotated('after-slow', 3_000),
+      headers: { 'content-type': 'application/yaml' },
+    });
+    expect(next.status).toBe(201);
+  });
+
+  it('that takes more than its memory bound is 413 and stores nothing; the next one is read by a new thread', async () => {
+    const jobs = Array.from({ length: 20_000 }, (_, i) => ({
+      apiVersion: 'fencer.dev/v1',
+      kind: 'Job',
+      metadata: { name: `too-big-${i}` },
+      spec: { resources: { cpu: '10m', memory: '1Mi' }, duration: '1s' },
+    }));
+    const refused = await withEnv({ FENCER_BODY_READ_MEMORY_MB: '8' }, () =>
+      adminFetch(`${roomy.url}/api/v1/jobs`, {
+        method: 'POST',
+        body: JSON.stringify(jobs),
+        headers: { 'content-type': 'application/json' },
+      }),
+    );
+    expect(refused.status).toBe(413);
+    const body = (await refused.json()) as ErrorBody;
+    expect(body.error.message).toContain('took more than 8 MiB of memory to read (FENCER_BODY_READ_MEMORY_MB)');
+    expect(await count("SELECT 1 FROM jobs WHERE name LIKE 'too-big-%'")).toBe(0);
+    const next = await adminFetch(`${roomy.url}/api/v1/workflows`, {
+      method: 'POST',
+      body: annotated('after-big', 3_000),
       headers: { 'content-type': 'application/yaml' },
     });
     expect(next.status).toBe(201);

@@ -4,7 +4,7 @@ import { describe, it, expect } from 'vitest';
 import { parse } from 'yaml';
 import { validateJob } from '../../src/api/validation/job.js';
 import { SPEC_DEFAULTS } from '../../src/domain/job-request.js';
-import { parseManifests } from '../../src/api/validation/manifest.js';
+import { firstDuplicateKeyOffset, parseManifests } from '../../src/api/validation/manifest.js';
 import { readCrdSchema, toApiSchema } from '../../src/api/validation/schema.js';
 import { parseDateTime } from '../../src/domain/date-time.js';
 import type { ValidationDetail } from '../../src/errors/validation-error.js';
@@ -498,6 +498,27 @@ describe('parseManifests refuses', () => {
     expect(detail?.path).toBe('');
     expect(detail?.line).toBe(line);
     expect(detail?.message).toMatch(message);
+  });
+});
+
+describe('firstDuplicateKeyOffset (JSON read without the yaml parser)', () => {
+  it.each([
+    { text: '{"a":1,"a":2}', at: 7 },
+    { text: '[{"a":1},{"b":{"c":1,"c":2}}]', at: 21 },
+    { text: '{"a":"}{\\",\\"a\\":","a":1}', at: 19 },
+    { text: '{"a":1,"\\u0061":2}', at: 7 },
+    { text: '{"a":{"a":1},"b":[{"a":1,"b":2}],"c":"a"}', at: -1 },
+    { text: '[{"a":1},{"a":2}]', at: -1 },
+    { text: '{"a":["a","a"],"b":{}}', at: -1 },
+  ])('$text: $at', ({ text, at }) => {
+    JSON.parse(text);
+    expect(firstDuplicateKeyOffset(text)).toBe(at);
+  });
+
+  it('a nested key written twice is refused with its line, as the YAML reader does', () => {
+    const [detail] = detailsOf(() => parseManifests('[\n{"kind": "Job"},\n{"spec": {"a": 1,\n"a": 2}}\n]'));
+    expect(detail).toMatchObject({ path: '', line: 4 });
+    expect(detail?.message).toMatch(/^invalid JSON: Map keys must be unique/);
   });
 });
 

@@ -7,12 +7,13 @@
 // it saves. One body at a time, each within a time bound counted from when its read starts (not
 // while it waits): a body that outlasts it ends the thread (a new one starts for the next), so a
 // slow body delays the next ones by at most that bound, and the queue of those waiting is bounded.
+// The thread's memory is bounded too (bodyReadMemoryMb), so a large body cannot swell the replica.
 import { existsSync } from 'node:fs';
 import { Piscina } from 'piscina';
 import { ValidationError } from '../../errors/validation-error.js';
 import { HttpError } from '../../errors/http-error.js';
 import { RetryLaterError } from '../../errors/retry-later-error.js';
-import { bodyReadTimeoutMs, maxQueuedBodies } from '../../config.js';
+import { bodyReadMemoryMb, bodyReadTimeoutMs, maxQueuedBodies } from '../../config.js';
 import { READERS, type ReaderName, type ReadOf } from './readers.js';
 import type { WorkerAnswer } from './submission-worker.js';
 
@@ -20,6 +21,8 @@ import type { WorkerAnswer } from './submission-worker.js';
 export const OFF_LOOP_BYTES = 32 * 1024;
 
 let pool: Piscina | undefined;
+/** The memory bound `pool`'s thread was started with. */
+let poolMemoryMb = 0;
 /** The tail of the line of reads; how many are in it (the one reading and those waiting). */
 let turn: Promise<void> = Promise.resolve();
 let inLine = 0;
@@ -57,7 +60,19 @@ export async function readOffLoop<N extends ReaderName>(
 async function readOnWorker(task: { reader: ReaderName; text: string; contentType: string | undefined }) {
   // One thread, started on first use, gone after a minute idle: big bodies are rare, and one at
   // a time is plenty on a machine whose cores the control plane shares.
-  pool ??= new Piscina({ filename: workerFile(), minThreads: 0, maxThreads: 1, idleTimeout: 60_000 });
+  const memoryMb = bodyReadMemoryMb();
+  if (pool && poolMemoryMb !== memoryMb) {
+    void pool.destroy();
+    pool = undefined;
+  }
+  pool ??= new Piscina({
+    filename: workerFile(),
+    minThreads: 0,
+    maxThreads: 1,
+    idleTimeout: 60_000,
+    resourceLimits: { maxOldGenerationSizeMb: memoryMb },
+  });
+  poolMemoryMb = memoryMb;
   const limitMs = bodyReadTimeoutMs();
   const signal = AbortSignal.timeout(limitMs);
   try {
@@ -68,6 +83,12 @@ async function readOnWorker(task: { reader: ReaderName; text: string; contentTyp
       throw new HttpError(
         413,
         `the body (${task.text.length} bytes) took longer than ${limitMs} ms to read (FENCER_BODY_READ_TIMEOUT_MS): send fewer objects, or fewer keys, per request`,
+      );
+    // Node ends a thread past its resourceLimits; Piscina starts a new one for the next read.
+    if ((err as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY')
+      throw new HttpError(
+        413,
+        `the body (${task.text.length} bytes) took more than ${memoryMb} MiB of memory to read (FENCER_BODY_READ_MEMORY_MB): send fewer objects per request`,
       );
     throw err;
   }
