@@ -75,6 +75,7 @@ want_gid=$(sed -n 's/^ *runAsGroup: *\([0-9]*\).*/\1/p' "$component/patroni.yaml
 [ "$uid:$gid" = "$want_uid:$want_gid" ] \
   || die "postgres is $uid:$gid in the image but $component/patroni.yaml runs as $want_uid:$want_gid"
 
+previous=$(docker image inspect --format '{{.Id}}' "$IMAGE" 2>/dev/null || true)
 say "importing $(du -sh "$rootfs" | cut -f1) as $IMAGE"
 tar -C "$rootfs" --numeric-owner -c . | docker import \
   --change 'USER postgres' \
@@ -82,6 +83,9 @@ tar -C "$rootfs" --numeric-owner -c . | docker import \
   --change 'ENTRYPOINT ["patroni", "/etc/patroni/patroni.yml"]' \
   --message "Debian bookworm with $packages (deploy/components/patroni)" \
   - "$IMAGE" >/dev/null
+# The image it replaces would linger untagged; containers still using it keep it alive.
+current=$(docker image inspect --format '{{.Id}}' "$IMAGE")
+if [ -n "$previous" ] && [ "$previous" != "$current" ]; then docker rmi "$previous" >/dev/null 2>&1 || true; fi
 fi
 
 # The smoke test. Loopback ports the kernel hands out, so that nothing else here is disturbed.
