@@ -515,6 +515,12 @@ describe('firstDuplicateKeyOffset (JSON read without the yaml parser)', () => {
     expect(firstDuplicateKeyOffset(text)).toBe(at);
   });
 
+  it('a key written twice after a lone CR (a line break to JSON, not to yaml) is refused too', () => {
+    const [detail, ...more] = detailsOf(() => parseManifests('{"kind": "Job",\r"kind": "Job"}'));
+    expect(more).toEqual([]);
+    expect(detail).toMatchObject({ path: '', line: 1, message: 'invalid JSON: Map keys must be unique' });
+  });
+
   it('a nested key written twice is refused with its line, as the YAML reader does', () => {
     const [detail] = detailsOf(() => parseManifests('[\n{"kind": "Job"},\n{"spec": {"a": 1,\n"a": 2}}\n]'));
     expect(detail).toMatchObject({ path: '', line: 4 });

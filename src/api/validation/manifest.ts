@@ -67,9 +67,19 @@ function parseJson(text: string): Manifest[] {
   }
   // JSON.parse lets a key written twice through silently (the last one wins): refuse it, as the
   // YAML reader does, with yaml's own words and line.
-  if (firstDuplicateKeyOffset(text) >= 0) {
+  const duplicate = firstDuplicateKeyOffset(text);
+  if (duplicate >= 0) {
     const { doc, lineCounter } = positionsOf(text);
     const duplicates = doc.errors.filter((error) => error.code === 'DUPLICATE_KEY');
+    // yaml does not take a lone CR for a line break, as JSON does, and may not see the duplicate.
+    if (duplicates.length === 0)
+      throw new ValidationError([
+        {
+          path: '',
+          message: 'invalid JSON: Map keys must be unique',
+          line: text.slice(0, duplicate).split('\n').length,
+        },
+      ]);
     throw new ValidationError(
       duplicates.map((error) => ({
         path: '',
