@@ -33,6 +33,10 @@ export function campaignReport(result: CampaignResult, command: string, date = n
       'jobs submitted (accepted) / finished',
       `${result.jobsAccepted} / ${Object.values(r.finished).reduce((a, b) => a + b, 0)} (${JSON.stringify(r.finished)})`,
     ],
+    [
+      'jobs and workflows unfinished when the flow stopped; until all ended',
+      `${result.backlog.jobs}; ${(result.backlog.drainMs / 1000).toFixed(0)} s`,
+    ],
     ['workflows among them, by how they closed', `${result.workflowsAccepted} (${JSON.stringify(result.workflows)})`],
     ['healthy nodes wrongly marked dead', String(result.wronglyDead.length)],
     ['old-leader writes the database rejected', String(result.rejectedOldLeaderWrites)],
