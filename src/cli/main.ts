@@ -5,10 +5,10 @@ import { Command } from 'commander';
 
 type Register = (program: Command) => void;
 
-// Every command, loaded on demand. The processes a cluster runs by the dozen (agents and their
-// proxies) load only their own module: loading them all (the Docker client, embedded
-// PostgreSQL, fastify, ...) cost each agent about half a second of CPU and tens of MiB, which
-// a hundred nodes on two cores cannot spare.
+// Every command, loaded on demand: a process loads only the module of the command it runs (all of
+// them for help). Loading them all (the Docker client, embedded PostgreSQL, fastify, ...) cost each
+// process about half a second of CPU, paid by every agent of a hundred-node cluster and by every
+// `fencer get`.
 const COMMANDS: Record<string, () => Promise<Register>> = {
   resources: async () => (await import('./resources.js')).registerResourceCommands,
   cluster: async () => (await import('./cluster.js')).registerClusterCommands,
@@ -20,7 +20,19 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   token: async () => (await import('./token.js')).registerTokenCommands,
   auth: async () => (await import('./auth.js')).registerAuthCommands,
 };
-const PROCESS_COMMANDS = new Set(['agent', 'proxy', 'replica']);
+/** The module of each top-level command that is not named after its module. */
+const MODULE_OF: Record<string, string> = {
+  kubeconfig: 'resources',
+  apply: 'resources',
+  get: 'resources',
+  top: 'resources',
+  describe: 'resources',
+  delete: 'resources',
+  cancel: 'resources',
+  replay: 'resources',
+  retry: 'resources',
+  logs: 'cluster',
+};
 
 // `fencer get jobs | head` closes our stdout early: that is the reader's choice, not an error.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
@@ -33,7 +45,8 @@ const program = new Command('fencer')
   .showHelpAfterError();
 
 const command = process.argv[2] ?? '';
-const wanted = PROCESS_COMMANDS.has(command) ? [command] : Object.keys(COMMANDS);
+const module = MODULE_OF[command] ?? command;
+const wanted = module in COMMANDS ? [module] : Object.keys(COMMANDS);
 for (const name of wanted) (await (COMMANDS[name] as () => Promise<Register>)())(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {

