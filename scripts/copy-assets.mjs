@@ -1,5 +1,6 @@
-// tsc emits only JavaScript; the SQL files the store reads at run time, and the dashboard's page
-// and style sheet, travel beside it.
+// tsc emits only JavaScript; the SQL files read at run time (src/store/sql/, and each subsystem's
+// sql/ folder: src/store/sql.ts finds them at the same places under dist/), and the dashboard's
+// page and style sheet, travel beside it.
 import { cpSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 

@@ -1,12 +1,14 @@
-// The NOTIFY channels named in SQL (src/store/sql, src/store/migrations) are exactly those of
-// src/store/channels.ts: a channel renamed on one side only would leave its listener deaf.
+// The NOTIFY channels named in SQL (every .sql file under src/: the subsystems' sql/ folders,
+// src/store/sql, src/store/migrations) are exactly those of src/store/channels.ts: a channel
+// renamed on one side only would leave its listener deaf.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CHANNELS, pendingChanges } from '../../src/store/channels.js';
 
-const STORE = fileURLToPath(new URL('../../src/store', import.meta.url));
+const SRC = fileURLToPath(new URL('../../src', import.meta.url));
+const STORE = join(SRC, 'store');
 
 function sqlFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -23,7 +25,7 @@ function channelsNamed(text: string): string[] {
 }
 
 describe('NOTIFY channels', () => {
-  const files = [...sqlFiles(join(STORE, 'sql')), ...sqlFiles(join(STORE, 'migrations'))];
+  const files = sqlFiles(SRC);
   const named = new Set(files.flatMap((file) => channelsNamed(readFileSync(file, 'utf8'))));
 
   it('finds the SQL that sends them', () => {

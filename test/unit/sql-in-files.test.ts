@@ -1,15 +1,20 @@
-// SQL lives in .sql files under src/store/sql/, one named query each, loaded with sql('<area>/<name>')
-// (src/store/sql.ts). This test keeps it there: it reads every TypeScript file under src/ and
-// fails on a string that is SQL, and on a .sql file that nothing loads (dead) or a name that no
-// file answers.
+// SQL lives in .sql files, one named query each, loaded with sql('<area>/<name>') (src/store/sql.ts):
+// a subsystem's beside its code (src/<subsystem>/sql/<name>.sql), the rest under
+// src/store/sql/<area>/. This test keeps it there: it reads every TypeScript file under src/ and
+// fails on a string that is SQL, on a .sql file that nothing loads (dead) or that no name reaches,
+// and on a name that no file answers.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/paths.js';
+import { SQL_SUBSYSTEMS, sqlFile } from '../../src/store/sql.js';
 
 const ROOT = projectRoot();
-const SQL_DIR = join(ROOT, 'src/store/sql');
+const SRC = join(ROOT, 'src');
+/** Numbered and applied by src/store/migrate.ts, never loaded by name. */
+const MIGRATIONS = join(SRC, 'store/migrations');
 
 /**
  * A string that reads as an SQL statement (a template's `${…}` parts read as `?`). Uppercase
@@ -113,7 +118,7 @@ function queryNames(tree: ts.SourceFile): { called: string[]; named: string[] } 
   const named: string[] = [];
   const visit = (node: ts.Node): void => {
     const text = textOf(node);
-    if (text !== undefined && /^[a-z_]+\/[a-z_]+$/.test(text)) named.push(text);
+    if (text !== undefined && /^[a-z_-]+\/[a-z_]+$/.test(text)) named.push(text);
     if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'sql') {
       const name = node.arguments[0] && textOf(node.arguments[0]);
       if (name !== undefined) called.push(name);
@@ -145,24 +150,40 @@ function parseAll(dir: string): Array<{ file: string; tree: ts.SourceFile }> {
 const sources = parseAll('src');
 
 describe('SQL lives in .sql files', () => {
-  it('no TypeScript under src/ writes SQL in a string: move it to src/store/sql/<area>/<name>.sql', () => {
+  it('no TypeScript under src/ writes SQL in a string: move it to a .sql file (src/<subsystem>/sql/ or src/store/sql/<area>/)', () => {
     const found = sources.flatMap(({ file, tree }) => inlineSql(file, tree));
     expect(found).toEqual([]);
   });
 
-  it('every .sql file under src/store/sql is loaded, and every sql() name has its file', () => {
-    const files = filesUnder(SQL_DIR, '.sql').map((path) => relative(SQL_DIR, path).replace(/\.sql$/, ''));
+  it('every .sql file is reached by a name and loaded, and every sql() name has its file', () => {
+    const paths = filesUnder(SRC, '.sql').filter((path) => !path.startsWith(MIGRATIONS + '/'));
+    // The name sqlFile() resolves to each file; a file no name reaches is misplaced.
+    const nameOf = (path: string): string | undefined => {
+      const [top, ...rest] = relative(SRC, path)
+        .replace(/\.sql$/, '')
+        .split('/');
+      const name = top === 'store' && rest[0] === 'sql' ? rest.slice(1).join('/') : `${top}/${rest.slice(1).join('/')}`;
+      return fileURLToPath(sqlFile(name)) === path ? name : undefined;
+    };
+    const files = paths.flatMap((path) => nameOf(path) ?? []);
     const names = sources.map(({ tree }) => queryNames(tree));
     // Tests only name queries (a test's own SQL would be a fixture): a plain search will do.
     const namedInTests = filesUnder(join(ROOT, 'test'), '.ts').flatMap((path) =>
-      [...readFileSync(path, 'utf8').matchAll(/['"`]([a-z_]+\/[a-z_]+)['"`]/g)].map((m) => m[1]!),
+      [...readFileSync(path, 'utf8').matchAll(/['"`]([a-z_-]+\/[a-z_]+)['"`]/g)].map((m) => m[1]!),
     );
     const named = new Set([...names.flatMap((n) => n.named), ...namedInTests]);
     const called = new Set(names.flatMap((n) => n.called));
     expect({
+      misplaced: paths.filter((path) => nameOf(path) === undefined).map((path) => relative(ROOT, path)),
       unloaded: files.filter((f) => !named.has(f)),
       missing: [...called].filter((n) => !files.includes(n)),
-    }).toEqual({ unloaded: [], missing: [] });
+    }).toEqual({ misplaced: [], unloaded: [], missing: [] });
+  });
+
+  it("a subsystem's queries are found in its own sql/ folder, any other under src/store/sql/", () => {
+    expect(relative(SRC, fileURLToPath(sqlFile('lease/take')))).toBe('store/sql/lease/take.sql');
+    for (const subsystem of SQL_SUBSYSTEMS)
+      expect(relative(SRC, fileURLToPath(sqlFile(`${subsystem}/query`)))).toBe(`${subsystem}/sql/query.sql`);
   });
 
   // The check itself, on planted sources: it must catch SQL however it is written, and pass what is not SQL.
