@@ -1,25 +1,53 @@
 // The layers of src/ and what each may import (docs/architecture.md, "4. Layers"), checked in CI
 // by `npm run depcruise`. A layer may import itself and the layers it lists, nothing else: an
-// import that points up or sideways fails the build. Every file of src/ belongs to one layer, so
-// a new folder needs a place here first. No import cycles either.
+// import that points up or sideways fails the build. Every file of src/ belongs to exactly one
+// layer, so a new folder, or a new file of a subsystem, needs a place here first. No import
+// cycles either.
+const { readdirSync } = require('node:fs');
+const { join, sep } = require('node:path');
+
+/**
+ * The subsystems: one folder each under src/ with its controller, pure logic, store functions and
+ * SQL (sql/) side by side. A folder spans layers, each of its files in the layer of its role, so
+ * that no import runs up within it either: its pure files import only pure ones, its store
+ * module the store and below, its controller never the API. File names without `.ts`.
+ */
+const SUBSYSTEMS = {
+  'job-reconcile': { pure: ['retry'], store: ['store'], controllers: ['controller'] },
+};
+
+/** The subsystems' files of one role, as `paths`: `^src/job-reconcile/(retry)\\.ts$`. */
+function role(name) {
+  return Object.entries(SUBSYSTEMS)
+    .filter(([, roles]) => roles[name])
+    .map(([folder, roles]) => `^src/${folder}/(${roles[name].join('|')})\\.ts$`);
+}
 
 /** Bottom to top. `paths` are regular expressions on paths from the repository's root. */
 const LAYERS = [
-  // No I/O: the wire shapes and builders, the scheduling math, the error classes.
-  { name: 'pure', paths: ['^src/domain/', '^src/scheduling/', '^src/errors/', '^src/seeded-random\\.ts$'], may: [] },
+  // No I/O: the wire shapes and builders, the subsystems' scheduling math, the error classes.
+  {
+    name: 'pure',
+    paths: ['^src/domain/', '^src/scheduling/', '^src/errors/', '^src/seeded-random\\.ts$', ...role('pure')],
+    may: [],
+  },
   // Pieces every process is built from.
   {
     name: 'shared',
     paths: ['^src/(config|lifecycle|log|paths)\\.ts$', '^src/testing/', '^src/net/', '^src/metrics/', '^src/report/'],
     may: ['pure'],
   },
-  { name: 'store', paths: ['^src/store/'], may: ['pure', 'shared'] },
+  { name: 'store', paths: ['^src/store/', ...role('store')], may: ['pure', 'shared'] },
   { name: 'lease', paths: ['^src/lease/'], may: ['pure', 'shared', 'store'] },
   // Who asks, and whether they may: tokens and RBAC, for the API and the CLI.
   { name: 'auth', paths: ['^src/auth/'], may: ['pure', 'shared', 'store'] },
   // Controllers and the API sit side by side: neither imports the other.
-  { name: 'controllers', paths: ['^src/controllers/'], may: ['pure', 'shared', 'store', 'lease'] },
-  { name: 'api', paths: ['^src/api/'], may: ['pure', 'shared', 'store', 'lease', 'auth'] },
+  {
+    name: 'controllers',
+    paths: ['^src/controllers/', ...role('controllers')],
+    may: ['pure', 'shared', 'store', 'lease'],
+  },
+  { name: 'api', paths: ['^src/api/', ...role('api')], may: ['pure', 'shared', 'store', 'lease', 'auth'] },
   // A worker talks to the control plane over HTTP only.
   { name: 'agent', paths: ['^src/agent/'], may: ['pure', 'shared'] },
   {
@@ -67,6 +95,22 @@ const LAYERS = [
 
 const byName = new Map(LAYERS.map((layer) => [layer.name, layer]));
 const either = (paths) => `(${paths.join('|')})`;
+
+// Exactly one layer per file, checked here on the files themselves: a subsystem's file left out
+// of its list, or a path two layers claim, stops the check with the file's name (the no-layer
+// rule below sees only a file that imports something).
+const unplaced = readdirSync(join(__dirname, 'src'), { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.ts'))
+  .map((file) => `src/${file.split(sep).join('/')}`)
+  .map((file) => ({ file, in: LAYERS.filter((layer) => layer.paths.some((path) => new RegExp(path).test(file))) }))
+  .filter((placed) => placed.in.length !== 1);
+if (unplaced.length > 0)
+  throw new Error(
+    'every file of src/ belongs to exactly one layer of .dependency-cruiser.cjs:\n' +
+      unplaced
+        .map((placed) => `  ${placed.file}: ${placed.in.map((layer) => layer.name).join(', ') || 'none'}`)
+        .join('\n'),
+  );
 
 module.exports = {
   forbidden: [

@@ -27,7 +27,7 @@ import { edgeOptionsFromEnv, type EdgeOptions } from './api/edge/options.js';
 import { Placement } from './controllers/placement/placement.js';
 import { followPending, PendingSet } from './controllers/placement/pending-set.js';
 import { NodeHealth, deathRule } from './controllers/node-health/node-health.js';
-import { JobReconcile } from './controllers/job-reconcile/job-reconcile.js';
+import { JobReconcile } from './job-reconcile/controller.js';
 import { WatchHub } from './api/watch-hub.js';
 import { buildServer } from './api/server.js';
 import { epochGauge, leaderGauge } from './metrics/registry.js';

@@ -28,14 +28,6 @@ export async function endAssignments(
   return notifyEnded(tx, (await tx.query<EndedAssignment>(sql('assignments/end'), [ids, endState, node, null])).rows);
 }
 
-/** Ends those of these placements still unclaimed past their deadline (assignments/unconfirmed says which). */
-export async function endUnconfirmed(tx: Tx, ids: string[], undeliveredMs: number): Promise<EndedAssignment[]> {
-  return notifyEnded(
-    tx,
-    (await tx.query<EndedAssignment>(sql('assignments/end_unconfirmed'), [ids, undeliveredMs])).rows,
-  );
-}
-
 /**
  * Ends assignments a user cancelled (a job or a workflow cancelled or deleted). A run its node
  * had started keeps holding its queue's and namespace's share until its duration plus
@@ -56,7 +48,7 @@ export async function withdrawAssignments(tx: Tx, ids: string[], overdueSlackMs:
  * cancel; their watch streams send a fresh snapshot), and the leader, since each such end is an
  * outcome to decide on. A node's own reports tell both in assignments/end_reported.sql.
  */
-async function notifyEnded(tx: Tx, ended: EndedAssignment[]): Promise<EndedAssignment[]> {
+export async function notifyEnded(tx: Tx, ended: EndedAssignment[]): Promise<EndedAssignment[]> {
   if (ended.length === 0) return ended;
   await tx.query(sql('nodes/notify'), [ended.map((a) => a.node)]);
   await tx.query(sql('jobs/notify_outcomes'));

@@ -10,13 +10,8 @@ import { randomUUID } from 'node:crypto';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { fenced } from '../../src/lease/fenced.js';
-import {
-  commitPlacements,
-  declareNodeDead,
-  returnUnconfirmed,
-  retryOrphaned,
-  orphanedJobs,
-} from '../../src/store/decisions.js';
+import { commitPlacements, declareNodeDead } from '../../src/store/decisions.js';
+import { returnUnconfirmed, retryOrphaned, orphanedJobs } from '../../src/job-reconcile/store.js';
 import { cancelJob, deleteJob, submitJob } from '../../src/store/jobs.js';
 import { registerNode } from '../../src/store/nodes.js';
 import { applyReports, markDelivered } from '../../src/store/assignments.js';

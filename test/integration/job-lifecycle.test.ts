@@ -8,14 +8,13 @@ import { DEFAULT_TIMINGS, overdueSlackMs } from '../../src/config.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { fenced } from '../../src/lease/fenced.js';
+import { commitPlacements, declareNodeDead } from '../../src/store/decisions.js';
 import {
-  commitPlacements,
-  declareNodeDead,
   orphanedJobs,
   retryOrphaned,
   returnUnconfirmed,
   unconfirmedAssignments,
-} from '../../src/store/decisions.js';
+} from '../../src/job-reconcile/store.js';
 
 const RULE = { confirmTimeoutMs: 5000, undeliveredMs: 60_000 };
 import { nameSuffixes, replayJobs, submitJob, submitJobs } from '../../src/store/jobs.js';
@@ -23,7 +22,7 @@ import { registerNode } from '../../src/store/nodes.js';
 import { applyReports } from '../../src/store/assignments.js';
 import { cancelWorkflow, retryWorkflow, submitWorkflow } from '../../src/store/workflows.js';
 import type { JobRequest } from '../../src/domain/resources.js';
-import { backoffWindowMs } from '../../src/scheduling/retry.js';
+import { backoffWindowMs } from '../../src/job-reconcile/retry.js';
 import { jobRequest } from '../helpers/jobs.js';
 import { workflowRequest } from '../helpers/workflows.js';
 

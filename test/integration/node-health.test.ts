@@ -11,7 +11,7 @@ import { NodeHealth, deathRule } from '../../src/controllers/node-health/node-he
 import { DEFAULT_TIMINGS } from '../../src/config.js';
 import { closeWatch, heartbeat, openWatch, registerNode } from '../../src/store/nodes.js';
 import { commitPlacements, declareNodeDead, readPlacementInput } from '../../src/store/decisions.js';
-import { JobReconcile } from '../../src/controllers/job-reconcile/job-reconcile.js';
+import { JobReconcile } from '../../src/job-reconcile/controller.js';
 import { fenced } from '../../src/lease/fenced.js';
 import { submitJob } from '../../src/store/jobs.js';
 import { applyReports } from '../../src/store/assignments.js';

@@ -13,7 +13,7 @@ import { Placement } from '../../src/controllers/placement/placement.js';
 import { WorkflowController } from '../../src/controllers/workflow/workflow.js';
 import { fenced } from '../../src/lease/fenced.js';
 import { applyReports } from '../../src/store/assignments.js';
-import { orphanedJobs, retryOrphaned } from '../../src/store/decisions.js';
+import { orphanedJobs, retryOrphaned } from '../../src/job-reconcile/store.js';
 import type { Lease } from '../../src/lease/lease.js';
 import { workflowRequest } from '../helpers/workflows.js';
 

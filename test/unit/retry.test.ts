@@ -2,7 +2,7 @@
 // disruptions, and the backoff's full jitter (delay uniform in [0, min(cap, base·2^(attempt-1))]).
 // Lag is not loss: a disruption (the node died, fenced itself, shut down) never uses an attempt.
 import { describe, expect, it } from 'vitest';
-import { backoffWindowMs, decideRetry, type RetryInput } from '../../src/scheduling/retry.js';
+import { backoffWindowMs, decideRetry, type RetryInput } from '../../src/job-reconcile/retry.js';
 
 const base: RetryInput = {
   cause: 'job',

@@ -5,7 +5,7 @@
 -- of them) costs no write; later snapshots change nothing. Any replica, no fence: a fact about
 -- delivery, not a decision. A row locked now is being claimed or ended: it needs no deadline, and
 -- waiting for it would deadlock with a claim that locks the same rows in another order (this
--- statement spans nodes); one never recorded is caught by assignments/unconfirmed's undelivered rule.
+-- statement spans nodes); one never recorded is caught by job-reconcile/unconfirmed's undelivered rule.
 -- $1 uuid[] ids (no repeats), $2 text[] their nodes, $3 bigint[] ms since each was sent, $4 confirm timeout ms.
 WITH free AS (
   SELECT a.id, d.ago_ms

@@ -3,7 +3,7 @@
 -- are not run again. It is due no earlier than its start time, and no earlier than a cancelled
 -- run of it can still be running: a node hears of a cancel through its watch stream, which may
 -- be late, but it ends the run by itself at its duration, begun within the confirm timeout of
--- its claim; $2 ms is that slack (as for overdue runs, assignments/overdue.sql).
+-- its claim; $2 ms is that slack (as for overdue runs, job-reconcile/overdue.sql).
 -- $1 workflow uid (locked, with its jobs), $2 slack ms.
 UPDATE jobs j
 SET phase = 'Pending', waiting = cardinality(j.needs) > 0, attempt = 1, disruptions = 0,

@@ -1,4 +1,4 @@
--- jobs/retry: the leader's decision for jobs whose run ended without success (src/scheduling/retry.ts):
+-- job-reconcile/retry: the leader's decision for jobs whose run ended without success (src/job-reconcile/retry.ts):
 -- back to Pending, due after a backoff by the database's clock, or Failed, or Dead. Only jobs still
 -- on that assignment and not finished move. All arrays one entry per job: $1 uuid[] job uids,
 -- $2 uuid[] their ended assignments, $3 text[] new phases (Pending, Failed, Dead), $4 bool[] uses

@@ -5,9 +5,9 @@
 // failure but a question: the node is sent a snapshot, and says again how the run ended (lag is
 // not loss). Retries after a node's death are decided when node-health gives the job back.
 import type { Logger } from 'pino';
-import type { Db } from '../../store/db.js';
-import type { Lease } from '../../lease/lease.js';
-import { fenced } from '../../lease/fenced.js';
+import type { Db } from '../store/db.js';
+import type { Lease } from '../lease/lease.js';
+import { fenced } from '../lease/fenced.js';
 import {
   askAboutOverdue,
   expireOverdue,
@@ -17,9 +17,9 @@ import {
   returnUnconfirmed,
   unconfirmedAssignments,
   type ConfirmRule,
-} from '../../store/decisions.js';
-import { isBroken } from '../../testing/broken-guards.js';
-import type { ReconcileResult, Reconciler } from '../controller.js';
+} from './store.js';
+import { isBroken } from '../testing/broken-guards.js';
+import type { ReconcileResult, Reconciler } from '../controllers/controller.js';
 
 const BATCH = 1000;
 

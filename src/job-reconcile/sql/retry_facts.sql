@@ -1,4 +1,4 @@
--- jobs/retry_facts: what a retry decision needs to know of each job, locked (job first, as every
+-- job-reconcile/retry_facts: what a retry decision needs to know of each job, locked (job first, as every
 -- transaction locks), with how its current assignment ended, read under that lock: a late report
 -- may have turned a Lost run into a Failed one since it was first seen. maxDisruptions comes from
 -- the stored spec (10 where a job stored before it has none). $1 uuid[] job uids.
