@@ -14,6 +14,7 @@ const { join, sep } = require('node:path');
  */
 const SUBSYSTEMS = {
   'job-reconcile': { pure: ['retry'], store: ['store'], controllers: ['controller'] },
+  'node-health': { store: ['store'], controllers: ['controller'] },
 };
 
 /** The subsystems' files of one role, as `paths`: `^src/job-reconcile/(retry)\\.ts$`. */

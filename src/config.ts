@@ -128,7 +128,7 @@ export function fenceMarginMs(timings: Pick<Timings, 'fenceLagMs'>): number {
 }
 
 /**
- * The node's self-fence: the control plane's death rule (nodes/dead_candidates.sql), on the
+ * The node's self-fence: the control plane's death rule (node-health/dead_candidates.sql), on the
  * node's own clocks, each threshold earlier by the margin. The death rule reads the node's last
  * heartbeat and when its watch stream closed; the node reads when it sent its last heartbeat that
  * was answered 2xx (the database recorded it no earlier) and when its stream last delivered

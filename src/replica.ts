@@ -26,7 +26,7 @@ import { ReplicaOrigins } from './api/origins.js';
 import { edgeOptionsFromEnv, type EdgeOptions } from './api/edge/options.js';
 import { Placement } from './controllers/placement/placement.js';
 import { followPending, PendingSet } from './controllers/placement/pending-set.js';
-import { NodeHealth, deathRule } from './controllers/node-health/node-health.js';
+import { NodeHealth, deathRule } from './node-health/controller.js';
 import { JobReconcile } from './job-reconcile/controller.js';
 import { WatchHub } from './api/watch-hub.js';
 import { buildServer } from './api/server.js';
@@ -53,7 +53,7 @@ const API_WAIT_MS = 2000;
 /** Placement only uses nodes whose last heartbeat is at most this many intervals old. */
 const FRESH_HEARTBEATS = 2;
 
-/** How long node-health holds off while most nodes are quiet at once (see node-health.ts). */
+/** How long node-health holds off while most nodes are quiet at once (see src/node-health/controller.ts). */
 const MASS_QUIET_HOLD_MS = 30_000;
 
 export interface ReplicaOptions {

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { fenced } from '../../src/lease/fenced.js';
-import { commitPlacements, declareNodeDead } from '../../src/store/decisions.js';
+import { commitPlacements } from '../../src/store/decisions.js';
+import { declareNodeDead } from '../../src/node-health/store.js';
 import { orphanedJobs, retryOrphaned } from '../../src/job-reconcile/store.js';
 import { submitJob } from '../../src/store/jobs.js';
 import { registerNode } from '../../src/store/nodes.js';

@@ -1,7 +1,7 @@
--- nodes/declare_dead: the leader declares a node dead, re-checking in the same transaction that
+-- node-health/declare_dead: the leader declares a node dead, re-checking in the same transaction that
 -- it still looks dead (a heartbeat may just have come in), by the rule of dead_candidates.sql
 -- (the same rule, written again: change both together).
--- The caller holds the node's heartbeat row (nodes/lock_heartbeat).
+-- The caller holds the node's heartbeat row (node-health/lock_heartbeat).
 -- $1 name, $2 silent ms, $3 disconnected ms, $4 reason, $5 disconnected-quiet ms. No row back:
 -- it is alive after all.
 WITH since AS (

@@ -10,13 +10,13 @@
 // nodes have fenced themselves anyway). Like Kubernetes' node lifecycle controller in a fully
 // disrupted zone, node-health then holds off, for at most massQuietHoldMs, and says so.
 import type { Logger } from 'pino';
-import type { Db } from '../../store/db.js';
-import type { Lease } from '../../lease/lease.js';
-import { fenced } from '../../lease/fenced.js';
-import { deadNodeCandidates, declareNodeDead, nodeSuspects, type DeathRule } from '../../store/decisions.js';
-import { nodesDeclaredDead } from '../../metrics/registry.js';
-import type { ReconcileResult, Reconciler } from '../controller.js';
-import type { Timings } from '../../config.js';
+import type { Db } from '../store/db.js';
+import type { Lease } from '../lease/lease.js';
+import { fenced } from '../lease/fenced.js';
+import { deadNodeCandidates, declareNodeDead, nodeSuspects, type DeathRule } from './store.js';
+import { nodesDeclaredDead } from '../metrics/registry.js';
+import type { ReconcileResult, Reconciler } from '../controllers/controller.js';
+import type { Timings } from '../config.js';
 
 export interface MassQuietRule {
   /** A node is quiet when its heartbeat is this overdue, or its watch stream is closed. */

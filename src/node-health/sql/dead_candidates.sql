@@ -1,4 +1,4 @@
--- nodes/dead_candidates: Ready nodes that look dead. $1 silent ms, $2 disconnected ms,
+-- node-health/dead_candidates: Ready nodes that look dead. $1 silent ms, $2 disconnected ms,
 -- $3 disconnected-quiet ms.
 -- Dead: no heartbeat for $1; or the watch connection closed more than $2 ago and not back, and
 -- heartbeats stopped too (for $3; a node reconnecting heartbeats faster than that, so only a
@@ -10,7 +10,7 @@
 -- off is declared dead within 2 x $1 plus that lapse however often leaders change, and a node is
 -- never declared dead for the time the database was away. The grace only ever delays a death: the
 -- node's self-fence, which counts from the event, still comes first.
--- nodes/declare_dead.sql re-checks the same rule: change both together.
+-- node-health/declare_dead.sql re-checks the same rule: change both together.
 WITH since AS (
   SELECT grace_from, $1::bigint * interval '1 millisecond' + lapse AS cap FROM lease WHERE id = 1
 ),
