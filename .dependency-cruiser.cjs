@@ -15,6 +15,11 @@ const { join, sep } = require('node:path');
 const SUBSYSTEMS = {
   'job-reconcile': { pure: ['retry'], store: ['store'], controllers: ['controller'] },
   'node-health': { store: ['store'], controllers: ['controller'] },
+  placement: {
+    pure: ['best-fit', 'node-index', 'policies', 'reason-marks', 'types'],
+    store: ['store'],
+    controllers: ['controller', 'pending-set'],
+  },
 };
 
 /** The subsystems' files of one role, as `paths`: `^src/job-reconcile/(retry)\\.ts$`. */

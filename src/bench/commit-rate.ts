@@ -13,7 +13,7 @@ import { openWatch, registerNode } from '../store/nodes.js';
 import { submitJobs } from '../store/jobs.js';
 import { jobsPlacedTwice } from '../store/history.js';
 import { Lease } from '../lease/lease.js';
-import { Placement } from '../controllers/placement/placement.js';
+import { Placement } from '../placement/controller.js';
 import { DEFAULT_TIMINGS, maxUnclaimedPerNode } from '../config.js';
 import { withJobDefaults, type JobRequest } from '../domain/resources.js';
 import { NODE_CPU_MILLIS, NODE_MEMORY_BYTES, generateWorkload } from './workload.js';

@@ -1,5 +1,5 @@
 // The packing benchmark's results page (markdown) and its plot (SVG).
-import { policyName } from '../scheduling/policies.js';
+import { policyName } from '../placement/policies.js';
 import { machine } from '../report/results.js';
 import { lineChart } from './plot.js';
 import type { PackingResult } from './packing.js';

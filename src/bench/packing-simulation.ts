@@ -4,10 +4,10 @@
 // Every job is pending at time 0. A placement round runs every ROUND_MS of simulated time (the
 // controller's safety-net pass; in the real system NOTIFY wakes it sooner), over the backlog in
 // the policy's order; jobs then hold their room for exactly their duration.
-import { bestFit } from '../scheduling/best-fit.js';
-import type { Policy } from '../scheduling/policies.js';
-import { ROUND_LIMIT } from '../controllers/placement/placement.js';
-import type { NodeCapacity, PendingJob } from '../scheduling/types.js';
+import { bestFit } from '../placement/best-fit.js';
+import type { Policy } from '../placement/policies.js';
+import { ROUND_LIMIT } from '../placement/controller.js';
+import type { NodeCapacity, PendingJob } from '../placement/types.js';
 import {
   NODE_CPU_MILLIS,
   NODE_MEMORY_BYTES,

@@ -21,7 +21,7 @@ import { check, verdictOf, type Verdict } from '../checker/check.js';
 import { readCheckInput } from '../checker/read.js';
 import { delay } from '../lifecycle.js';
 import { ApiClient, TRY_NEXT_AFTER_500 } from '../net/api-client.js';
-import { policyName, type Policy } from '../scheduling/policies.js';
+import { policyName, type Policy } from '../placement/policies.js';
 import { NODE_CPU_MILLIS, NODE_MEMORY_BYTES, generateWorkload, lowerBoundMs, type WorkloadJob } from './workload.js';
 import { simulatePacking, type SimulationResult } from './packing-simulation.js';
 import { readPlacementTimings, type LatencySummary } from './placement-metrics.js';

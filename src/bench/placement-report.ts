@@ -1,5 +1,5 @@
 // The placement-at-scale results page.
-import { policyName } from '../scheduling/policies.js';
+import { policyName } from '../placement/policies.js';
 import { machine, percentile } from '../report/results.js';
 import type { ScaleResult } from './placement-scale.js';
 import type { CommitRateResult } from './commit-rate.js';

@@ -8,13 +8,13 @@
 // With fair share on, the round is the one the leader runs by default: every job in the
 // namespace's default queue, the queue sharing by weight, and a waiting reason asked for each
 // job not placed (those already written cost nothing more).
-import { bestFit } from '../scheduling/best-fit.js';
+import { bestFit } from '../placement/best-fit.js';
 import { newShareMemory, type Shares } from '../scheduling/fair-share.js';
-import { ReasonMarks } from '../controllers/placement/reason-marks.js';
-import { REASONS_PER_ROUND } from '../controllers/placement/placement.js';
-import { pendingJobOf } from '../store/decisions.js';
-import type { Policy } from '../scheduling/policies.js';
-import type { NodeCapacity, PendingJob } from '../scheduling/types.js';
+import { ReasonMarks } from '../placement/reason-marks.js';
+import { REASONS_PER_ROUND } from '../placement/controller.js';
+import { pendingJobOf } from '../placement/store.js';
+import type { Policy } from '../placement/policies.js';
+import type { NodeCapacity, PendingJob } from '../placement/types.js';
 import { seededRandom } from '../seeded-random.js';
 import { asPendingJob, generateWorkload, workloadNodes } from './workload.js';
 

@@ -11,10 +11,10 @@
 // The orderings compared differ only in what the round is told: critical-path-first gives each
 // job its remaining path (remainingPathMs: its duration plus the longest chain waiting on it)
 // for most-work-first to weigh; most-work-first alone sees durations; arrival keeps the list.
-import { bestFit } from '../scheduling/best-fit.js';
+import { bestFit } from '../placement/best-fit.js';
 import { criticalPathMs, remainingPathMs, type DagJob } from '../scheduling/dag.js';
-import type { Policy } from '../scheduling/policies.js';
-import type { NodeCapacity, PendingJob } from '../scheduling/types.js';
+import type { Policy } from '../placement/policies.js';
+import type { NodeCapacity, PendingJob } from '../placement/types.js';
 import { seededRandom } from '../seeded-random.js';
 import { emptyNodes } from './workload.js';
 

@@ -1,5 +1,5 @@
 // The workflow makespan benchmark's results page (markdown).
-import { policyName } from '../scheduling/policies.js';
+import { policyName } from '../placement/policies.js';
 import { machine } from '../report/results.js';
 import { NODE_CPU_MILLIS, NODE_MEMORY_BYTES, STRATEGIES, type WorkflowCase } from './workflow-makespan.js';
 

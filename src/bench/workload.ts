@@ -14,7 +14,7 @@
 // 10 min (many short jobs, a few long ones), divided by the time scale (10 by default, so 3 s
 // to 60 s) to keep a run under ten minutes. The same seed gives the same jobs, in the same order.
 import { seededRandom } from '../seeded-random.js';
-import type { NodeCapacity, PendingJob } from '../scheduling/types.js';
+import type { NodeCapacity, PendingJob } from '../placement/types.js';
 
 export const NODE_CPU_MILLIS = 16_000;
 export const NODE_MEMORY_BYTES = 64 * 1024 ** 3;

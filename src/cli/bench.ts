@@ -2,7 +2,7 @@
 // exact command, to bench/results/.
 import type { Command } from 'commander';
 import { machine, percentile, resultName, writeResult, writeResultFile } from '../report/results.js';
-import { DEFAULT_POLICY, FIT_RULES, ORDERINGS, parsePolicy } from '../scheduling/policies.js';
+import { DEFAULT_POLICY, FIT_RULES, ORDERINGS, parsePolicy } from '../placement/policies.js';
 import { onTerminate } from '../lifecycle.js';
 import { fail, positive, runtimeOption } from './options.js';
 import type { ConnectionSetting } from '../bench/connections.js';

@@ -7,7 +7,7 @@ import { timingsFromEnv } from '../config.js';
 import { createLogger } from '../log.js';
 import { onTerminate } from '../lifecycle.js';
 import { edgeOptionsFromEnv, listOf } from '../api/edge/options.js';
-import { DEFAULT_POLICY, parsePolicy, policyName } from '../scheduling/policies.js';
+import { DEFAULT_POLICY, parsePolicy, policyName } from '../placement/policies.js';
 
 /** Whether a replica listening here is reached from this machine only. */
 export function isLoopbackHost(host: string): boolean {

@@ -20,8 +20,8 @@
 //
 // With fair share off, every job is in one backlog in arrival order; the limits still hold.
 import type { Lane } from '../domain/resources.js';
-import type { NodeCapacity, PendingJob, Waiting } from './types.js';
-import { orderJobs, type Ordering } from './policies.js';
+import type { NodeCapacity, PendingJob, Waiting } from '../placement/types.js';
+import { orderJobs, type Ordering } from '../placement/policies.js';
 
 export interface QueueState {
   /** namespace/name */

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { fenced } from '../../src/lease/fenced.js';
-import { commitPlacements } from '../../src/store/decisions.js';
+import { commitPlacements } from '../../src/placement/store.js';
 import { declareNodeDead } from '../../src/node-health/store.js';
 import { returnUnconfirmed, retryOrphaned, orphanedJobs } from '../../src/job-reconcile/store.js';
 import { cancelJob, deleteJob, submitJob } from '../../src/store/jobs.js';

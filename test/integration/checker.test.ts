@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { fenced } from '../../src/lease/fenced.js';
-import { commitPlacements } from '../../src/store/decisions.js';
+import { commitPlacements } from '../../src/placement/store.js';
 import { submitJob } from '../../src/store/jobs.js';
 import { registerNode } from '../../src/store/nodes.js';
 import { reportFinished, reportStarted } from '../../src/store/assignments.js';

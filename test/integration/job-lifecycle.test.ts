@@ -8,7 +8,7 @@ import { DEFAULT_TIMINGS, overdueSlackMs } from '../../src/config.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { fenced } from '../../src/lease/fenced.js';
-import { commitPlacements } from '../../src/store/decisions.js';
+import { commitPlacements } from '../../src/placement/store.js';
 import { declareNodeDead } from '../../src/node-health/store.js';
 import {
   orphanedJobs,

@@ -10,7 +10,7 @@ import { Lease } from '../../src/lease/lease.js';
 import { NodeHealth, deathRule } from '../../src/node-health/controller.js';
 import { DEFAULT_TIMINGS } from '../../src/config.js';
 import { closeWatch, heartbeat, openWatch, registerNode } from '../../src/store/nodes.js';
-import { commitPlacements, readPlacementInput } from '../../src/store/decisions.js';
+import { commitPlacements, readPlacementInput } from '../../src/placement/store.js';
 import { declareNodeDead } from '../../src/node-health/store.js';
 import { JobReconcile } from '../../src/job-reconcile/controller.js';
 import { fenced } from '../../src/lease/fenced.js';

@@ -7,7 +7,7 @@ import { runPackingBench } from '../../src/bench/packing.js';
 import { packingPlot, packingReport } from '../../src/bench/packing-report.js';
 import { runCommitRateBench } from '../../src/bench/commit-rate.js';
 import { runScaleCase } from '../../src/bench/placement-scale.js';
-import { DEFAULT_POLICY, policyName } from '../../src/scheduling/policies.js';
+import { DEFAULT_POLICY, policyName } from '../../src/placement/policies.js';
 import { freshDatabase } from '../helpers/database.js';
 
 describe('bench packing, small', () => {

@@ -1,4 +1,4 @@
-// The leader's pending set (src/controllers/placement/pending-set.ts) against the database's
+// The leader's pending set (src/placement/pending-set.ts) against the database's
 // truth: after every kind of change a job can go through (submitted, due later, waiting on a
 // need and released, placed, cancelled, deleted, back to pending for a retry, in other queues
 // and lanes, too large for any node), the set picks the jobs placement/pending.sql picks, in the
@@ -12,8 +12,8 @@ import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { jobRequest } from '../helpers/jobs.js';
 import { Listener } from '../../src/store/listener.js';
-import { followPending, PendingSet } from '../../src/controllers/placement/pending-set.js';
-import { commitPlacements, LEAST_SLICE, readPlacementInput, readRoundState } from '../../src/store/decisions.js';
+import { followPending, PendingSet } from '../../src/placement/pending-set.js';
+import { commitPlacements, LEAST_SLICE, readPlacementInput, readRoundState } from '../../src/placement/store.js';
 import { cancelJob, deleteJob, submitJob, submitJobs } from '../../src/store/jobs.js';
 import { registerNode } from '../../src/store/nodes.js';
 import { fenced } from '../../src/lease/fenced.js';

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { fenced } from '../../src/lease/fenced.js';
-import { commitPlacements } from '../../src/store/decisions.js';
+import { commitPlacements } from '../../src/placement/store.js';
 import { submitJob } from '../../src/store/jobs.js';
 import { registerNode } from '../../src/store/nodes.js';
 import { withJobDefaults, type JobRequest } from '../../src/domain/resources.js';

@@ -9,7 +9,7 @@ import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { registerNode } from '../../src/store/nodes.js';
 import { submitWorkflow } from '../../src/store/workflows.js';
 import { LeaseLostError } from '../../src/errors/lease-lost-error.js';
-import { Placement } from '../../src/controllers/placement/placement.js';
+import { Placement } from '../../src/placement/controller.js';
 import { WorkflowController } from '../../src/controllers/workflow/workflow.js';
 import { fenced } from '../../src/lease/fenced.js';
 import { applyReports } from '../../src/store/assignments.js';

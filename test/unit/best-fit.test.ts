@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bestFit, matchesSelector, type NodeCapacity, type PendingJob } from '../../src/scheduling/best-fit.js';
+import { bestFit, matchesSelector, type NodeCapacity, type PendingJob } from '../../src/placement/best-fit.js';
 
 const GI = 1024 ** 3;
 

@@ -1,7 +1,7 @@
 // Fair share in the placement round, pure: rounds simulated on plain data with a fixed sequence
 // of jobs ending, no clock.
 import { describe, expect, it } from 'vitest';
-import { bestFit, type NodeCapacity, type PendingJob } from '../../src/scheduling/best-fit.js';
+import { bestFit, type NodeCapacity, type PendingJob } from '../../src/placement/best-fit.js';
 import {
   laneWeights,
   newShareMemory,
@@ -10,7 +10,7 @@ import {
   type Shares,
 } from '../../src/scheduling/fair-share.js';
 import type { Lane } from '../../src/domain/resources.js';
-import { ReasonMarks } from '../../src/controllers/placement/reason-marks.js';
+import { ReasonMarks } from '../../src/placement/reason-marks.js';
 
 const GI = 1024 ** 3;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bestFit, matchesSelector, type NodeCapacity, type PendingJob } from '../../src/scheduling/best-fit.js';
+import { bestFit, matchesSelector, type NodeCapacity, type PendingJob } from '../../src/placement/best-fit.js';
 import {
   FIT_RULES,
   fitScore,
@@ -7,7 +7,7 @@ import {
   orderJobs,
   parsePolicy,
   type FitRule,
-} from '../../src/scheduling/policies.js';
+} from '../../src/placement/policies.js';
 import { seededRandom } from '../../src/seeded-random.js';
 
 const GI = 1024 ** 3;

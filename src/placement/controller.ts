@@ -2,12 +2,12 @@
 // an assignment ends, freeing room), with a periodic pass as the safety net. A round's
 // decisions commit together in one fenced transaction, then NOTIFY delivers them to nodes.
 import type { Logger } from 'pino';
-import type { Db } from '../../store/db.js';
-import type { Lease } from '../../lease/lease.js';
-import { fenced } from '../../lease/fenced.js';
-import { bestFit, type PendingJob, type Placement as JobPlacement } from '../../scheduling/best-fit.js';
-import { isBroken } from '../../testing/broken-guards.js';
-import { DEFAULT_POLICY, type Policy } from '../../scheduling/policies.js';
+import type { Db } from '../store/db.js';
+import type { Lease } from '../lease/lease.js';
+import { fenced } from '../lease/fenced.js';
+import { bestFit, type PendingJob, type Placement as JobPlacement } from './best-fit.js';
+import { isBroken } from '../testing/broken-guards.js';
+import { DEFAULT_POLICY, type Policy } from './policies.js';
 import {
   commitPlacements,
   LEAST_SLICE,
@@ -16,17 +16,17 @@ import {
   readRoundState,
   type ClaimedJob,
   type PlacementInput,
-} from '../../store/decisions.js';
+} from './store.js';
 import type { PendingSet } from './pending-set.js';
 import { ReasonMarks } from './reason-marks.js';
-import { newShareMemory, type Shares } from '../../scheduling/fair-share.js';
+import { newShareMemory, type Shares } from '../scheduling/fair-share.js';
 import {
   jobPlacementWaitSeconds,
   jobsPlaced,
   placementDecideSeconds,
   placementRoundSeconds,
-} from '../../metrics/registry.js';
-import type { ReconcileResult, Reconciler } from '../controller.js';
+} from '../metrics/registry.js';
+import type { ReconcileResult, Reconciler } from '../controllers/controller.js';
 
 /** Pending jobs one round reads, oldest first. */
 export const ROUND_LIMIT = 10_000;

@@ -9,12 +9,12 @@
 // RELOAD_MS as a safety net). A job named while the set was being read is read again next
 // round, which is harmless: each read takes the job's row as it is then. The set being behind
 // never costs safety, only a round's room: the commit claims only jobs still Pending and due.
-import type { Db } from '../../store/db.js';
-import type { Listener } from '../../store/listener.js';
-import { sql } from '../../store/sql.js';
-import type { PendingJob } from '../../scheduling/best-fit.js';
-import { pendingJobOf, type PendingRow } from '../../store/decisions.js';
-import { isBroken } from '../../testing/broken-guards.js';
+import type { Db } from '../store/db.js';
+import type { Listener } from '../store/listener.js';
+import { sql } from '../store/sql.js';
+import type { PendingJob } from './best-fit.js';
+import { pendingJobOf, type PendingRow } from './store.js';
+import { isBroken } from '../testing/broken-guards.js';
 
 /** The node selector of every job that has none. */
 const NO_SELECTOR: Record<string, string> = Object.freeze({}) as Record<string, string>;

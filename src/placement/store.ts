@@ -1,10 +1,12 @@
-// The leader's writes. Each runs inside a fenced transaction (the caller's `tx`), re-checks the
-// row conditions it depends on, and locks in the order job, assignment, node.
+// Placement's reads and writes: a round's input (the nodes, the queues' and quotas' limits and
+// use, the pending jobs that could fit) and the leader's commit of a round and of why the rest
+// wait. Each write runs inside a fenced transaction (the caller's `tx`), re-checks the row
+// conditions it depends on, and locks in the order job, assignment, node.
 import { randomUUID } from 'node:crypto';
-import type { Db, Tx } from './db.js';
-import { sql } from './sql.js';
+import type { Db, Tx } from '../store/db.js';
+import { sql } from '../store/sql.js';
 import { isBroken } from '../testing/broken-guards.js';
-import type { NodeCapacity, PendingJob, Placement } from '../scheduling/best-fit.js';
+import type { NodeCapacity, PendingJob, Placement } from './best-fit.js';
 import type { NamespaceQuotaState, QueueState } from '../scheduling/fair-share.js';
 import type { Lane } from '../domain/resources.js';
 import { DEFAULT_MAX_UNCLAIMED } from '../config.js';

@@ -1,12 +1,12 @@
 // A placement round, pure: plain data in, decisions out, no I/O and no clock.
 //
-// The policy orders the round's pending jobs (src/scheduling/policies.ts); each job in turn goes
+// The policy orders the round's pending jobs (src/placement/policies.ts); each job in turn goes
 // to the node that fits it best by the policy's rule: by default the node whose free CPU and
 // memory, after taking the job, would be smallest (each as a share of that node's capacity).
 // Tight packing keeps large holes free for large jobs.
 import { FreeCapacityIndex, type Demand, type NodeState } from './node-index.js';
 import { DEFAULT_POLICY, jobSequence, type ClusterUse, type Policy } from './policies.js';
-import { ShareSequence, type Shares } from './fair-share.js';
+import { ShareSequence, type Shares } from '../scheduling/fair-share.js';
 import type { NodeCapacity, PendingJob, Placement, PlacementRound, Unschedulable } from './types.js';
 
 export type { NodeCapacity, PendingJob, Placement, PlacementRound, Unschedulable, Waiting } from './types.js';
