@@ -13,6 +13,7 @@ const { join, sep } = require('node:path');
  * module the store and below, its controller never the API. File names without `.ts`.
  */
 const SUBSYSTEMS = {
+  'fair-share': { pure: ['share-order'], store: ['store'] },
   'job-reconcile': { pure: ['retry'], store: ['store'], controllers: ['controller'] },
   'node-health': { store: ['store'], controllers: ['controller'] },
   placement: {

@@ -19,7 +19,7 @@ import type { NamespaceResource, NamespaceStatus } from '../domain/namespace.js'
 import type { CronJobListRow, JobRow, NodeRow, WorkflowRow } from '../store/rows.js';
 import type { JobHistoryRow } from '../store/jobs.js';
 import type { ClusterEventRow } from '../store/cluster-events.js';
-import type { NamespaceUsage, QueueRow, QuotaRow } from '../store/queues.js';
+import type { NamespaceUsage, QueueRow, QuotaRow } from '../fair-share/store.js';
 import { stages } from '../scheduling/dag.js';
 import { formatCpu, formatMemory } from '../domain/quantity.js';
 

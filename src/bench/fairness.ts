@@ -28,7 +28,7 @@ import { benchRuntime } from '../simulator/docker-runtime.js';
 import { DEFAULT_TIMINGS } from '../config.js';
 import { createPool, type Db, type Pool } from '../store/db.js';
 import { sql } from '../store/sql.js';
-import { applyQueue } from '../store/queues.js';
+import { applyQueue } from '../fair-share/store.js';
 import { check, verdictOf, type Verdict } from '../checker/check.js';
 import { readCheckInput } from '../checker/read.js';
 import { delay } from '../lifecycle.js';

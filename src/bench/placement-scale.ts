@@ -9,7 +9,7 @@
 // namespace's default queue, the queue sharing by weight, and a waiting reason asked for each
 // job not placed (those already written cost nothing more).
 import { bestFit } from '../placement/best-fit.js';
-import { newShareMemory, type Shares } from '../scheduling/fair-share.js';
+import { newShareMemory, type Shares } from '../fair-share/share-order.js';
 import { ReasonMarks } from '../placement/reason-marks.js';
 import { REASONS_PER_ROUND } from '../placement/controller.js';
 import { pendingJobOf } from '../placement/store.js';

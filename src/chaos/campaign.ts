@@ -10,7 +10,7 @@ import { DEFAULT_TIMINGS, selfFenceRule, type Timings } from '../config.js';
 import { createPool } from '../store/db.js';
 import { delay } from '../lifecycle.js';
 import { CAMPAIGN_CRONJOBS, CAMPAIGN_QUEUES, JobFlow } from './job-flow.js';
-import { applyQueue } from '../store/queues.js';
+import { applyQueue } from '../fair-share/store.js';
 import { applyCronJob } from '../store/cronjobs.js';
 import { sql } from '../store/sql.js';
 import { readLease } from '../lease/lease.js';

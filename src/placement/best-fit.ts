@@ -6,7 +6,7 @@
 // Tight packing keeps large holes free for large jobs.
 import { FreeCapacityIndex, type Demand, type NodeState } from './node-index.js';
 import { DEFAULT_POLICY, jobSequence, type ClusterUse, type Policy } from './policies.js';
-import { ShareSequence, type Shares } from '../scheduling/fair-share.js';
+import { ShareSequence, type Shares } from '../fair-share/share-order.js';
 import type { NodeCapacity, PendingJob, Placement, PlacementRound, Unschedulable } from './types.js';
 
 export type { NodeCapacity, PendingJob, Placement, PlacementRound, Unschedulable, Waiting } from './types.js';
@@ -57,7 +57,7 @@ class NoRoomFrontier {
 }
 
 /**
- * One round. With `shares`, queues take turns by weight within their limits (./fair-share.ts)
+ * One round. With `shares`, queues take turns by weight within their limits (src/fair-share/share-order.ts)
  * and the round says why each job it did not place waits; without, one backlog in the
  * policy's order (the packing simulations).
  */

@@ -19,7 +19,7 @@ import {
 } from './store.js';
 import type { PendingSet } from './pending-set.js';
 import { ReasonMarks } from './reason-marks.js';
-import { newShareMemory, type Shares } from '../scheduling/fair-share.js';
+import { newShareMemory, type Shares } from '../fair-share/share-order.js';
 import {
   jobPlacementWaitSeconds,
   jobsPlaced,

@@ -7,7 +7,7 @@ import type { Db, Tx } from '../store/db.js';
 import { sql } from '../store/sql.js';
 import { isBroken } from '../testing/broken-guards.js';
 import type { NodeCapacity, PendingJob, Placement } from './best-fit.js';
-import type { NamespaceQuotaState, QueueState } from '../scheduling/fair-share.js';
+import type { NamespaceQuotaState, QueueState } from '../fair-share/share-order.js';
 import type { Lane } from '../domain/resources.js';
 import { DEFAULT_MAX_UNCLAIMED } from '../config.js';
 

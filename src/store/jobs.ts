@@ -10,7 +10,7 @@ import { cutPage, type PageKey } from '../domain/list-pages.js';
 import { keyOf } from './pages.js';
 import { TERMINAL_PHASES } from '../domain/resources.js';
 import { withdrawAssignments } from './assignments.js';
-import { admitJobs } from './queues.js';
+import { admitJobs } from '../fair-share/store.js';
 import { IdempotencyKeyReusedError } from '../errors/idempotency-key-reused-error.js';
 import { IdempotencyKeyMismatchError } from '../errors/idempotency-key-mismatch-error.js';
 import type { IdempotencyClaim } from '../domain/idempotency.js';

@@ -12,7 +12,7 @@ import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { CLEAN, placementsOverRate, runFindings } from '../helpers/history.js';
 import { applyCronJob } from '../../src/store/cronjobs.js';
-import { applyQuota } from '../../src/store/queues.js';
+import { applyQuota } from '../../src/fair-share/store.js';
 import { unfinishedCount } from '../../src/store/jobs.js';
 import { readCheckInput } from '../../src/checker/read.js';
 import { validateCronJob } from '../../src/api/validation/cronjob.js';

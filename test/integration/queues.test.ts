@@ -12,7 +12,7 @@ import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { CLEAN, placementsOverRate, runFindings } from '../helpers/history.js';
 import { jobYaml, submit, type JobYamlOptions } from '../helpers/jobs.js';
-import { applyQueue, applyQuota } from '../../src/store/queues.js';
+import { applyQueue, applyQuota } from '../../src/fair-share/store.js';
 import { setFaults } from '../helpers/faults.js';
 import { unfinishedCount } from '../../src/store/jobs.js';
 import { readCheckInput } from '../../src/checker/read.js';

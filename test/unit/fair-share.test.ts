@@ -8,7 +8,7 @@ import {
   type NamespaceQuotaState,
   type QueueState,
   type Shares,
-} from '../../src/scheduling/fair-share.js';
+} from '../../src/fair-share/share-order.js';
 import type { Lane } from '../../src/domain/resources.js';
 import { ReasonMarks } from '../../src/placement/reason-marks.js';
 

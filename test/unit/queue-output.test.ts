@@ -12,7 +12,7 @@ import {
   renderResourceQuotas,
 } from '../../src/cli/queue-output.js';
 import { presentJob, presentNamespace, presentQueue, presentResourceQuota } from '../../src/api/present.js';
-import type { QueueRow, QuotaRow } from '../../src/store/queues.js';
+import type { QueueRow, QuotaRow } from '../../src/fair-share/store.js';
 import type { JobRow } from '../../src/store/rows.js';
 
 const now = new Date('2026-12-01T12:00:00Z');

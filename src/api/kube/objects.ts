@@ -6,7 +6,7 @@ import type { KubeObject } from './table.js';
 import { getJob, listJobPage, listJobs } from '../../store/jobs.js';
 import { getWorkflow, listWorkflowPage, listWorkflows } from '../../store/workflows.js';
 import { getCronJob, listCronJobPage, listCronJobs } from '../../store/cronjobs.js';
-import { getQueue, listQueuePage, listQueues, listQuotaPage, listQuotas } from '../../store/queues.js';
+import { getQueue, listQueuePage, listQueues, listQuotaPage, listQuotas } from '../../fair-share/store.js';
 import { listNodePage, listNodes } from '../../store/nodes.js';
 import {
   presentCronJob,

@@ -8,7 +8,7 @@ import type { KubeKind } from './kinds.js';
 import { HttpError } from '../../errors/http-error.js';
 import { KubeError } from './status.js';
 import { readOffLoop } from '../validation/off-loop.js';
-import { applyQueue, applyQuota } from '../../store/queues.js';
+import { applyQueue, applyQuota } from '../../fair-share/store.js';
 import { applyCronJob } from '../../store/cronjobs.js';
 import { setMetadata } from '../../store/jobs.js';
 import { fail, metadataProblems } from '../validation/job.js';

@@ -16,7 +16,7 @@ import { kubeObjects } from '../kube/objects.js';
 import { scanSelected, selectObjects, type ObjectQuery } from '../kube/selectors.js';
 import { challengeHeader, KubeError, statusOf } from '../kube/status.js';
 import { UnauthorizedError } from '../../errors/unauthorized-error.js';
-import { listNamespacePage } from '../../store/queues.js';
+import { listNamespacePage } from '../../store/namespaces.js';
 import type { PageRequest } from '../../domain/list-pages.js';
 import { continueToken, kubeLimitOf, parseContinue } from '../list-page.js';
 import { readNamespace } from './queues.js';

@@ -20,7 +20,7 @@ import {
   listQuotaPage,
   listQuotas,
   namespaceUsage,
-} from '../../store/queues.js';
+} from '../../fair-share/store.js';
 import { presentNamespace, presentQueue, presentResourceQuota } from '../present.js';
 import { API_VERSION, type QueueRequest, type ResourceQuotaRequest } from '../../domain/resources.js';
 import type { NamespaceResource } from '../../domain/namespace.js';

@@ -2,10 +2,10 @@
 // admission of new jobs to them: a job's queue must exist (a namespace's `default` always
 // does), and a namespace's ResourceQuota caps its jobs not yet placed.
 import { cutPage, type PageRequest, type RowsPage } from '../domain/list-pages.js';
-import { keyOf, pageParameters } from './pages.js';
-import type { Db, Tx } from './db.js';
-import { transaction } from './db.js';
-import { sql } from './sql.js';
+import { keyOf, pageParameters } from '../store/pages.js';
+import type { Db, Tx } from '../store/db.js';
+import { transaction } from '../store/db.js';
+import { sql } from '../store/sql.js';
 import type {
   JobRequest,
   QueueRequest,
@@ -86,11 +86,11 @@ const DEFAULT_RETRY_AFTER_SECONDS = 5;
 export async function admitJobs(tx: Tx, jobs: readonly JobRequest[]): Promise<void> {
   if (jobs.length === 0) return;
   const namespaces = [...new Set(jobs.map((j) => j.namespace))].sort();
-  await tx.query(sql('queues/ensure_default'), [namespaces]);
+  await tx.query(sql('fair-share/queue_ensure_default'), [namespaces]);
   const queued = jobs.filter((j) => j.queue !== DEFAULT_QUEUE);
   if (queued.length > 0) {
     const missing = (
-      await tx.query<{ namespace: string; name: string }>(sql('queues/missing'), [
+      await tx.query<{ namespace: string; name: string }>(sql('fair-share/queue_missing'), [
         queued.map((j) => j.namespace),
         queued.map((j) => j.queue),
       ])
@@ -106,14 +106,14 @@ export async function admitJobs(tx: Tx, jobs: readonly JobRequest[]): Promise<vo
   }
   const capped = (
     await tx.query<{ namespace: string; name: string; pending_jobs: number; rate_per_second: number | null }>(
-      sql('quotas/lock_pending'),
+      sql('fair-share/quota_lock_pending'),
       [namespaces],
     )
   ).rows;
   if (capped.length === 0) return;
   const counts = new Map(
     (
-      await tx.query<{ namespace: string; pending: number }>(sql('quotas/pending_count'), [
+      await tx.query<{ namespace: string; pending: number }>(sql('fair-share/quota_pending_count'), [
         capped.map((c) => c.namespace),
       ])
     ).rows.map((r) => [r.namespace, r.pending]),
@@ -160,16 +160,18 @@ export async function applyQueue(
 ): Promise<{ outcome: ApplyOutcome | 'stale'; queue: QueueRow }> {
   return transaction(db, async (tx) => {
     if (expectedVersion !== null) {
-      const current = (await tx.query<{ watch_rv: number }>(sql('queues/version'), [q.namespace, q.name])).rows[0];
+      const current = (await tx.query<{ watch_rv: number }>(sql('fair-share/queue_version'), [q.namespace, q.name]))
+        .rows[0];
       if (current?.watch_rv !== expectedVersion)
         return {
           outcome: 'stale' as const,
-          queue: (await tx.query<QueueRow>(sql('queues/list'), [q.namespace, q.name, ...pageParameters(null)]))
-            .rows[0]!,
+          queue: (
+            await tx.query<QueueRow>(sql('fair-share/queue_list'), [q.namespace, q.name, ...pageParameters(null)])
+          ).rows[0]!,
         };
     }
     const written = (
-      await tx.query<{ created: boolean }>(sql('queues/upsert'), [
+      await tx.query<{ created: boolean }>(sql('fair-share/queue_upsert'), [
         q.namespace,
         q.name,
         JSON.stringify(q.labels),
@@ -182,24 +184,26 @@ export async function applyQueue(
         JSON.stringify(q.annotations ?? {}),
       ])
     ).rows[0];
-    const queue = (await tx.query<QueueRow>(sql('queues/list'), [q.namespace, q.name, ...pageParameters(null)]))
-      .rows[0]!;
+    const queue = (
+      await tx.query<QueueRow>(sql('fair-share/queue_list'), [q.namespace, q.name, ...pageParameters(null)])
+    ).rows[0]!;
     return { outcome: written === undefined ? 'unchanged' : written.created ? 'created' : 'configured', queue };
   });
 }
 
 export async function listQueues(db: Db, namespace: string | null): Promise<QueueRow[]> {
-  return (await db.query<QueueRow>(sql('queues/list'), [namespace, null, ...pageParameters(null)])).rows;
+  return (await db.query<QueueRow>(sql('fair-share/queue_list'), [namespace, null, ...pageParameters(null)])).rows;
 }
 
 /** A page of listQueues' list. */
 export async function listQueuePage(db: Db, namespace: string | null, page: PageRequest): Promise<RowsPage<QueueRow>> {
-  const rows = (await db.query<QueueRow>(sql('queues/list'), [namespace, null, ...pageParameters(page)])).rows;
+  const rows = (await db.query<QueueRow>(sql('fair-share/queue_list'), [namespace, null, ...pageParameters(page)]))
+    .rows;
   return cutPage(rows, page.limit, keyOf);
 }
 
 export async function getQueue(db: Db, namespace: string, name: string): Promise<QueueRow | undefined> {
-  return (await db.query<QueueRow>(sql('queues/list'), [namespace, name, ...pageParameters(null)])).rows[0];
+  return (await db.query<QueueRow>(sql('fair-share/queue_list'), [namespace, name, ...pageParameters(null)])).rows[0];
 }
 
 export type DeleteResult = { outcome: 'deleted' } | { outcome: 'not-found' } | { outcome: 'not-allowed'; why: string };
@@ -212,7 +216,10 @@ export async function deleteQueue(db: Db, namespace: string, name: string): Prom
       why: 'the queue "default" always exists (apply it to change its weight or limits)',
     };
   const row = (
-    await db.query<{ existed: boolean; deleted: number; unfinished: number }>(sql('queues/delete'), [namespace, name])
+    await db.query<{ existed: boolean; deleted: number; unfinished: number }>(sql('fair-share/queue_delete'), [
+      namespace,
+      name,
+    ])
   ).rows[0]!;
   if (!row.existed && row.deleted === 0) return { outcome: 'not-found' };
   if (row.deleted === 0)
@@ -230,19 +237,21 @@ export async function applyQuota(
   expectedVersion: number | null = null,
 ): Promise<{ outcome: ApplyOutcome | 'conflict' | 'stale'; quota: QuotaRow }> {
   return transaction(db, async (tx) => {
-    await tx.query(sql('quotas/lock'), [r.namespace]);
+    await tx.query(sql('fair-share/quota_lock'), [r.namespace]);
     if (expectedVersion !== null) {
-      const current = (await tx.query<{ name: string; watch_rv: number }>(sql('quotas/version'), [r.namespace]))
-        .rows[0];
+      const current = (
+        await tx.query<{ name: string; watch_rv: number }>(sql('fair-share/quota_version'), [r.namespace])
+      ).rows[0];
       if (current?.name !== r.name || current.watch_rv !== expectedVersion) {
         return {
           outcome: 'stale' as const,
-          quota: (await tx.query<QuotaRow>(sql('quotas/list'), [r.namespace, ...pageParameters(null)])).rows[0]!,
+          quota: (await tx.query<QuotaRow>(sql('fair-share/quota_list'), [r.namespace, ...pageParameters(null)]))
+            .rows[0]!,
         };
       }
     }
     const written = (
-      await tx.query<{ created: boolean }>(sql('quotas/upsert'), [
+      await tx.query<{ created: boolean }>(sql('fair-share/quota_upsert'), [
         r.namespace,
         r.name,
         JSON.stringify(r.labels),
@@ -255,37 +264,27 @@ export async function applyQuota(
         JSON.stringify(r.annotations ?? {}),
       ])
     ).rows[0];
-    const quota = (await tx.query<QuotaRow>(sql('quotas/list'), [r.namespace, ...pageParameters(null)])).rows[0]!;
+    const quota = (await tx.query<QuotaRow>(sql('fair-share/quota_list'), [r.namespace, ...pageParameters(null)]))
+      .rows[0]!;
     if (written) return { outcome: written.created ? 'created' : 'configured', quota };
     return { outcome: quota.name === r.name ? 'unchanged' : 'conflict', quota };
   });
 }
 
 export async function listQuotas(db: Db, namespace: string | null): Promise<QuotaRow[]> {
-  return (await db.query<QuotaRow>(sql('quotas/list'), [namespace, ...pageParameters(null)])).rows;
+  return (await db.query<QuotaRow>(sql('fair-share/quota_list'), [namespace, ...pageParameters(null)])).rows;
 }
 
 /** A page of listQuotas' list. */
 export async function listQuotaPage(db: Db, namespace: string | null, page: PageRequest): Promise<RowsPage<QuotaRow>> {
-  const rows = (await db.query<QuotaRow>(sql('quotas/list'), [namespace, ...pageParameters(page)])).rows;
+  const rows = (await db.query<QuotaRow>(sql('fair-share/quota_list'), [namespace, ...pageParameters(page)])).rows;
   return cutPage(rows, page.limit, keyOf);
 }
 
 export async function deleteQuota(db: Db, namespace: string, name: string): Promise<boolean> {
-  return ((await db.query(sql('quotas/delete'), [namespace, name])).rowCount ?? 0) > 0;
-}
-
-/** A page of the namespaces something lives in, and "default" (a namespace's key: no namespace, its name). */
-export async function listNamespacePage(db: Db, page: PageRequest): Promise<RowsPage<string>> {
-  const [, after, limit] = pageParameters(page);
-  const rows = (await db.query<{ namespace: string }>(sql('namespaces/list'), [after, limit])).rows;
-  return cutPage(
-    rows.map((r) => r.namespace),
-    page.limit,
-    (name) => ({ namespace: '', name }),
-  );
+  return ((await db.query(sql('fair-share/quota_delete'), [namespace, name])).rowCount ?? 0) > 0;
 }
 
 export async function namespaceUsage(db: Db, namespace: string): Promise<NamespaceUsage> {
-  return (await db.query<NamespaceUsage>(sql('namespaces/usage'), [namespace])).rows[0]!;
+  return (await db.query<NamespaceUsage>(sql('fair-share/namespace_usage'), [namespace])).rows[0]!;
 }

@@ -1,5 +1,5 @@
 // Which pending job a placement round considers next when queues share the cluster. Pure: plain
-// data in, decisions out; best fit (./best-fit.ts) then picks where each job goes.
+// data in, decisions out; best fit (src/placement/best-fit.ts) then picks where each job goes.
 //
 // Queues: Deficit Round Robin by weight. Each visit to a queue with ready jobs adds weight ×
 // quantum to its deficit; it is served while its deficit covers its next job's cost, the job's
