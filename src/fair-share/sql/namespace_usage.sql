@@ -1,4 +1,4 @@
--- namespaces/usage: what a namespace uses now: jobs not placed yet, jobs placed and what they
+-- fair-share/namespace_usage: what a namespace uses now: jobs not placed yet, jobs placed and what they
 -- hold, and its oldest waiting job. $1 namespace.
 SELECT p.pending, u.running, u.cpu AS allocated_cpu_millis, u.memory AS allocated_memory_bytes,
        o.name AS oldest_pending_name, o.created_at AS oldest_pending_at

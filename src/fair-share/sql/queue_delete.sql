@@ -1,4 +1,4 @@
--- queues/delete: delete a queue none of whose jobs is still to finish (their history keeps its
+-- fair-share/queue_delete: delete a queue none of whose jobs is still to finish (their history keeps its
 -- name). Returns the queue, and how many unfinished jobs kept it. $1 namespace, $2 name.
 WITH unfinished AS (
   SELECT count(*)::int AS n FROM jobs

@@ -1,4 +1,4 @@
--- queues/list: queues with what they hold and how many of their jobs wait, and the oldest of
+-- fair-share/queue_list: queues with what they hold and how many of their jobs wait, and the oldest of
 -- those, in (namespace, name) order. $1 namespace (NULL: all), $2 name (NULL: all); a page (as
 -- jobs/list): after $3/$4 when $3 is not NULL, at most $5 (all when NULL).
 SELECT q.*, coalesce(u.running, 0)::int AS running, coalesce(u.cpu, 0)::bigint AS allocated_cpu_millis,

@@ -1,4 +1,4 @@
--- queues/upsert: create a queue or change one (kind Queue, any replica). An unchanged spec and
+-- fair-share/queue_upsert: create a queue or change one (kind Queue, any replica). An unchanged spec and
 -- labels write nothing and return no row. $1 namespace, $2 name, $3 labels (JSON), $4 spec (JSON),
 -- $5 weight, $6 concurrency limit, $7 CPU limit millis, $8 memory limit bytes, $9 strict lanes,
 -- $10 annotations (JSON).

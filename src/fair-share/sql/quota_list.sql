@@ -1,4 +1,4 @@
--- quotas/list: namespace quotas with what the namespace uses now: jobs not placed yet, what its
+-- fair-share/quota_list: namespace quotas with what the namespace uses now: jobs not placed yet, what its
 -- placed jobs hold, and its oldest waiting job, by namespace (one quota each). $1 namespace
 -- (NULL: all); a page (as jobs/list): after $2/$3 when $2 is not NULL, at most $4 (all when NULL).
 SELECT r.*, p.pending, coalesce(u.cpu, 0)::bigint AS allocated_cpu_millis, coalesce(u.memory, 0)::bigint AS allocated_memory_bytes,

@@ -1,4 +1,4 @@
--- quotas/upsert: create or change a namespace's ResourceQuota (any replica). A namespace has at
+-- fair-share/quota_upsert: create or change a namespace's ResourceQuota (any replica). A namespace has at
 -- most one: another name there returns no row, as does an unchanged spec and labels (the caller
 -- tells the two apart). The token bucket (placement's) is left as it is. $1 namespace, $2 name,
 -- $3 labels (JSON), $4 spec (JSON), $5 pending jobs, $6 CPU limit millis, $7 memory limit bytes,
