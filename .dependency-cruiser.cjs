@@ -21,6 +21,7 @@ const SUBSYSTEMS = {
     store: ['store'],
     controllers: ['controller', 'pending-set'],
   },
+  workflows: { pure: ['dag'], store: ['store'], controllers: ['controller'] },
 };
 
 /** The subsystems' files of one role, as `paths`: `^src/job-reconcile/(retry)\\.ts$`. */

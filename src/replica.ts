@@ -15,7 +15,7 @@ import { createPool, type Pool } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { sql } from './store/sql.js';
 import { Listener } from './store/listener.js';
-import { WorkflowController } from './controllers/workflow/workflow.js';
+import { WorkflowController } from './workflows/controller.js';
 import { CronController } from './controllers/cron/cron.js';
 import { WatchEventsPrune } from './controllers/watch-events/watch-events.js';
 import { Lease } from './lease/lease.js';

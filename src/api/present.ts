@@ -20,7 +20,7 @@ import type { CronJobListRow, JobRow, NodeRow, WorkflowRow } from '../store/rows
 import type { JobHistoryRow } from '../store/jobs.js';
 import type { ClusterEventRow } from '../store/cluster-events.js';
 import type { NamespaceUsage, QueueRow, QuotaRow } from '../fair-share/store.js';
-import { stages } from '../scheduling/dag.js';
+import { stages } from '../workflows/dag.js';
 import { formatCpu, formatMemory } from '../domain/quantity.js';
 
 const CONDITION_TYPES: Record<string, { type: string; status: Condition['status'] }> = {

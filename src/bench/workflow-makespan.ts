@@ -12,7 +12,7 @@
 // job its remaining path (remainingPathMs: its duration plus the longest chain waiting on it)
 // for most-work-first to weigh; most-work-first alone sees durations; arrival keeps the list.
 import { bestFit } from '../placement/best-fit.js';
-import { criticalPathMs, remainingPathMs, type DagJob } from '../scheduling/dag.js';
+import { criticalPathMs, remainingPathMs, type DagJob } from '../workflows/dag.js';
 import type { Policy } from '../placement/policies.js';
 import type { NodeCapacity, PendingJob } from '../placement/types.js';
 import { seededRandom } from '../seeded-random.js';

@@ -1,6 +1,6 @@
 // What `get workflows` and `describe workflow` print: pure functions of the objects and a clock.
 import type { Workflow } from '../domain/resources.js';
-import { components } from '../scheduling/dag.js';
+import { components } from '../workflows/dag.js';
 import { renderTable } from '../report/table.js';
 import { humanAge, render, type RenderOptions } from './output.js';
 

@@ -4,7 +4,7 @@
 import type { JobRequest, JobSpec, WorkflowRequest, WorkflowSpec } from './resources.js';
 import { parseDuration } from './duration.js';
 import { toJobRequest, type Identity } from './job-request.js';
-import { remainingPathMs } from '../scheduling/dag.js';
+import { remainingPathMs } from '../workflows/dag.js';
 
 /** Labels every job of a workflow carries: the workflow's name and the job's name within it. */
 export const WORKFLOW_LABEL = 'fencer.dev/workflow';

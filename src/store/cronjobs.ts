@@ -20,7 +20,7 @@ import {
 import { withdrawAssignments } from './assignments.js';
 import { submitInTx } from './jobs.js';
 import { occurrenceJob, occurrenceWorkflow } from '../domain/cronjob-occurrence.js';
-import { insertOccurrenceWorkflow } from './workflows.js';
+import { insertOccurrenceWorkflow } from '../workflows/store.js';
 import { isDeepStrictEqual } from 'node:util';
 import { isBroken } from '../testing/broken-guards.js';
 

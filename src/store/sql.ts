@@ -6,7 +6,13 @@
 import { readFileSync } from 'node:fs';
 
 /** The folders of src/ whose queries sit in their own sql/ folder: a key `<folder>/<name>` is theirs. */
-export const SQL_SUBSYSTEMS: readonly string[] = ['fair-share', 'job-reconcile', 'node-health', 'placement'];
+export const SQL_SUBSYSTEMS: readonly string[] = [
+  'fair-share',
+  'job-reconcile',
+  'node-health',
+  'placement',
+  'workflows',
+];
 
 const cache = new Map<string, string>();
 /** Each loaded file's name, by its text. */

@@ -21,7 +21,7 @@ const RULE = { confirmTimeoutMs: 5000, undeliveredMs: 60_000 };
 import { nameSuffixes, replayJobs, submitJob, submitJobs } from '../../src/store/jobs.js';
 import { registerNode } from '../../src/store/nodes.js';
 import { applyReports } from '../../src/store/assignments.js';
-import { cancelWorkflow, retryWorkflow, submitWorkflow } from '../../src/store/workflows.js';
+import { cancelWorkflow, retryWorkflow, submitWorkflow } from '../../src/workflows/store.js';
 import type { JobRequest } from '../../src/domain/resources.js';
 import { backoffWindowMs } from '../../src/job-reconcile/retry.js';
 import { jobRequest } from '../helpers/jobs.js';

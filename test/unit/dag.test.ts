@@ -6,7 +6,7 @@ import {
   remainingPathMs,
   stages,
   type DagJob,
-} from '../../src/scheduling/dag.js';
+} from '../../src/workflows/dag.js';
 
 /** `job('test', ['build'], 30)`: a job named test that needs build and runs 30 ms. */
 const job = (name: string, needs: string[] = [], durationMs = 1): DagJob => ({ name, needs, durationMs });

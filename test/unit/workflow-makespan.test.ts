@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findCycle } from '../../src/scheduling/dag.js';
+import { findCycle } from '../../src/workflows/dag.js';
 import {
   NODE_CPU_MILLIS,
   NODE_MEMORY_BYTES,

@@ -4,7 +4,7 @@ import type { ApiContext } from '../context.js';
 import type { KubeKind } from './kinds.js';
 import type { KubeObject } from './table.js';
 import { getJob, listJobPage, listJobs } from '../../store/jobs.js';
-import { getWorkflow, listWorkflowPage, listWorkflows } from '../../store/workflows.js';
+import { getWorkflow, listWorkflowPage, listWorkflows } from '../../workflows/store.js';
 import { getCronJob, listCronJobPage, listCronJobs } from '../../store/cronjobs.js';
 import { getQueue, listQueuePage, listQueues, listQuotaPage, listQuotas } from '../../fair-share/store.js';
 import { listNodePage, listNodes } from '../../store/nodes.js';

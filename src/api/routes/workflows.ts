@@ -18,7 +18,7 @@ import {
   retryWorkflow,
   submitWorkflow,
   type WorkflowActionResult,
-} from '../../store/workflows.js';
+} from '../../workflows/store.js';
 import { presentWorkflow } from '../present.js';
 import type { Workflow } from '../../domain/resources.js';
 import { overdueSlackMs } from '../../config.js';

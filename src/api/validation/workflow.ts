@@ -5,7 +5,7 @@
 import type { WorkflowRequest, WorkflowSpec } from '../../domain/resources.js';
 import { labelValueErrors } from '../../domain/names.js';
 import { workflowRequestOf } from '../../domain/workflow-request.js';
-import { findCycle } from '../../scheduling/dag.js';
+import { findCycle } from '../../workflows/dag.js';
 import { ValidationError } from '../../errors/validation-error.js';
 import { parseManifests, type Manifest, type ManifestPath } from './manifest.js';
 import { schemaProblems, workflowValidator, type SchemaProblem } from './schema.js';

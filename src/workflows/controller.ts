@@ -3,12 +3,12 @@
 // Skipped, naming that need; a workflow none of whose jobs can change any more closes. One
 // fenced transaction: a deposed leader's pass writes nothing.
 import type { Logger } from 'pino';
-import type { Db } from '../../store/db.js';
-import type { Lease } from '../../lease/lease.js';
-import { fenced } from '../../lease/fenced.js';
-import { isBroken } from '../../testing/broken-guards.js';
-import { closeSettledWorkflows, releaseReadyJobs, skipBlockedJobs } from '../../store/workflows.js';
-import type { ReconcileResult, Reconciler } from '../controller.js';
+import type { Db } from '../store/db.js';
+import type { Lease } from '../lease/lease.js';
+import { fenced } from '../lease/fenced.js';
+import { isBroken } from '../testing/broken-guards.js';
+import { closeSettledWorkflows, releaseReadyJobs, skipBlockedJobs } from './store.js';
+import type { ReconcileResult, Reconciler } from '../controllers/controller.js';
 
 const BATCH = 500;
 

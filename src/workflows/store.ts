@@ -1,19 +1,19 @@
 // Workflows as users see them: submit (the workflow and all its jobs in one transaction), read,
 // cancel, retry, delete (any replica, no lease needed). What happens to waiting jobs as their
-// needs end, and when a workflow closes, is the leader's (src/controllers/workflow/).
+// needs end, and when a workflow closes, is the leader's (./controller.ts).
 import { cutPage, type PageRequest, type RowsPage } from '../domain/list-pages.js';
-import { pageParameters } from './pages.js';
+import { pageParameters } from '../store/pages.js';
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import type { Db, Tx } from './db.js';
-import { transaction } from './db.js';
-import { sql } from './sql.js';
-import type { JobRow, WorkflowRow } from './rows.js';
+import type { Db, Tx } from '../store/db.js';
+import { transaction } from '../store/db.js';
+import { sql } from '../store/sql.js';
+import type { JobRow, WorkflowRow } from '../store/rows.js';
 import type { WorkflowRequest } from '../domain/resources.js';
 import { TERMINAL_PHASES } from '../domain/resources.js';
-import { withdrawAssignments } from './assignments.js';
+import { withdrawAssignments } from '../store/assignments.js';
 import { IdempotencyKeyReusedError } from '../errors/idempotency-key-reused-error.js';
-import { claimIdempotencyKey, generatedName, recordIdempotentName, submitInTx } from './jobs.js';
+import { claimIdempotencyKey, generatedName, recordIdempotentName, submitInTx } from '../store/jobs.js';
 import type { IdempotencyClaim } from '../domain/idempotency.js';
 import { nameWorkflow } from '../domain/workflow-request.js';
 
