@@ -16,7 +16,7 @@ import { migrate } from './store/migrate.js';
 import { sql } from './store/sql.js';
 import { Listener } from './store/listener.js';
 import { WorkflowController } from './workflows/controller.js';
-import { CronController } from './controllers/cron/cron.js';
+import { CronController } from './cron/controller.js';
 import { WatchEventsPrune } from './controllers/watch-events/watch-events.js';
 import { Lease } from './lease/lease.js';
 import { Controller, type Reconciler } from './controllers/controller.js';

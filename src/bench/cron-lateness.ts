@@ -11,7 +11,7 @@ import { DEFAULT_TIMINGS } from '../config.js';
 import { createPool } from '../store/db.js';
 import { delay } from '../lifecycle.js';
 import { unfinishedCount } from '../store/jobs.js';
-import { applyCronJob } from '../store/cronjobs.js';
+import { applyCronJob } from '../cron/store.js';
 import { sql } from '../store/sql.js';
 import { validateCronJob } from '../api/validation/cronjob.js';
 import { parseManifests } from '../api/validation/manifest.js';

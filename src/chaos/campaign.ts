@@ -11,7 +11,7 @@ import { createPool } from '../store/db.js';
 import { delay } from '../lifecycle.js';
 import { CAMPAIGN_CRONJOBS, CAMPAIGN_QUEUES, JobFlow } from './job-flow.js';
 import { applyQueue } from '../fair-share/store.js';
-import { applyCronJob } from '../store/cronjobs.js';
+import { applyCronJob } from '../cron/store.js';
 import { sql } from '../store/sql.js';
 import { readLease } from '../lease/lease.js';
 import { seededRandom } from '../seeded-random.js';

@@ -10,7 +10,7 @@
 //     clock when checked (due, and nothing handles it);
 //   - overlapping runs under Forbid or Replace: two of the CronJob's Jobs running at one instant
 //     by the nodes' logs (a replaced run must have stopped before its replacement starts).
-import { nextOccurrence, parseSchedule } from '../scheduling/cron-schedule.js';
+import { nextOccurrence, parseSchedule } from '../cron/schedule.js';
 import { instant, type Instant } from './instant.js';
 import type { Run } from './run.js';
 

@@ -1,10 +1,10 @@
 // What a CronJob makes at each occurrence: a Job (or a Workflow) named from the CronJob and the
 // scheduled time, so a second fire of one occurrence is a key conflict, never a second run. The
-// cron controller fires them (src/store/cronjobs.ts); the API checks a CronJob against them.
+// cron controller fires them (src/cron/store.ts); the API checks a CronJob against them.
 import type { CronJobSpec, JobRequest, WorkflowRequest } from './resources.js';
 import { toJobRequest, type Identity } from './job-request.js';
 import { workflowRequestOf } from './workflow-request.js';
-import { occurrenceName, parseSchedule, type CronSchedule } from '../scheduling/cron-schedule.js';
+import { occurrenceName, parseSchedule, type CronSchedule } from '../cron/schedule.js';
 
 /** The label every Job of a CronJob carries, naming it (as Kubernetes' controller-uid does for its owner). */
 export const CRONJOB_LABEL = 'fencer.dev/cronjob';

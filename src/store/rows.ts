@@ -137,7 +137,7 @@ export interface CronJobRow {
   annotations: Record<string, string>;
 }
 
-/** cronjobs/list: a CronJob with its unfinished Jobs. */
+/** cron/list: a CronJob with its unfinished Jobs. */
 export interface CronJobListRow extends CronJobRow {
   active: Array<{ name: string; uid: string }>;
   newest_success: Date | null;

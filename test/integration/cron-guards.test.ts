@@ -19,8 +19,8 @@ import {
   prunableJobs,
   readDueCronJobs,
   type DueCronJob,
-} from '../../src/store/cronjobs.js';
-import { occurrencesBetween } from '../../src/scheduling/cron-schedule.js';
+} from '../../src/cron/store.js';
+import { occurrencesBetween } from '../../src/cron/schedule.js';
 import { validateCronJob } from '../../src/api/validation/cronjob.js';
 import { scheduleOf } from '../../src/domain/cronjob-occurrence.js';
 import { parseManifests } from '../../src/api/validation/manifest.js';
@@ -187,7 +187,7 @@ describe('an edit of a CronJob with occurrences due', () => {
 
 // Replace: the fire that cancels the CronJob's unfinished Job makes no new one; the occurrence
 // stays due and fires once nothing of the CronJob may still run (a cancelled run's node must have
-// stopped it first: cronjobs/busy.sql). Broken, the new Job comes in the same fire.
+// stopped it first: cron/busy.sql). Broken, the new Job comes in the same fire.
 describe.each([{ broken: false }, { broken: true }])(
   'Replace waits for the run it replaces (cron-replace-wait broken: $broken)',
   ({ broken }) => {

@@ -12,15 +12,10 @@ import { startReplica } from '../helpers/replica.js';
 import { eventually } from '../helpers/eventually.js';
 import { projectRoot } from '../../src/paths.js';
 import type { Replica } from '../../src/replica.js';
-import { applyCronJob } from '../../src/store/cronjobs.js';
+import { applyCronJob } from '../../src/cron/store.js';
 import { validateCronJob } from '../../src/api/validation/cronjob.js';
 import { parseManifests } from '../../src/api/validation/manifest.js';
-import {
-  nextOccurrence,
-  occurrencesBetween,
-  parseSchedule,
-  ON_TIME_SECONDS,
-} from '../../src/scheduling/cron-schedule.js';
+import { nextOccurrence, occurrencesBetween, parseSchedule, ON_TIME_SECONDS } from '../../src/cron/schedule.js';
 import { adminFetch } from '../helpers/auth.js';
 
 let t: TestDatabase;

@@ -11,7 +11,7 @@ import { DEFAULT_TIMINGS } from '../../src/config.js';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { CLEAN, placementsOverRate, runFindings } from '../helpers/history.js';
-import { applyCronJob } from '../../src/store/cronjobs.js';
+import { applyCronJob } from '../../src/cron/store.js';
 import { applyQuota } from '../../src/fair-share/store.js';
 import { unfinishedCount } from '../../src/store/jobs.js';
 import { readCheckInput } from '../../src/checker/read.js';

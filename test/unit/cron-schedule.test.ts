@@ -11,7 +11,7 @@ import {
   ScheduleError,
   type FireDecision,
   type FireInput,
-} from '../../src/scheduling/cron-schedule.js';
+} from '../../src/cron/schedule.js';
 
 const at = (iso: string) => new Date(iso);
 const iso = (d: Date) => d.toISOString().replace('.000Z', 'Z');

@@ -5,7 +5,7 @@ import type { KubeKind } from './kinds.js';
 import type { KubeObject } from './table.js';
 import { getJob, listJobPage, listJobs } from '../../store/jobs.js';
 import { getWorkflow, listWorkflowPage, listWorkflows } from '../../workflows/store.js';
-import { getCronJob, listCronJobPage, listCronJobs } from '../../store/cronjobs.js';
+import { getCronJob, listCronJobPage, listCronJobs } from '../../cron/store.js';
 import { getQueue, listQueuePage, listQueues, listQuotaPage, listQuotas } from '../../fair-share/store.js';
 import { listNodePage, listNodes } from '../../store/nodes.js';
 import {

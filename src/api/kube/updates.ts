@@ -9,7 +9,7 @@ import { HttpError } from '../../errors/http-error.js';
 import { KubeError } from './status.js';
 import { readOffLoop } from '../validation/off-loop.js';
 import { applyQueue, applyQuota } from '../../fair-share/store.js';
-import { applyCronJob } from '../../store/cronjobs.js';
+import { applyCronJob } from '../../cron/store.js';
 import { setMetadata } from '../../store/jobs.js';
 import { fail, metadataProblems } from '../validation/job.js';
 import { presentCronJob, presentQueue, presentResourceQuota } from '../present.js';

@@ -9,7 +9,7 @@ import { rehearseIf } from '../dry-run.js';
 import { writeOptionsOf, type WriteAnswer, type WriteOptions } from '../write-options.js';
 import type { ApiContext } from '../context.js';
 import { HttpError } from '../../errors/http-error.js';
-import { applyCronJob, deleteCronJob, getCronJob, listCronJobPage, recentOccurrences } from '../../store/cronjobs.js';
+import { applyCronJob, deleteCronJob, getCronJob, listCronJobPage, recentOccurrences } from '../../cron/store.js';
 import { presentCronJob } from '../present.js';
 import type { CronJob, CronJobRequest } from '../../domain/resources.js';
 import { overdueSlackMs } from '../../config.js';

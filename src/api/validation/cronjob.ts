@@ -3,7 +3,7 @@
 // own checks; the schedule and time zone through the cron math that will fire them, so a
 // schedule accepted here is one the controller can compute (and one that fires at all).
 import type { CronJobRequest, CronJobSpec, WorkflowRequest } from '../../domain/resources.js';
-import { ScheduleError, occurrenceName, parseSchedule } from '../../scheduling/cron-schedule.js';
+import { ScheduleError, occurrenceName, parseSchedule } from '../../cron/schedule.js';
 import { CRONJOB_LABEL, CRONJOB_SPEC_DEFAULTS, scheduleOf } from '../../domain/cronjob-occurrence.js';
 import { formatPath, type Manifest, type ManifestPath } from './manifest.js';
 import { validateWorkflow } from './workflow.js';

@@ -1,12 +1,12 @@
 // cron: the leader's pass over CronJobs whose next occurrence is due by the database's clock.
-// For each, one fenced transaction decides with the pure rules (src/scheduling/cron-schedule.ts) what the
+// For each, one fenced transaction decides with the pure rules (src/cron/schedule.ts) what the
 // due occurrences become and carries it out, guarded by the cursor and version it read: a fire
 // that an edit or an earlier fire overtook writes nothing, and the next pass reads afresh.
 import type { Logger } from 'pino';
-import type { Db } from '../../store/db.js';
-import type { Lease } from '../../lease/lease.js';
-import { fenced } from '../../lease/fenced.js';
-import type { CronSchedule } from '../../scheduling/cron-schedule.js';
+import type { Db } from '../store/db.js';
+import type { Lease } from '../lease/lease.js';
+import { fenced } from '../lease/fenced.js';
+import type { CronSchedule } from './schedule.js';
 import {
   fireCronJob,
   markBlocked,
@@ -16,13 +16,13 @@ import {
   pruneWorkflows,
   readDueCronJobs,
   type DueCronJob,
-} from '../../store/cronjobs.js';
-import { scheduleOf } from '../../domain/cronjob-occurrence.js';
-import { QuotaExceededError } from '../../errors/quota-exceeded-error.js';
-import { ValidationError } from '../../errors/validation-error.js';
-import { LeaseLostError } from '../../errors/lease-lost-error.js';
-import { cronLatenessSeconds, cronOccurrences } from '../../metrics/registry.js';
-import type { ReconcileResult, Reconciler } from '../controller.js';
+} from './store.js';
+import { scheduleOf } from '../domain/cronjob-occurrence.js';
+import { QuotaExceededError } from '../errors/quota-exceeded-error.js';
+import { ValidationError } from '../errors/validation-error.js';
+import { LeaseLostError } from '../errors/lease-lost-error.js';
+import { cronLatenessSeconds, cronOccurrences } from '../metrics/registry.js';
+import type { ReconcileResult, Reconciler } from '../controllers/controller.js';
 
 /** CronJobs one pass looks at, and occurrences it handles for each (a long outage takes a few passes). */
 const CRONJOBS_PER_PASS = 100;

@@ -2,11 +2,11 @@
 // the leader's side: read the due ones, fire an occurrence (one fenced statement guards it),
 // prune finished Jobs past the history limits.
 import { cutPage, type PageRequest, type RowsPage } from '../domain/list-pages.js';
-import { keyOf, pageParameters } from './pages.js';
-import type { Db, Tx } from './db.js';
-import { transaction } from './db.js';
-import { sql } from './sql.js';
-import type { CronJobListRow, CronJobRow } from './rows.js';
+import { keyOf, pageParameters } from '../store/pages.js';
+import type { Db, Tx } from '../store/db.js';
+import { transaction } from '../store/db.js';
+import { sql } from '../store/sql.js';
+import type { CronJobListRow, CronJobRow } from '../store/rows.js';
 import type { CronJobRequest, CronJobSpec } from '../domain/resources.js';
 import { TERMINAL_PHASES } from '../domain/resources.js';
 import {
@@ -16,9 +16,9 @@ import {
   parseSchedule,
   type CronSchedule,
   type FireDecision,
-} from '../scheduling/cron-schedule.js';
-import { withdrawAssignments } from './assignments.js';
-import { submitInTx } from './jobs.js';
+} from './schedule.js';
+import { withdrawAssignments } from '../store/assignments.js';
+import { submitInTx } from '../store/jobs.js';
 import { occurrenceJob, occurrenceWorkflow } from '../domain/cronjob-occurrence.js';
 import { insertOccurrenceWorkflow } from '../workflows/store.js';
 import { isDeepStrictEqual } from 'node:util';
@@ -41,14 +41,14 @@ export async function applyCronJob(
 ): Promise<{ outcome: CronApplyOutcome | 'stale'; cronJob: CronJobListRow }> {
   const schedule = parseSchedule(request.spec.schedule, request.spec.timeZone);
   return transaction(db, async (tx) => {
-    let row = (await tx.query<CronJobRow>(sql('cronjobs/lock'), [request.namespace, request.name])).rows[0];
+    let row = (await tx.query<CronJobRow>(sql('cron/lock'), [request.namespace, request.name])).rows[0];
     if (expectedVersion !== null && row?.watch_rv !== expectedVersion) {
       return { outcome: 'stale' as const, cronJob: (await readCronJob(tx, request.namespace, request.name))! };
     }
     if (!row) {
       const now = await clock(tx);
       const created = (
-        await tx.query<CronJobRow>(sql('cronjobs/insert'), [
+        await tx.query<CronJobRow>(sql('cron/insert'), [
           request.namespace,
           request.name,
           ...columns(request),
@@ -59,7 +59,7 @@ export async function applyCronJob(
       if (created)
         return { outcome: 'created' as const, cronJob: (await readCronJob(tx, request.namespace, request.name))! };
       // Created by another request since the lock found nothing: edit that one.
-      row = (await tx.query<CronJobRow>(sql('cronjobs/lock'), [request.namespace, request.name])).rows[0]!;
+      row = (await tx.query<CronJobRow>(sql('cron/lock'), [request.namespace, request.name])).rows[0]!;
     }
     if (
       isDeepStrictEqual(row.spec, request.spec) &&
@@ -86,7 +86,7 @@ export async function applyCronJob(
       const records = passed.map((at) => ({ at, outcome: 'Skipped', reason: 'Rescheduled', uid: null, job: null }));
       await recordOccurrences(tx, row, old, records);
     }
-    await tx.query(sql('cronjobs/update'), [
+    await tx.query(sql('cron/update'), [
       row.uid,
       ...columns(request),
       cursor,
@@ -113,11 +113,11 @@ function columns(r: CronJobRequest): unknown[] {
 }
 
 async function clock(tx: Tx): Promise<Date> {
-  return (await tx.query<{ now: Date }>(sql('cronjobs/clock'))).rows[0]!.now;
+  return (await tx.query<{ now: Date }>(sql('cron/clock'))).rows[0]!.now;
 }
 
 async function readCronJob(db: Db | Tx, namespace: string, name: string): Promise<CronJobListRow | undefined> {
-  return (await db.query<CronJobListRow>(sql('cronjobs/list'), [namespace, name, ...pageParameters(null)])).rows[0];
+  return (await db.query<CronJobListRow>(sql('cron/list'), [namespace, name, ...pageParameters(null)])).rows[0];
 }
 
 export async function getCronJob(db: Db, namespace: string, name: string): Promise<CronJobListRow | undefined> {
@@ -125,7 +125,7 @@ export async function getCronJob(db: Db, namespace: string, name: string): Promi
 }
 
 export async function listCronJobs(db: Db, namespace: string | null): Promise<CronJobListRow[]> {
-  return (await db.query<CronJobListRow>(sql('cronjobs/list'), [namespace, null, ...pageParameters(null)])).rows;
+  return (await db.query<CronJobListRow>(sql('cron/list'), [namespace, null, ...pageParameters(null)])).rows;
 }
 
 /** A page of listCronJobs' list. */
@@ -134,7 +134,7 @@ export async function listCronJobPage(
   namespace: string | null,
   page: PageRequest,
 ): Promise<RowsPage<CronJobListRow>> {
-  const rows = (await db.query<CronJobListRow>(sql('cronjobs/list'), [namespace, null, ...pageParameters(page)])).rows;
+  const rows = (await db.query<CronJobListRow>(sql('cron/list'), [namespace, null, ...pageParameters(page)])).rows;
   return cutPage(rows, page.limit, keyOf);
 }
 
@@ -149,7 +149,7 @@ export interface OccurrenceRow {
 
 /** A CronJob's most recent occurrences, newest first (describe cronjob). */
 export async function recentOccurrences(db: Db, cronJobUid: string, limit: number): Promise<OccurrenceRow[]> {
-  return (await db.query<OccurrenceRow>(sql('cronjobs/occurrences'), [cronJobUid, limit])).rows;
+  return (await db.query<OccurrenceRow>(sql('cron/occurrences'), [cronJobUid, limit])).rows;
 }
 
 /**
@@ -165,12 +165,12 @@ export async function deleteCronJob(
   orphan = false,
 ): Promise<CronJobListRow | undefined> {
   return transaction(db, async (tx) => {
-    const row = (await tx.query<CronJobRow>(sql('cronjobs/lock'), [namespace, name])).rows[0];
+    const row = (await tx.query<CronJobRow>(sql('cron/lock'), [namespace, name])).rows[0];
     if (!row) return undefined;
     const before = (await readCronJob(tx, namespace, name))!;
-    if (orphan) await tx.query(sql('cronjobs/orphan'), [row.uid]);
+    if (orphan) await tx.query(sql('cron/orphan'), [row.uid]);
     const jobs = (
-      await tx.query<{ uid: string; phase: string; assignment_id: string | null }>(sql('cronjobs/lock_jobs'), [row.uid])
+      await tx.query<{ uid: string; phase: string; assignment_id: string | null }>(sql('cron/lock_jobs'), [row.uid])
     ).rows;
     const open = jobs.filter((j) => !TERMINAL_PHASES.includes(j.phase as never));
     await withdrawAssignments(
@@ -178,12 +178,12 @@ export async function deleteCronJob(
       open.flatMap((j) => (j.assignment_id ? [j.assignment_id] : [])),
       overdueSlackMs,
     );
-    await tx.query(sql('cronjobs/delete'), [row.uid]);
+    await tx.query(sql('cron/delete'), [row.uid]);
     return before;
   });
 }
 
-// The leader's side (src/controllers/cron/).
+// The leader's side (src/cron/).
 
 /** A due CronJob as the cron controller reads it. */
 export interface DueCronJob {
@@ -201,7 +201,7 @@ export interface DueCronJob {
 
 /** The due CronJobs, most overdue first, without those in `holdBack` (blocked for a while). */
 export async function readDueCronJobs(db: Db, limit: number, holdBack: readonly string[] = []): Promise<DueCronJob[]> {
-  return (await db.query<DueCronJob>(sql('cronjobs/due'), [limit, holdBack])).rows;
+  return (await db.query<DueCronJob>(sql('cron/due'), [limit, holdBack])).rows;
 }
 
 export type FireResult =
@@ -238,7 +238,7 @@ export async function fireCronJob(
   const cursorBroken = isBroken('cron-cursor');
   const nameBroken = isBroken('cron-name');
   const now = await clock(tx);
-  const busy = (await tx.query<{ busy: number }>(sql('cronjobs/busy'), [cron.uid])).rows[0]!.busy;
+  const busy = (await tx.query<{ busy: number }>(sql('cron/busy'), [cron.uid])).rows[0]!.busy;
   const decision = decideFire({
     schedule,
     cursor: cron.next_fire_at,
@@ -251,7 +251,7 @@ export async function fireCronJob(
     maxOccurrences,
   });
   if (cron.concurrency_policy === 'Replace' && busy > 0 && decision.fire.length > 0) {
-    const locked = await tx.query(sql('cronjobs/lock_at'), [
+    const locked = await tx.query(sql('cron/lock_at'), [
       cron.uid,
       cron.version,
       cron.next_fire_at,
@@ -259,26 +259,22 @@ export async function fireCronJob(
       cursorBroken,
     ]);
     if (locked.rowCount === 0) return { outcome: 'stale' };
-    const active = (
-      await tx.query<{ uid: string; assignment_id: string | null }>(sql('cronjobs/active_jobs'), [cron.uid])
-    ).rows;
+    const active = (await tx.query<{ uid: string; assignment_id: string | null }>(sql('cron/active_jobs'), [cron.uid]))
+      .rows;
     await withdrawAssignments(
       tx,
       active.flatMap((j) => (j.assignment_id ? [j.assignment_id] : [])),
       overdueSlackMs,
     );
-    await tx.query(sql('cronjobs/replace'), [
-      active.map((j) => j.uid),
-      `replaced by the next run of cronjob ${cron.name}`,
-    ]);
-    await tx.query(sql('cronjobs/cancel_workflows'), [cron.uid]);
+    await tx.query(sql('cron/replace'), [active.map((j) => j.uid), `replaced by the next run of cronjob ${cron.name}`]);
+    await tx.query(sql('cron/cancel_workflows'), [cron.uid]);
     if (!isBroken('cron-replace-wait')) return { outcome: 'replacing', cancelled: active.length };
   }
   const handled = [...decision.fire, ...decision.skip.map((x) => x.at)];
   if (handled.length === 0) return { outcome: 'done', decision, now, fired: [], nameTaken: [] };
   const last = new Date(Math.max(...handled.map((d) => d.getTime())));
   const lastFired = decision.fire.length > 0 ? decision.fire[decision.fire.length - 1]! : null;
-  const advanced = await tx.query(sql('cronjobs/advance'), [
+  const advanced = await tx.query(sql('cron/advance'), [
     cron.uid,
     cron.version,
     cron.next_fire_at,
@@ -353,7 +349,7 @@ async function recordOccurrences(
   records: OccurrenceRecord[],
 ): Promise<void> {
   if (records.length === 0) return;
-  await tx.query(sql('cronjobs/record'), [
+  await tx.query(sql('cron/record'), [
     cron.uid,
     `${cron.namespace}/${cron.name}`,
     cron.version,
@@ -375,23 +371,23 @@ export async function markBlocked(
   reason: string,
   message: string,
 ): Promise<void> {
-  await tx.query(sql('cronjobs/block'), [cron.uid, cron.version, reason, message]);
+  await tx.query(sql('cron/block'), [cron.uid, cron.version, reason, message]);
 }
 
 /** Finished Jobs past their CronJob's history limits, oldest first (read outside any transaction). */
 export async function prunableJobs(db: Db, limit: number): Promise<string[]> {
-  return (await db.query<{ uid: string }>(sql('cronjobs/prunable'), [limit])).rows.map((r) => r.uid);
+  return (await db.query<{ uid: string }>(sql('cron/prunable'), [limit])).rows.map((r) => r.uid);
 }
 
 export async function pruneJobs(tx: Tx, uids: string[]): Promise<void> {
-  await tx.query(sql('cronjobs/prune'), [uids]);
+  await tx.query(sql('cron/prune'), [uids]);
 }
 
 /** Closed workflows of CronJobs past their history limits, oldest first (read outside any transaction). */
 export async function prunableWorkflows(db: Db, limit: number): Promise<string[]> {
-  return (await db.query<{ uid: string }>(sql('cronjobs/prunable_workflows'), [limit])).rows.map((r) => r.uid);
+  return (await db.query<{ uid: string }>(sql('cron/prunable_workflows'), [limit])).rows.map((r) => r.uid);
 }
 
 export async function pruneWorkflows(tx: Tx, uids: string[]): Promise<void> {
-  await tx.query(sql('cronjobs/prune_workflows'), [uids]);
+  await tx.query(sql('cron/prune_workflows'), [uids]);
 }
