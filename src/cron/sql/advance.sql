@@ -1,4 +1,4 @@
--- cronjobs/advance: the fire's guard. Moves the cursor past the occurrences this fire handles,
+-- cron/advance: the fire's guard. Moves the cursor past the occurrences this fire handles,
 -- only from the value the decision read and only at the version it read: a fire decided before
 -- an edit, or repeated from an old read, changes nothing (no row back). $1 uid, $2 version read,
 -- $3 cursor read, $4 new cursor (or NULL: never again), $5 last occurrence handled, $6 last one

@@ -1,4 +1,4 @@
--- cronjobs/busy: how many of a CronJob's Jobs may still be running: unfinished, or cancelled while
+-- cron/busy: how many of a CronJob's Jobs may still be running: unfinished, or cancelled while
 -- running and not yet known to have stopped on its node (a share still held, migration 0010).
 -- Forbid and Replace count these. $1 cronjob uid.
 SELECT count(*)::int AS busy

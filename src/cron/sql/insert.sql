@@ -1,4 +1,4 @@
--- cronjobs/insert: create a CronJob (any replica); a name already taken gives no row back.
+-- cron/insert: create a CronJob (any replica); a name already taken gives no row back.
 -- $1 namespace, $2 name, $3 labels (JSON), $4 spec (JSON), $5 schedule, $6 time zone, $7 suspend,
 -- $8 concurrency policy, $9 catch-up, $10 starting deadline seconds (or NULL),
 -- $11 successful history limit, $12 failed history limit, $13 first occurrence (or NULL: never),

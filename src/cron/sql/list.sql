@@ -1,4 +1,4 @@
--- cronjobs/list: CronJobs with their unfinished Jobs, in (namespace, name) order. $1 namespace
+-- cron/list: CronJobs with their unfinished Jobs, in (namespace, name) order. $1 namespace
 -- (NULL: all), $2 name (NULL: all); a page (as jobs/list): after $3/$4 when $3 is not NULL, at most
 -- $5 (all when NULL).
 SELECT c.*,

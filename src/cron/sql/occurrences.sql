@@ -1,4 +1,4 @@
--- cronjobs/occurrences: a CronJob's most recent occurrences, newest first, with when its Job (or
+-- cron/occurrences: a CronJob's most recent occurrences, newest first, with when its Job (or
 -- the first job of its Workflow) started: the first Running row in the history. $1 cronjob uid,
 -- $2 limit.
 SELECT o.scheduled_at, o.outcome, o.reason, o.job, o.at AS fired_at,

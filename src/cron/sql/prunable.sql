@@ -1,7 +1,7 @@
--- cronjobs/prunable: finished Jobs of CronJobs beyond their history limits (successful, or failed
+-- cron/prunable: finished Jobs of CronJobs beyond their history limits (successful, or failed
 -- for any other end), oldest first. From each CronJob through its own Jobs (jobs_of_cronjob):
 -- never a scan of every job. A Job cancelled while running stays until its node has stopped it:
--- Forbid and Replace count it as running till then (cronjobs/busy). $1 limit.
+-- Forbid and Replace count it as running till then (cron/busy). $1 limit.
 SELECT p.uid
 FROM cronjobs c
 CROSS JOIN LATERAL (

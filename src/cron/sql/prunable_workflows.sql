@@ -1,4 +1,4 @@
--- cronjobs/prunable_workflows: a CronJob's closed workflows beyond its history limits (successful,
+-- cron/prunable_workflows: a CronJob's closed workflows beyond its history limits (successful,
 -- or failed for any other end), oldest first, none of whose runs its node may still be running.
 -- $1 limit.
 SELECT p.uid

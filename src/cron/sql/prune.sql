@@ -1,5 +1,5 @@
--- cronjobs/prune: deletes finished Jobs past their CronJob's history limits (their history stays),
--- keeping the newest success's time on the CronJob first. $1 uuid[] job uids (cronjobs/prunable).
+-- cron/prune: deletes finished Jobs past their CronJob's history limits (their history stays),
+-- keeping the newest success's time on the CronJob first. $1 uuid[] job uids (cron/prunable).
 WITH gone AS (
   DELETE FROM jobs WHERE uid = ANY($1::uuid[]) AND phase IN ('Succeeded', 'Failed', 'Cancelled', 'Skipped', 'Dead')
   RETURNING cronjob_uid, phase, finished_at

@@ -1,6 +1,6 @@
--- cronjobs/prune_workflows: deletes closed workflows past their CronJob's history limits, and
+-- cron/prune_workflows: deletes closed workflows past their CronJob's history limits, and
 -- their jobs (the history stays), keeping the newest success's time on the CronJob first.
--- $1 uuid[] workflow uids (cronjobs/prunable_workflows).
+-- $1 uuid[] workflow uids (cron/prunable_workflows).
 WITH gone AS (
   DELETE FROM workflows WHERE uid = ANY($1::uuid[]) AND phase <> 'Running'
   RETURNING uid, cronjob_uid, phase, updated_at

@@ -1,4 +1,4 @@
--- cronjobs/record: the occurrences one fire handled, appended (the checker proves from these and
+-- cron/record: the occurrences one fire handled, appended (the checker proves from these and
 -- the Jobs' history that each occurrence was handled once). $1 cronjob uid, $2 namespace/name,
 -- $3 version, $4 timestamptz[] scheduled times, $5 text[] outcomes (Fired|Skipped), $6 text[]
 -- reasons, $7 uuid[] job uids, $8 text[] job names, $9 schedule, $10 time zone, $11 concurrency policy.

@@ -1,4 +1,4 @@
--- cronjobs/replace: concurrencyPolicy Replace cancels a CronJob's unfinished Jobs before its next
+-- cron/replace: concurrencyPolicy Replace cancels a CronJob's unfinished Jobs before its next
 -- one starts (their assignments withdrawn in the same transaction). $1 uuid[] job uids, $2 message.
 UPDATE jobs
 SET phase = 'Cancelled', waiting = false, reason = 'Replaced', message = $2, finished_at = now(),

@@ -1,4 +1,4 @@
--- cronjobs/update: an edit of a locked CronJob. The version moves, so any fire decided from the
+-- cron/update: an edit of a locked CronJob. The version moves, so any fire decided from the
 -- row before this edit changes nothing. $1 uid, $2 labels (JSON), $3 spec (JSON), $4 schedule,
 -- $5 time zone, $6 suspend, $7 concurrency policy, $8 catch-up, $9 starting deadline seconds (or
 -- NULL), $10 successful history limit, $11 failed history limit, $12 the new cursor (or NULL),
