@@ -13,6 +13,13 @@ const { join, sep } = require('node:path');
  * module the store and below, its controller never the API. File names without `.ts`.
  */
 const SUBSYSTEMS = {
+  // The node protocol: both ends' routes and messages (the agent imports only these), the
+  // server's routes (in the API's layer, registered by src/api/server.ts) and their store.
+  'agent-protocol': {
+    pure: ['messages', 'routes'],
+    store: ['nodes-store', 'reports-store'],
+    api: ['nodes-server', 'reports-server'],
+  },
   cron: { pure: ['schedule'], store: ['store'], controllers: ['controller'] },
   'fair-share': { pure: ['share-order'], store: ['store'] },
   'job-reconcile': { pure: ['retry'], store: ['store'], controllers: ['controller'] },

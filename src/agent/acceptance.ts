@@ -6,7 +6,7 @@
 // leader's placement, a replayed snapshot): the control plane has its own fences, these are
 // the last ones, and they cost nothing.
 
-import type { AssignmentMessage } from '../domain/assignment.js';
+import type { AssignmentMessage } from '../agent-protocol/messages.js';
 
 /** What the node remembers about every assignment it was ever offered (since it started). */
 export interface AcceptanceMemory {

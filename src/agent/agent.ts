@@ -19,7 +19,12 @@ import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
-import type { AssignmentMessage, HeartbeatResponse, RegisterRequest, RegisterResponse } from '../domain/assignment.js';
+import type {
+  AssignmentMessage,
+  HeartbeatResponse,
+  RegisterRequest,
+  RegisterResponse,
+} from '../agent-protocol/messages.js';
 import { FENCE_CHECK_MS, selfFenceRule, type SelfFenceRule, type Timings } from '../config.js';
 import { isBroken } from '../testing/broken-guards.js';
 import { newAcceptanceMemory, planSnapshot, type AcceptanceOptions } from './acceptance.js';
@@ -36,7 +41,7 @@ import { ReportBatcher, type Report } from './report-batcher.js';
 import { delay } from '../lifecycle.js';
 import { parseCpu, parseMemory } from '../domain/quantity.js';
 import { DEFAULT_MAX_JOBS } from '../domain/resources.js';
-import { NODE_ROUTES } from '../domain/node-routes.js';
+import { NODE_ROUTES } from '../agent-protocol/routes.js';
 
 export interface AgentOptions {
   name: string;

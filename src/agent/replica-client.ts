@@ -6,7 +6,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { StringDecoder } from 'node:string_decoder';
 import { LineSplitter } from '../net/lines.js';
-import type { WatchMessage } from '../domain/assignment.js';
+import type { WatchMessage } from '../agent-protocol/messages.js';
 
 export interface ReplicaClientOptions {
   /** Base URLs of the control-plane replicas, e.g. http://127.0.0.1:7070 */

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { ReplicaClient } from './replica-client.js';
 import { delay } from '../lifecycle.js';
 import { agentReportRetries } from './metrics.js';
-import { NODE_ROUTES } from '../domain/node-routes.js';
+import { NODE_ROUTES } from '../agent-protocol/routes.js';
 
 export type Report =
   | { kind: 'started'; id: string }

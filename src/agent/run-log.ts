@@ -9,7 +9,7 @@
 
 import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { AssignmentMessage } from '../domain/assignment.js';
+import type { AssignmentMessage } from '../agent-protocol/messages.js';
 
 export type StopReason =
   | 'completed' // ran for its full duration

@@ -9,10 +9,10 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Db } from '../store/db.js';
-import { markDelivered, snapshotFor } from '../store/assignments.js';
+import { markDelivered, snapshotFor } from '../agent-protocol/reports-store.js';
 import { isBroken } from '../testing/broken-guards.js';
-import { closeWatch } from '../store/nodes.js';
-import type { WatchMessage } from '../domain/assignment.js';
+import { closeWatch } from '../agent-protocol/nodes-store.js';
+import type { WatchMessage } from '../agent-protocol/messages.js';
 import { faultFor } from '../testing/overload-faults.js';
 
 const KEEPALIVE_MS = 500;

@@ -9,7 +9,7 @@ import { createPool } from '../store/db.js';
 import { sql } from '../store/sql.js';
 import { migrate } from '../store/migrate.js';
 import { startEmbeddedPostgres } from '../store/embedded.js';
-import { openWatch, registerNode } from '../store/nodes.js';
+import { openWatch, registerNode } from '../agent-protocol/nodes-store.js';
 import { submitJobs } from '../store/jobs.js';
 import { jobsPlacedTwice } from '../store/history.js';
 import { Lease } from '../lease/lease.js';

@@ -6,7 +6,7 @@
 
 import { histogramOf, type LatencySummary } from './placement-metrics.js';
 import { bearer } from '../net/api-client.js';
-import { NODE_ROUTES } from '../domain/node-routes.js';
+import { NODE_ROUTES } from '../agent-protocol/routes.js';
 
 export interface Stalls {
   replicaLagMaxMs: number | null;

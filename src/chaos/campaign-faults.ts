@@ -11,7 +11,7 @@ import { delay } from '../lifecycle.js';
 import { writeFaults, type Faults, type PathFault } from '../testing/overload-faults.js';
 import type { NodeRow } from '../store/rows.js';
 import { formatCpu, formatMemory } from '../domain/quantity.js';
-import { NODE_ROUTES } from '../domain/node-routes.js';
+import { NODE_ROUTES } from '../agent-protocol/routes.js';
 
 export type FaultKind =
   | 'kill-leader'

@@ -40,10 +40,10 @@ export class NodeDeaths {
     this.running ??= (async () => {
       while (!this.stopped) {
         const rows = await this.db
-          .query<{ name: string; state: string; dead_at: Date | null; dead_reason: string | null }>(sql('nodes/list'), [
-            null,
-            null,
-          ])
+          .query<{ name: string; state: string; dead_at: Date | null; dead_reason: string | null }>(
+            sql('agent-protocol/node_list'),
+            [null, null],
+          )
           .then(
             (r) => r.rows,
             () => [],

@@ -87,7 +87,7 @@ export function registerTokenCommands(program: Command): void {
     .action(async (opts: DatabaseOptions & { join?: boolean; output?: string }) => {
       if (!opts.join) fail('list: pass --join (only join tokens are stored; user tokens are revoked by id)');
       if (opts.output !== undefined && opts.output !== 'json') fail(`--output: "${opts.output}" is not json`);
-      const { listJoinTokens } = await import('../store/nodes.js');
+      const { listJoinTokens } = await import('../agent-protocol/nodes-store.js');
       const rows = await withClusterDatabase(opts, listJoinTokens);
       const now = Date.now();
       if (opts.output === 'json') {
@@ -131,7 +131,7 @@ export function registerTokenCommands(program: Command): void {
       if (!opts.join) fail('delete: pass --join (a user token is revoked by its id: fencer token revoke JTI)');
       const id = given.split('.')[0]!;
       if (!/^[a-z0-9]{6}$/.test(id)) fail(`delete: "${given}" is no join token id (6 of [a-z0-9])`);
-      const { deleteJoinToken } = await import('../store/nodes.js');
+      const { deleteJoinToken } = await import('../agent-protocol/nodes-store.js');
       if (!(await withClusterDatabase(opts, (db) => deleteJoinToken(db, id)))) fail(`join token "${id}" not found`);
       process.stdout.write(`join token "${id}" deleted\n`);
     });
@@ -196,7 +196,7 @@ async function withClusterDatabase<T>(opts: DatabaseOptions, use: (db: Db) => Pr
 async function createJoinToken(opts: CreateOptions, ttlMs: number): Promise<void> {
   const { readFileSync } = await import('node:fs');
   const { parseJoinToken } = await import('../domain/node-identity.js');
-  const store = await import('../store/nodes.js');
+  const store = await import('../agent-protocol/nodes-store.js');
   const { isDns1123Subdomain } = await import('../domain/names.js');
   if (ttlMs > 366 * 86_400_000) fail(`--ttl: ${opts.ttl} is longer than a year`);
   if (opts.node !== undefined && !isDns1123Subdomain(opts.node))

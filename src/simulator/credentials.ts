@@ -21,7 +21,7 @@ import { DEFAULT_ISSUER } from '../auth/tokens/verify.js';
 import { MASTERS_GROUP, MONITORING_GROUP } from '../auth/rbac/builtin.js';
 import { ensureClusterTls, type ClusterTlsFiles } from './cluster-tls.js';
 import { createPool } from '../store/db.js';
-import { createJoinToken, deleteJoinToken } from '../store/nodes.js';
+import { createJoinToken, deleteJoinToken } from '../agent-protocol/nodes-store.js';
 import { parseJoinToken } from '../domain/node-identity.js';
 
 /** How long the tokens a local cluster mints live: a demo cluster's life, and then some. */

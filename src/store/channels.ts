@@ -14,7 +14,7 @@ export const CHANNELS = {
   /**
    * Room for placement that no job's pending state shows: a node claimed an assignment (one
    * unclaimed fewer) or stopped a cancelled run that held its queue's share. No payload. Sent by
-   * assignments/start.sql (a claim) and placement/notify_room.sql. Wakes placement.
+   * agent-protocol/start.sql (a claim) and placement/notify_room.sql. Wakes placement.
    */
   room: 'fencer_room',
   /**
@@ -26,7 +26,7 @@ export const CHANNELS = {
   /**
    * The leader has outcomes to decide on: a run ended other than by success (the retry rule), or
    * a job of a workflow ended (the workflow may move on). No payload. Sent by
-   * jobs/notify_outcomes.sql and assignments/end_reported.sql. Wakes job-reconcile and workflow. A plain success sends none: it is
+   * jobs/notify_outcomes.sql and agent-protocol/end_reported.sql. Wakes job-reconcile and workflow. A plain success sends none: it is
    * most of the ends in a burst, and waking two controllers for each cost a pass apiece.
    */
   outcomes: 'fencer_outcomes',

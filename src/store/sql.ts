@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 
 /** The folders of src/ whose queries sit in their own sql/ folder: a key `<folder>/<name>` is theirs. */
 export const SQL_SUBSYSTEMS: readonly string[] = [
+  'agent-protocol',
   'cron',
   'fair-share',
   'job-reconcile',

@@ -3,8 +3,8 @@
 // every heartbeat, watch and report of that node afterwards.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../src/store/db.js';
-import { createJoinToken } from '../../src/store/nodes.js';
-import { NODE_ROUTES } from '../../src/domain/node-routes.js';
+import { createJoinToken } from '../../src/agent-protocol/nodes-store.js';
+import { NODE_ROUTES } from '../../src/agent-protocol/routes.js';
 
 /** A join token valid for an hour in this database. */
 export async function testJoinToken(db: Db, ttlMs = 3_600_000): Promise<string> {

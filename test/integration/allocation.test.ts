@@ -14,8 +14,8 @@ import { commitPlacements } from '../../src/placement/store.js';
 import { declareNodeDead } from '../../src/node-health/store.js';
 import { returnUnconfirmed, retryOrphaned, orphanedJobs } from '../../src/job-reconcile/store.js';
 import { cancelJob, deleteJob, submitJob } from '../../src/store/jobs.js';
-import { registerNode } from '../../src/store/nodes.js';
-import { applyReports, markDelivered } from '../../src/store/assignments.js';
+import { registerNode } from '../../src/agent-protocol/nodes-store.js';
+import { applyReports, markDelivered } from '../../src/agent-protocol/reports-store.js';
 import { seededRandom } from '../../src/seeded-random.js';
 import { jobRequest } from '../helpers/jobs.js';
 

@@ -7,7 +7,7 @@ import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { startReplica } from '../helpers/replica.js';
 import { eventually } from '../helpers/eventually.js';
 import type { Replica } from '../../src/replica.js';
-import { NODE_ROUTES } from '../../src/domain/node-routes.js';
+import { NODE_ROUTES } from '../../src/agent-protocol/routes.js';
 import { adminFetch } from '../helpers/auth.js';
 import { TestNodes } from '../helpers/nodes.js';
 

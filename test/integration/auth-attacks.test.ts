@@ -17,7 +17,7 @@ import { jobYaml } from '../helpers/jobs.js';
 import { KUBECTL, kubectlAgainst } from '../helpers/kubectl.js';
 import type { Replica } from '../../src/replica.js';
 import { upsertRole, upsertRoleBinding } from '../../src/store/auth.js';
-import { NODE_ROUTES } from '../../src/domain/node-routes.js';
+import { NODE_ROUTES } from '../../src/agent-protocol/routes.js';
 
 const HOUR = 3_600_000;
 

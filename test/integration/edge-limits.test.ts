@@ -18,7 +18,7 @@ import type { Replica } from '../../src/replica.js';
 import { DEFAULT_EDGE } from '../../src/api/edge/options.js';
 import { MASTERS_GROUP } from '../../src/auth/rbac/builtin.js';
 import { NODES_GROUP } from '../../src/domain/rbac.js';
-import { NODE_ROUTES } from '../../src/domain/node-routes.js';
+import { NODE_ROUTES } from '../../src/agent-protocol/routes.js';
 import { DEFAULT_PER_PAGE } from '../../src/domain/list-pages.js';
 import type { ErrorBody } from '../../src/domain/resources.js';
 import { OFF_LOOP_BYTES, readOffLoop } from '../../src/api/validation/off-loop.js';

@@ -19,8 +19,8 @@ import {
 
 const RULE = { confirmTimeoutMs: 5000, undeliveredMs: 60_000 };
 import { nameSuffixes, replayJobs, submitJob, submitJobs } from '../../src/store/jobs.js';
-import { registerNode } from '../../src/store/nodes.js';
-import { applyReports } from '../../src/store/assignments.js';
+import { registerNode } from '../../src/agent-protocol/nodes-store.js';
+import { applyReports } from '../../src/agent-protocol/reports-store.js';
 import { cancelWorkflow, retryWorkflow, submitWorkflow } from '../../src/workflows/store.js';
 import type { JobRequest } from '../../src/domain/resources.js';
 import { backoffWindowMs } from '../../src/job-reconcile/retry.js';

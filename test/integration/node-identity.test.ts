@@ -25,7 +25,7 @@ import { eventually } from '../helpers/eventually.js';
 import { jobYaml } from '../helpers/jobs.js';
 import { TestNodes } from '../helpers/nodes.js';
 import type { Replica } from '../../src/replica.js';
-import { NODE_ROUTES } from '../../src/domain/node-routes.js';
+import { NODE_ROUTES } from '../../src/agent-protocol/routes.js';
 import {
   GENERATION_EXTRA,
   GENERATION_SKEW_MS,
@@ -35,7 +35,7 @@ import {
 import { importJWK, type CryptoKey, type JWK } from 'jose';
 import { nodeCredentialKeys } from '../../src/store/node-credential-keys.js';
 import { mintToken } from '../../src/auth/tokens/mint.js';
-import { createJoinToken } from '../../src/store/nodes.js';
+import { createJoinToken } from '../../src/agent-protocol/nodes-store.js';
 
 const HOUR = 3_600_000;
 const CAPACITY = { cpu: '4', memory: '8Gi' };

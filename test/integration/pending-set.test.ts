@@ -15,7 +15,7 @@ import { Listener } from '../../src/store/listener.js';
 import { followPending, PendingSet } from '../../src/placement/pending-set.js';
 import { commitPlacements, LEAST_SLICE, readPlacementInput, readRoundState } from '../../src/placement/store.js';
 import { cancelJob, deleteJob, submitJob, submitJobs } from '../../src/store/jobs.js';
-import { registerNode } from '../../src/store/nodes.js';
+import { registerNode } from '../../src/agent-protocol/nodes-store.js';
 import { fenced } from '../../src/lease/fenced.js';
 import type { JobRequest } from '../../src/domain/resources.js';
 

@@ -4,7 +4,7 @@
 // real PostgreSQL, with a lease that says we lead at epoch 7.
 import { afterEach, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
-import { registerNode } from '../../src/store/nodes.js';
+import { registerNode } from '../../src/agent-protocol/nodes-store.js';
 import { submitJobs } from '../../src/store/jobs.js';
 import { applyQueue, applyQuota } from '../../src/fair-share/store.js';
 import { eventually } from '../helpers/eventually.js';

@@ -1,7 +1,7 @@
 // A node's batch of reports, applied in one transaction over arrays: only the node's own active
 // assignments change, a short job's start and finish may share a batch, an assignment ends once,
 // and whatever ended gives its resources back. Breaking the row condition (dropping "a.node = $3"
-// from assignments/end_reported, or "node = $2" from assignments/start) makes the other node's
+// from agent-protocol/end_reported, or "node = $2" from agent-protocol/start) makes the other node's
 // assignment change here, and this test fail.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
@@ -10,8 +10,8 @@ import { commitPlacements } from '../../src/placement/store.js';
 import { declareNodeDead } from '../../src/node-health/store.js';
 import { orphanedJobs, retryOrphaned } from '../../src/job-reconcile/store.js';
 import { submitJob } from '../../src/store/jobs.js';
-import { registerNode } from '../../src/store/nodes.js';
-import { applyReports } from '../../src/store/assignments.js';
+import { registerNode } from '../../src/agent-protocol/nodes-store.js';
+import { applyReports } from '../../src/agent-protocol/reports-store.js';
 import { jobRequest } from '../helpers/jobs.js';
 
 const leader = { epoch: () => 7 };

@@ -8,7 +8,7 @@ import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { fenced } from '../../src/lease/fenced.js';
 import { commitPlacements } from '../../src/placement/store.js';
 import { submitJob } from '../../src/store/jobs.js';
-import { registerNode } from '../../src/store/nodes.js';
+import { registerNode } from '../../src/agent-protocol/nodes-store.js';
 import { withJobDefaults, type JobRequest } from '../../src/domain/resources.js';
 
 const open: TestDatabase[] = [];

@@ -6,13 +6,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
-import { registerNode } from '../../src/store/nodes.js';
+import { registerNode } from '../../src/agent-protocol/nodes-store.js';
 import { submitWorkflow } from '../../src/workflows/store.js';
 import { LeaseLostError } from '../../src/errors/lease-lost-error.js';
 import { Placement } from '../../src/placement/controller.js';
 import { WorkflowController } from '../../src/workflows/controller.js';
 import { fenced } from '../../src/lease/fenced.js';
-import { applyReports } from '../../src/store/assignments.js';
+import { applyReports } from '../../src/agent-protocol/reports-store.js';
 import { orphanedJobs, retryOrphaned } from '../../src/job-reconcile/store.js';
 import type { Lease } from '../../src/lease/lease.js';
 import { workflowRequest } from '../helpers/workflows.js';

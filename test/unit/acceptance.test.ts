@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AssignmentMessage } from '../../src/domain/assignment.js';
+import type { AssignmentMessage } from '../../src/agent-protocol/messages.js';
 import {
   acceptAssignment,
   newAcceptanceMemory,

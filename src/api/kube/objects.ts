@@ -7,7 +7,7 @@ import { getJob, listJobPage, listJobs } from '../../store/jobs.js';
 import { getWorkflow, listWorkflowPage, listWorkflows } from '../../workflows/store.js';
 import { getCronJob, listCronJobPage, listCronJobs } from '../../cron/store.js';
 import { getQueue, listQueuePage, listQueues, listQuotaPage, listQuotas } from '../../fair-share/store.js';
-import { listNodePage, listNodes } from '../../store/nodes.js';
+import { listNodePage, listNodes } from '../../agent-protocol/nodes-store.js';
 import {
   presentCronJob,
   presentJob,

@@ -4,7 +4,7 @@ import type { ApiContext } from '../context.js';
 import type { ClusterStatus } from '../../domain/resources.js';
 import { readLease } from '../../lease/lease.js';
 import { sql } from '../../store/sql.js';
-import { listNodes } from '../../store/nodes.js';
+import { listNodes } from '../../agent-protocol/nodes-store.js';
 import { registry } from '../../metrics/registry.js';
 import { replicaGoneMs } from '../../config.js';
 import { pathAccess, PUBLIC, type Access } from '../auth-gate.js';

@@ -4,7 +4,7 @@
 -- trigger (migration 0006) adds what they hold to their nodes, where the CHECK constraint
 -- refuses any overcommit, and the limits trigger (migration 0009) any queue or quota past its limits.
 -- $1 uuid[] job uids, $2 text[] nodes, $3 uuid[] assignment ids, $4 epoch. confirm_by stays NULL until
--- a replica sends the assignment to its node (assignments/delivered).
+-- a replica sends the assignment to its node (agent-protocol/delivered).
 -- Also each job placed: its assignment, node and wait in seconds (from its submit or its due time, if later).
 -- Each chosen node is told at commit (NOTIFY fencer_assignments, as nodes/notify.sql does), in this
 -- statement to spare the round a round trip; a round rolled back (a node gone) tells no one.

@@ -1,12 +1,13 @@
-// Nodes as the API sees them: register, heartbeat, watch sessions (any replica).
+// Nodes as the API sees them: register, heartbeat, watch sessions (any replica); the join tokens
+// a registration is let in with, and the list users read.
 import { cutPage, type PageRequest, type RowsPage } from '../domain/list-pages.js';
-import { pageParameters } from './pages.js';
+import { pageParameters } from '../store/pages.js';
 import { randomBytes } from 'node:crypto';
-import type { Db, Tx } from './db.js';
-import { transaction } from './db.js';
-import { sql } from './sql.js';
-import type { NodeRow } from './rows.js';
-import { endAssignments } from './assignments.js';
+import type { Db, Tx } from '../store/db.js';
+import { transaction } from '../store/db.js';
+import { sql } from '../store/sql.js';
+import type { NodeRow } from '../store/rows.js';
+import { endAssignments } from '../store/assignments.js';
 import { StaleIncarnationError } from '../errors/stale-incarnation-error.js';
 import { isBroken } from '../testing/broken-guards.js';
 import { DEFAULT_MAX_JOBS } from '../domain/resources.js';
@@ -15,7 +16,7 @@ import { SupersededCredentialError } from '../errors/superseded-credential-error
 import { UnauthorizedError } from '../errors/unauthorized-error.js';
 import { JoinTokenNodeError } from '../errors/join-token-node-error.js';
 
-/** What lets a registration in (src/api/routes/nodes.ts): a join token, or the node's current credential. */
+/** What lets a registration in (./nodes-server.ts): a join token, or the node's current credential. */
 export type RegistrationAuthority = { joinToken: JoinToken } | { credential: NodeIdentity };
 
 /**
@@ -46,10 +47,10 @@ export async function registerNode(
   return transaction(db, async (tx) => {
     if (authority && 'joinToken' in authority) await checkJoinToken(tx, authority.joinToken, name);
     // The heartbeat row first: the lock order of declaring a node dead (heartbeat, jobs, node).
-    await tx.query(sql('nodes/heartbeat'), [name]);
+    await tx.query(sql('agent-protocol/register_heartbeat'), [name]);
     const previous = (
       await tx.query<{ name: string | null; incarnation: string | null; generation: string | null; now_ms: string }>(
-        sql('nodes/registering'),
+        sql('agent-protocol/registering'),
         [name],
       )
     ).rows[0]!;
@@ -85,7 +86,7 @@ export async function registerNode(
     }
     // The upsert re-checks the generation on the row it locks: a newer process may have registered meanwhile.
     const row = (
-      await tx.query<NodeRow>(sql('nodes/register'), [
+      await tx.query<NodeRow>(sql('agent-protocol/register'), [
         name,
         cpuMillis,
         memoryBytes,
@@ -107,7 +108,10 @@ export async function registerNode(
  */
 export async function checkJoinToken(db: Db | Tx, token: JoinToken, name: string): Promise<void> {
   const row = (
-    await db.query<{ valid: boolean; node_name: string | null }>(sql('join_tokens/check'), [token.id, token.secret])
+    await db.query<{ valid: boolean; node_name: string | null }>(sql('agent-protocol/join_token_check'), [
+      token.id,
+      token.secret,
+    ])
   ).rows[0];
   if (!row) throw new UnauthorizedError(`join token ${token.id} is not known (or its secret is wrong)`);
   if (!row.valid) throw new UnauthorizedError(`join token ${token.id} expired`);
@@ -129,7 +133,7 @@ export async function createJoinToken(
   node: string | null = null,
 ): Promise<{ token: string; id: string; expiresAt: Date; node: string | null }> {
   const row = (
-    await db.query<{ expires_at: Date; node_name: string | null }>(sql('join_tokens/create'), [
+    await db.query<{ expires_at: Date; node_name: string | null }>(sql('agent-protocol/join_token_create'), [
       token.id,
       token.secret,
       Math.round(ttlMs),
@@ -153,12 +157,12 @@ export interface JoinTokenRow {
 
 /** Every join token (never its secret, which is kept only hashed), soonest to expire first. */
 export async function listJoinTokens(db: Db): Promise<JoinTokenRow[]> {
-  return (await db.query<JoinTokenRow>(sql('join_tokens/list'))).rows;
+  return (await db.query<JoinTokenRow>(sql('agent-protocol/join_token_list'))).rows;
 }
 
 /** Withdraws a join token; false when there was none of that id. */
 export async function deleteJoinToken(db: Db, id: string): Promise<boolean> {
-  return ((await db.query(sql('join_tokens/delete'), [id])).rowCount ?? 0) > 0;
+  return ((await db.query(sql('agent-protocol/join_token_delete'), [id])).rowCount ?? 0) > 0;
 }
 
 /** A new join token: 6 and 16 random characters of [a-z0-9]. */
@@ -187,9 +191,9 @@ export async function heartbeat(
 ): Promise<'Ready' | 'Dead' | 'unknown'> {
   // broken on purpose (src/testing/broken-guards.ts)
   const row = isBroken('heartbeat-forward')
-    ? (await db.query<{ state: 'Ready' | 'Dead' | null }>(sql('nodes/beat_backwards'), [name])).rows[0]
+    ? (await db.query<{ state: 'Ready' | 'Dead' | null }>(sql('agent-protocol/beat_backwards'), [name])).rows[0]
     : (
-        await db.query<{ state: 'Ready' | 'Dead' | 'Superseded' | null }>(sql('nodes/beat'), [
+        await db.query<{ state: 'Ready' | 'Dead' | 'Superseded' | null }>(sql('agent-protocol/beat'), [
           name,
           identity?.incarnation ?? null,
           identity?.generation ?? null,
@@ -209,14 +213,10 @@ export async function openWatch(
   generation: number | null = null,
 ): Promise<'Ready' | 'Dead' | 'unknown' | 'superseded'> {
   const row = (
-    await db.query<{ state: 'Ready' | 'Dead'; current: boolean; superseded: boolean }>(sql('nodes/watch_open'), [
-      name,
-      session,
-      replica,
-      attempt,
-      incarnation,
-      generation,
-    ])
+    await db.query<{ state: 'Ready' | 'Dead'; current: boolean; superseded: boolean }>(
+      sql('agent-protocol/watch_open'),
+      [name, session, replica, attempt, incarnation, generation],
+    )
   ).rows[0];
   if (!row) return 'unknown';
   if (!row.current && generation !== null) throw new SupersededCredentialError(name);
@@ -225,16 +225,16 @@ export async function openWatch(
 }
 
 export async function closeWatch(db: Db, name: string, session: string): Promise<void> {
-  await db.query(sql('nodes/watch_close'), [name, session]);
+  await db.query(sql('agent-protocol/watch_close'), [name, session]);
 }
 
 export async function listNodes(db: Db): Promise<NodeRow[]> {
-  return (await db.query<NodeRow>(sql('nodes/list'), [null, null])).rows;
+  return (await db.query<NodeRow>(sql('agent-protocol/node_list'), [null, null])).rows;
 }
 
 /** A page of listNodes' list (a node's key: no namespace, its name). */
 export async function listNodePage(db: Db, page: PageRequest): Promise<RowsPage<NodeRow>> {
   const [, after, limit] = pageParameters(page);
-  const rows = (await db.query<NodeRow>(sql('nodes/list'), [after, limit])).rows;
+  const rows = (await db.query<NodeRow>(sql('agent-protocol/node_list'), [after, limit])).rows;
   return cutPage(rows, page.limit, (node) => ({ namespace: '', name: node.name }));
 }

@@ -1,14 +1,15 @@
-// What nodes report about their assignments. Only an active assignment of that node changes;
-// any other report is answered not-active, and the node stops that job.
-import { maxReportMessageBytes } from '../../config.js';
+// What nodes report about their assignments (the server's side; src/api/server.ts registers it).
+// Only an active assignment of that node changes; any other report is answered not-active, and
+// the node stops that job.
+import { maxReportMessageBytes } from '../config.js';
 import type { FastifyInstance } from 'fastify';
-import type { ApiContext } from '../context.js';
-import { jsonObject } from '../body.js';
-import { ValidationError } from '../../errors/validation-error.js';
-import { injectFault } from '../route-faults.js';
-import { applyReports, type NodeReport } from '../../store/assignments.js';
-import { NODE_ROUTES } from '../../domain/node-routes.js';
-import { nodeIdentity, onNode, refusalOf } from './nodes.js';
+import type { ApiContext } from '../api/context.js';
+import { jsonObject } from '../api/body.js';
+import { ValidationError } from '../errors/validation-error.js';
+import { injectFault } from '../api/route-faults.js';
+import { applyReports, type NodeReport } from './reports-store.js';
+import { NODE_ROUTES } from './routes.js';
+import { nodeIdentity, onNode, refusalOf } from './nodes-server.js';
 
 /** A node's batch: what one node has to say every few tens of milliseconds, at most. */
 const MAX_REPORTS = 1000;

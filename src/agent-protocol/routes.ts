@@ -1,5 +1,5 @@
 // The node protocol's HTTP routes: the agent (src/agent/) calls them, every replica serves them
-// (src/api/routes/nodes.ts, assignments.ts). Both ends take the route from here, so the path of a
+// (./nodes-server.ts, ./reports-server.ts). Both ends take the route from here, so the path of a
 // registration, a heartbeat, a snapshot or a claim can be followed by imports. `route` is the
 // pattern the server registers (`:name` is the node's name); `path` builds what a client sends.
 
@@ -10,7 +10,7 @@ function nodePath(name: string): string {
 }
 
 export const NODE_ROUTES = {
-  /** POST a RegisterRequest; answered with a RegisterResponse (src/domain/assignment.ts). */
+  /** POST a RegisterRequest; answered with a RegisterResponse (src/agent-protocol/messages.ts). */
   register: {
     route: `${NODES}/register`,
     path: (): string => `${NODES}/register`,

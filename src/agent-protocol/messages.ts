@@ -1,4 +1,4 @@
-// What a node is told to run, as carried on the watch stream (NODE_ROUTES.watch, src/domain/node-routes.ts).
+// What a node is told to run, as carried on the watch stream (NODE_ROUTES.watch, ./routes.ts).
 
 export interface AssignmentMessage {
   id: string;
@@ -23,7 +23,7 @@ export interface AssignmentMessage {
  */
 export type WatchMessage = { type: 'snapshot'; assignments: AssignmentMessage[] } | { type: 'keepalive' };
 
-/** POST NODE_ROUTES.register (src/domain/node-routes.ts) */
+/** POST NODE_ROUTES.register (./routes.ts) */
 export interface RegisterRequest {
   name: string;
   /** jobs: the most runs it holds at once (default DEFAULT_MAX_JOBS), as kubelet's max pods. */

@@ -1,29 +1,29 @@
 // Nodes: register, heartbeat and the watch stream (any replica, also while nobody leads),
-// plus the list users read.
-import { listMetadata, pageRequestOf, type PageQuery } from '../list-page.js';
-import { maxLabels } from '../../config.js';
+// plus the list users read. The server's side of the node protocol; src/api/server.ts registers it.
+import { listMetadata, pageRequestOf, type PageQuery } from '../api/list-page.js';
+import { maxLabels } from '../config.js';
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Access } from '../auth-gate.js';
-import { onCollection } from '../route-access.js';
-import { FENCER_GROUP } from '../../auth/rbac/builtin.js';
-import type { ApiContext } from '../context.js';
-import { jsonObject } from '../body.js';
-import { HttpError } from '../../errors/http-error.js';
-import { ValidationError } from '../../errors/validation-error.js';
-import { heartbeat, listNodePage, openWatch, registerNode, type RegistrationAuthority } from '../../store/nodes.js';
-import { ForbiddenError } from '../../errors/forbidden-error.js';
-import { SupersededCredentialError } from '../../errors/superseded-credential-error.js';
-import { JoinTokenNodeError } from '../../errors/join-token-node-error.js';
-import { NODE_CREDENTIAL_TTL_MS, nodeIdentityOf, type NodeIdentity } from '../../domain/node-identity.js';
-import { presentNode } from '../present.js';
-import { injectFault } from '../route-faults.js';
-import { StaleIncarnationError } from '../../errors/stale-incarnation-error.js';
-import { API_VERSION, DEFAULT_MAX_JOBS } from '../../domain/resources.js';
-import { parseCpu, parseMemory } from '../../domain/quantity.js';
-import { isDns1123Subdomain } from '../../domain/names.js';
-import type { HeartbeatResponse, RegisterResponse } from '../../domain/assignment.js';
-import { NODE_ROUTES } from '../../domain/node-routes.js';
+import type { Access } from '../api/auth-gate.js';
+import { onCollection } from '../api/route-access.js';
+import { FENCER_GROUP } from '../auth/rbac/builtin.js';
+import type { ApiContext } from '../api/context.js';
+import { jsonObject } from '../api/body.js';
+import { HttpError } from '../errors/http-error.js';
+import { ValidationError } from '../errors/validation-error.js';
+import { heartbeat, listNodePage, openWatch, registerNode, type RegistrationAuthority } from './nodes-store.js';
+import { ForbiddenError } from '../errors/forbidden-error.js';
+import { SupersededCredentialError } from '../errors/superseded-credential-error.js';
+import { JoinTokenNodeError } from '../errors/join-token-node-error.js';
+import { NODE_CREDENTIAL_TTL_MS, nodeIdentityOf, type NodeIdentity } from '../domain/node-identity.js';
+import { presentNode } from '../api/present.js';
+import { injectFault } from '../api/route-faults.js';
+import { StaleIncarnationError } from '../errors/stale-incarnation-error.js';
+import { API_VERSION, DEFAULT_MAX_JOBS } from '../domain/resources.js';
+import { parseCpu, parseMemory } from '../domain/quantity.js';
+import { isDns1123Subdomain } from '../domain/names.js';
+import type { HeartbeatResponse, RegisterResponse } from './messages.js';
+import { NODE_ROUTES } from './routes.js';
 
 export function nodeRoutes(app: FastifyInstance, ctx: ApiContext): void {
   // The node restriction (src/auth/rbac/authorize.ts) reads `node`: a node's credential
