@@ -1,11 +1,11 @@
--- assignments/active_on_node: what a node should be running now, for its watch stream. $1 node,
+-- agent-protocol/active_on_node: what a node should be running now, for its watch stream. $1 node,
 -- $2 the stream's watch session. `ours` is false once another session holds the node's watch (a
 -- new process, or the same one reconnected): such a stream gets no assignment and is ended. One
 -- row with a null id when the node has none.
 -- A job with spec.simulate fails its first failAttempts runs (runs of this job that failed before,
 -- replays included, so a replayed dead letter can succeed): fail_exit_code is set for a run that
 -- is to fail, fail_after (a duration) when it fails early. undelivered: never sent to the node yet
--- (assignments/delivered starts its confirm deadline).
+-- (agent-protocol/delivered starts its confirm deadline).
 WITH watch AS (SELECT coalesce((SELECT watch_session = $2::uuid FROM nodes WHERE name = $1), false) AS ours)
 SELECT watch.ours, x.* FROM watch LEFT JOIN (
 SELECT a.id, a.created_at, a.job_uid, j.namespace || '/' || j.name AS job, a.epoch, a.attempt,

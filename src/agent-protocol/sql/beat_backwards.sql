@@ -1,4 +1,4 @@
--- nodes/beat_backwards: broken on purpose (src/testing/broken-guards.ts, heartbeat-forward), for tests only: a
+-- agent-protocol/beat_backwards: broken on purpose (src/testing/broken-guards.ts, heartbeat-forward), for tests only: a
 -- heartbeat that sets its time whatever the row holds, as before migration 0018. $1 name.
 WITH beat AS (
     INSERT INTO node_heartbeats (name, at)

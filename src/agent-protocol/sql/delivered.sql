@@ -1,4 +1,4 @@
--- assignments/delivered: replicas sent these assignments to their nodes for the first time (their
+-- agent-protocol/delivered: replicas sent these assignments to their nodes for the first time (their
 -- watch streams), each ago_ms before this statement: the node must claim each within the confirm
 -- timeout of that send, so the deadline measures the node, never how long the control plane took
 -- to tell it. Recorded in batches a moment after the send, so that a run claimed meanwhile (most

@@ -1,4 +1,4 @@
--- assignments/end_reported: a node ends its own active assignments, each with its own end state.
+-- agent-protocol/end_reported: a node ends its own active assignments, each with its own end state.
 -- An id missing from the result was not active on that node. $1 uuid[] ids (no repeats),
 -- $2 text[] end states (Succeeded, Failed, Lost, or Unconfirmed for a claim given back unrun), $3 node,
 -- $4 text[] what the node said (e.g. "exit code 3"), or NULL.

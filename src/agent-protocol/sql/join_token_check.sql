@@ -1,4 +1,4 @@
--- join_tokens/check: whether a join token may register a node now. $1 id, $2 secret. No row: no
+-- agent-protocol/join_token_check: whether a join token may register a node now. $1 id, $2 secret. No row: no
 -- such token (or another secret); valid false: it expired; node_name: the one name it registers
 -- (NULL: any).
 SELECT expires_at > now() AS valid, expires_at, node_name

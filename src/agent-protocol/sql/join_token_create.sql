@@ -1,4 +1,4 @@
--- join_tokens/create: a join token for registering nodes (migrations 0029, 0030). $1 id (6 of
+-- agent-protocol/join_token_create: a join token for registering nodes (migrations 0029, 0030). $1 id (6 of
 -- [a-z0-9]), $2 the secret (16 of [a-z0-9]), kept only as its sha256, $3 its lifetime in
 -- milliseconds, $4 a description, $5 the one node name it registers (NULL: any). The same token
 -- again changes nothing (its expiry and name stay); an id already taken by another secret comes

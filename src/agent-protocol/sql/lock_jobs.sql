@@ -1,4 +1,4 @@
--- assignments/lock_jobs: lock the jobs of these assignments, in uid order like jobs/lock, before
+-- agent-protocol/lock_jobs: lock the jobs of these assignments, in uid order like jobs/lock, before
 -- touching the assignments and their node; and say whether the reporting credential is still the
 -- node's (its incarnation and generation those of the node's row: a newer process registered
 -- otherwise, and the batch is refused). $1 uuid[] assignment ids, $2 node, $3 incarnation,

@@ -1,5 +1,5 @@
--- nodes/register: a node (re)joins (any replica); its heartbeat row is written first
--- (nodes/heartbeat). It is Ready; what it holds is the assignments' triggers' to count (migration
+-- agent-protocol/register: a node (re)joins (any replica); its heartbeat row is written first
+-- (agent-protocol/register_heartbeat). It is Ready; what it holds is the assignments' triggers' to count (migration
 -- 0006), never this statement's. A new incarnation is not yet connected (until it opens its watch stream). The same
 -- incarnation again (a retried request that arrived late, or the node registering after it was
 -- declared dead) keeps the watch stream it has open: resetting it would leave a node that

@@ -1,4 +1,4 @@
--- assignments/start: the node started these (its claims), and their jobs are Running, in one
+-- agent-protocol/start: the node started these (its claims), and their jobs are Running, in one
 -- statement. Only an active assignment on that node may start; an id missing from the result is
 -- not active there (the node stops it). Starting twice is harmless. A job moves only while the
 -- assignment is still its current one (as jobs/set_phase). Any start tells placement, at commit,

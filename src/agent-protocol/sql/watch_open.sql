@@ -1,4 +1,4 @@
--- nodes/watch_open: a node opened its watch stream on a replica. $1 name, $2 session, $3 replica,
+-- agent-protocol/watch_open: a node opened its watch stream on a replica. $1 name, $2 session, $3 replica,
 -- $4 the node's attempt number (NULL: unnumbered), $5 its incarnation, $6 its generation (the
 -- credential's; NULL: any, a replica without authentication).
 -- An attempt older than the one recorded, or from another incarnation or generation, changes
