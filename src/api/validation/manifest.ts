@@ -54,6 +54,11 @@ function boundedJs(doc: Document): unknown {
   return object;
 }
 
+/** The 1-based line of a character of the text. */
+function lineAt(text: string, offset: number): number {
+  return text.slice(0, offset).split('\n').length;
+}
+
 /** A JSON object is one manifest; a JSON array is one manifest per item. */
 function parseJson(text: string): Manifest[] {
   let object: unknown;
@@ -63,7 +68,7 @@ function parseJson(text: string): Manifest[] {
     const offset = jsonErrorOffset(text);
     const message = `invalid JSON: ${jsonMessage(error)}`;
     if (offset < 0) throw new ValidationError([{ path: '', message }]);
-    throw new ValidationError([{ path: '', message, line: text.slice(0, offset).split('\n').length }]);
+    throw new ValidationError([{ path: '', message, line: lineAt(text, offset) }]);
   }
   // JSON.parse lets a key written twice through silently (the last one wins): refuse it, as the
   // YAML reader does, with yaml's own words and line.
@@ -77,7 +82,7 @@ function parseJson(text: string): Manifest[] {
         {
           path: '',
           message: 'invalid JSON: Map keys must be unique',
-          line: text.slice(0, duplicate).split('\n').length,
+          line: lineAt(text, duplicate),
         },
       ]);
     throw new ValidationError(
