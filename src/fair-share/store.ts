@@ -86,7 +86,12 @@ const DEFAULT_RETRY_AFTER_SECONDS = 5;
 export async function admitJobs(tx: Tx, jobs: readonly JobRequest[]): Promise<void> {
   if (jobs.length === 0) return;
   const namespaces = [...new Set(jobs.map((j) => j.namespace))].sort();
-  await tx.query(sql('fair-share/queue_ensure_default'), [namespaces]);
+  const capped = (
+    await tx.query<{ namespace: string; name: string; pending_jobs: number; rate_per_second: number | null }>(
+      sql('fair-share/admit_lock'),
+      [namespaces],
+    )
+  ).rows;
   const queued = jobs.filter((j) => j.queue !== DEFAULT_QUEUE);
   if (queued.length > 0) {
     const missing = (
@@ -104,12 +109,6 @@ export async function admitJobs(tx: Tx, jobs: readonly JobRequest[]): Promise<vo
       );
     }
   }
-  const capped = (
-    await tx.query<{ namespace: string; name: string; pending_jobs: number; rate_per_second: number | null }>(
-      sql('fair-share/quota_lock_pending'),
-      [namespaces],
-    )
-  ).rows;
   if (capped.length === 0) return;
   const counts = new Map(
     (

@@ -150,13 +150,13 @@ export async function readRoundState(
   freshHeartbeatMs: number,
   maxUnclaimed: number = DEFAULT_MAX_UNCLAIMED,
 ): Promise<RoundState> {
-  // Three reads side by side (a decision thread's pool has a connection for each).
-  const [nodeRows, queueRows, quotaRows] = await Promise.all([
-    db.query<CapacityRow>(sql('placement/nodes'), [freshHeartbeatMs, maxUnclaimed]),
-    db.query<QueueUseRow>(sql('placement/queues')),
-    db.query<QuotaUseRow>(sql('placement/quotas')),
-  ]);
-  const nodes = nodeRows.rows.map((r) => ({
+  const read = (
+    await db.query<{ nodes: CapacityRow[]; queues: QueueUseRow[]; quotas: QuotaUseRow[] }>(
+      sql('placement/round_state'),
+      [freshHeartbeatMs, maxUnclaimed],
+    )
+  ).rows[0]!;
+  const nodes = read.nodes.map((r) => ({
     name: r.name,
     cpuMillis: r.cpu_millis,
     memoryBytes: r.memory_bytes,
@@ -174,7 +174,7 @@ export async function readRoundState(
     room.freeCpu = Math.max(room.freeCpu, n.cpuMillis - n.allocatedCpuMillis);
     room.freeMemory = Math.max(room.freeMemory, n.memoryBytes - n.allocatedMemoryBytes);
   }
-  const queues = queueRows.rows.map((r): QueueState => ({
+  const queues = read.queues.map((r): QueueState => ({
     key: `${r.namespace}/${r.name}`,
     weight: r.weight,
     strictLanes: r.strict_lanes,
@@ -185,7 +185,7 @@ export async function readRoundState(
     cpuMillis: r.cpu,
     memoryBytes: r.memory,
   }));
-  const quotas = quotaRows.rows.map((r): NamespaceQuotaState => ({
+  const quotas = read.quotas.map((r): NamespaceQuotaState => ({
     namespace: r.namespace,
     name: r.name,
     cpuLimitMillis: r.cpu_limit_millis,

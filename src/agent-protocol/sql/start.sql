@@ -2,7 +2,7 @@
 -- statement. Only an active assignment on that node may start; an id missing from the result is
 -- not active there (the node stops it). Starting twice is harmless. A job moves only while the
 -- assignment is still its current one (as jobs/set_phase). Any start tells placement, at commit,
--- of room in the node's unclaimed backlog (placement/nodes.sql) that no job's pending state shows
+-- of room in the node's unclaimed backlog (placement/round_state.sql) that no job's pending state shows
 -- (NOTIFY fencer_room, as placement/notify_room.sql does).
 -- With each first start, how long after its placement and after its job was due it came
 -- (seconds, for /metrics). $1 uuid[] ids, $2 node.
