@@ -10,10 +10,10 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
-import { Duplex } from 'node:stream';
 import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { isLoopbackAddress } from '../net/tls.js';
+import { isBroken } from '../testing/broken-guards.js';
 
 export interface ServingCert {
   /** PEM: the certificate (and its chain). */
@@ -82,10 +82,21 @@ export function dualProtocolServer(tls: ServingCert) {
       socket.once('data', (first: Buffer) => {
         socket.off('end', hungUp);
         socket.setTimeout(0);
-        if (first[0] === TLS_HANDSHAKE) return void secure.emit('connection', streamOf(socket, first));
-        if (plainHttp === 'loopback' && !isLoopbackAddress(socket.remoteAddress)) return void socket.end(PLAIN_REFUSED);
+        const tls = first[0] === TLS_HANDSHAKE;
+        if (!tls && plainHttp === 'loopback' && !isLoopbackAddress(socket.remoteAddress))
+          return void socket.end(PLAIN_REFUSED);
+        // The byte read goes back, and the socket itself to its server: a TLS socket over a net
+        // socket takes its handle (native reads and writes) and first takes in what the socket had
+        // buffered. (Over a JS stream, as before, every read and write crossed JavaScript.) It
+        // takes the socket's allowHalfOpen too: false, as an https server's own sockets have it,
+        // so a client that hangs up mid-handshake is closed at once.
         socket.pause();
         socket.unshift(first);
+        if (tls) {
+          // Broken on purpose (src/testing/broken-guards.ts, tls-half-open): the port's half-open setting stays.
+          if (!isBroken('tls-half-open')) socket.allowHalfOpen = false;
+          return void secure.emit('connection', socket);
+        }
         for (const listener of onPlain) listener.call(plain, socket);
         socket.resume();
       });
@@ -125,37 +136,4 @@ function reloadOnChange(secure: https.Server, files: NonNullable<ServingCert['fi
     unwatchFile(files.cert, reload);
     unwatchFile(files.key, reload);
   });
-}
-
-/**
- * The connection as a plain stream that starts with the bytes already read: TLS over a socket
- * reads its handle directly and would miss them, over a stream it reads what the stream gives.
- */
-function streamOf(socket: Socket, first: Buffer): Duplex {
-  const stream = new Duplex({
-    read: () => socket.resume(),
-    write: (chunk: Buffer, _encoding, done) => void socket.write(chunk, done),
-    final: (done) => {
-      socket.end();
-      done();
-    },
-    destroy: (err, done) => {
-      socket.destroy();
-      done(err);
-    },
-  });
-  stream.push(first);
-  socket.on('data', (chunk: Buffer) => {
-    if (!stream.push(chunk)) socket.pause();
-  });
-  // The client hung up: the TLS layer is told (end of input), and the socket is ended too, since
-  // a TLS socket over a stream does not always end or destroy it (one that hangs up mid-handshake
-  // would otherwise stay in CLOSE-WAIT, its descriptor held for good).
-  socket.on('end', () => {
-    stream.push(null);
-    socket.end();
-  });
-  socket.on('close', () => stream.destroy());
-  socket.on('error', (err) => stream.destroy(err));
-  return stream;
 }

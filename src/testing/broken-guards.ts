@@ -41,6 +41,7 @@ export type BreakableGuard =
   | 'origin-check' // requests from any web page's Origin are answered
   | 'rate-limit' // a caller's requests are never limited
   | 'pooled-prepared-statements' // pools through a transaction-mode pooler name their statements too (prepared on one server session, run on another)
+  | 'tls-half-open' // a TLS connection on the one port keeps the port's half-open sockets: a client that hangs up mid-handshake is held until Node's handshake timeout (120 s)
   | 'watch-xmin'; // watches and list versions take events of ended transactions past a running one's (xid order)
 
 /** Whether FENCER_BREAK_GUARDS breaks this guard. */

@@ -184,21 +184,8 @@ withOpenssl('a replica with a certificate', () => {
     }
   });
 
-  it('closes a connection whose client hung up before the first byte or mid-handshake (no descriptor held in CLOSE-WAIT)', async () => {
-    // The client half-closes (FIN) and waits: the replica must close its side, or the socket
-    // stays half-open for good, one descriptor each.
-    const closedByServer = (first: Buffer | null) =>
-      new Promise<void>((resolve, reject) => {
-        const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true }, () => {
-          if (first) socket.write(first);
-          socket.end();
-        });
-        socket.on('end', () => resolve());
-        socket.on('error', reject);
-        socket.resume();
-      });
-    await closedByServer(null);
-    await closedByServer(Buffer.from([22, 3, 1])); // a TLS record begun, the handshake never finished
+  it('closes a connection whose client hung up before its first byte (no descriptor held in CLOSE-WAIT)', async () => {
+    expect(await closedByServer(port, null)).toBe('closed');
   });
 
   it('answers plain HTTP from loopback only: from another address it says to use https', async () => {
@@ -300,6 +287,32 @@ withOpenssl('a replica whose certificate is renewed', () => {
 });
 
 withOpenssl('the one port over TLS', () => {
+  it('closes a connection whose client hung up mid-handshake at once, not at the handshake timeout', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fencer-half-open-'));
+    const files = ensureClusterTls(dir, null)!;
+    const server = dualProtocolServer({ cert: readFileSync(files.cert, 'utf8'), key: readFileSync(files.key, 'utf8') })(
+      (_req, res) => res.end('ok'),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const begun = Buffer.from([22, 3, 1]); // a TLS record begun, the handshake never finished
+    try {
+      expect(await closedByServer(port, begun)).toBe('closed');
+      // Broken on purpose: the TLS socket keeps the port's half-open setting, and the connection
+      // stays until Node's handshake timeout (120 s).
+      process.env.FENCER_BREAK_GUARDS = 'tls-half-open';
+      try {
+        expect(await closedByServer(port, begun)).toBe('still open');
+      } finally {
+        delete process.env.FENCER_BREAK_GUARDS;
+      }
+    } finally {
+      server.closeAllConnections();
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("cuts off a client that never finishes its request's headers (Node's headersTimeout, over TLS too)", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fencer-slow-headers-'));
     const files = ensureClusterTls(dir, null)!;
@@ -327,3 +340,27 @@ withOpenssl('the one port over TLS', () => {
     }
   });
 });
+
+/**
+ * A client half-closes (FIN) after sending `first` (nothing, or part of a handshake) and waits:
+ * the server must close its side, or the socket stays half-open, one descriptor each. 'still open'
+ * when it has not within 5 s (a closing server takes milliseconds; Node's handshake timeout is 120 s).
+ */
+function closedByServer(port: number, first: Buffer | null): Promise<'closed' | 'still open'> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true }, () => {
+      if (first) socket.write(first);
+      socket.end();
+    });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve('still open');
+    }, 5000);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve('closed');
+    });
+    socket.on('error', () => {}); // a reset is closed too
+    socket.resume();
+  });
+}
