@@ -39,6 +39,9 @@ const TLS_HANDSHAKE = 22;
 /** How long a new connection may stay silent before its first byte (Node's headersTimeout is a minute). */
 export const FIRST_BYTE_TIMEOUT_MS = 60_000;
 
+/** How long a refused plain-HTTP connection is given to read its 400 before it is closed. */
+export const REFUSED_LINGER_MS = 1000;
+
 /** Where plain HTTP is answered beside HTTPS: from loopback addresses, or (--insecure-http) anywhere. */
 export type PlainHttp = 'loopback' | 'anywhere';
 
@@ -79,12 +82,24 @@ export function dualProtocolServer(tls: ServingCert) {
       const hungUp = () => socket.destroy();
       socket.once('end', hungUp);
       socket.setTimeout(FIRST_BYTE_TIMEOUT_MS, hungUp);
+      // Nor does any server listen for its errors yet: a reset before the first byte (or after a
+      // refusal) would otherwise be an unhandled 'error' event, and the replica would exit.
+      // Broken on purpose (src/testing/broken-guards.ts, port-socket-error).
+      if (!isBroken('port-socket-error')) socket.on('error', hungUp);
       socket.once('data', (first: Buffer) => {
         socket.off('end', hungUp);
         socket.setTimeout(0);
         const tls = first[0] === TLS_HANDSHAKE;
-        if (!tls && plainHttp === 'loopback' && !isLoopbackAddress(socket.remoteAddress))
-          return void socket.end(PLAIN_REFUSED);
+        if (!tls && plainHttp === 'loopback' && !isLoopbackAddress(socket.remoteAddress)) {
+          // Answered and closed, as Go's servers do; a client that keeps its side open is not
+          // waited for (broken on purpose: refused-linger).
+          socket.end(PLAIN_REFUSED);
+          if (!isBroken('refused-linger')) socket.setTimeout(REFUSED_LINGER_MS, hungUp);
+          return;
+        }
+        // From here a server owns the socket and its errors (http's socketOnError, or the TLS
+        // socket's listener on it).
+        socket.off('error', hungUp);
         // The byte read goes back, and the socket itself to its server: a TLS socket over a net
         // socket takes its handle (native reads and writes) and first takes in what the socket had
         // buffered. (Over a JS stream, as before, every read and write crossed JavaScript.) It

@@ -41,6 +41,8 @@ export type BreakableGuard =
   | 'origin-check' // requests from any web page's Origin are answered
   | 'rate-limit' // a caller's requests are never limited
   | 'pooled-prepared-statements' // pools through a transaction-mode pooler name their statements too (prepared on one server session, run on another)
+  | 'port-socket-error' // a connection on the one port has no error listener before a server owns it: a reset before its first byte crashes the replica
+  | 'refused-linger' // plain HTTP refused from another address waits for the client to close: one that never does holds its descriptor
   | 'tls-half-open' // a TLS connection on the one port keeps the port's half-open sockets: a client that hangs up mid-handshake is held until Node's handshake timeout (120 s)
   | 'watch-xmin'; // watches and list versions take events of ended transactions past a running one's (xid order)
 

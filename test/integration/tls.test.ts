@@ -8,7 +8,9 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { X509Certificate, generateKeyPairSync } from 'node:crypto';
 import { connect as tlsConnect } from 'node:tls';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
+import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -190,9 +192,7 @@ withOpenssl('a replica with a certificate', () => {
 
   it('answers plain HTTP from loopback only: from another address it says to use https', async () => {
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
-    const own = Object.values(networkInterfaces())
-      .flat()
-      .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+    const own = ownAddress();
     if (!own) return; // no address but loopback here: nothing else can connect
     const answer = await new Promise<string>((resolve, reject) => {
       let text = '';
@@ -287,6 +287,80 @@ withOpenssl('a replica whose certificate is renewed', () => {
 });
 
 withOpenssl('the one port over TLS', () => {
+  it('survives a client that resets its connection before its first byte (and, with the guard broken, exits on it)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fencer-reset-'));
+    const files = ensureClusterTls(dir, null)!;
+    const tls = { cert: readFileSync(files.cert, 'utf8'), key: readFileSync(files.key, 'utf8') };
+    const server = dualProtocolServer(tls)((_req, res) => res.end('ok'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as { port: number };
+      const accepted = new Promise<void>((resolve) => server.once('connection', () => resolve()));
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      await accepted;
+      socket.resetAndDestroy();
+      // Still here, and still answering.
+      expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('ok');
+      // Broken on purpose, in a process of its own: the reset is an unhandled 'error' there.
+      const broken = await resetInBrokenServer(tls);
+      expect(broken.code).not.toBe(0);
+      expect(broken.stderr).toMatch(/ECONNRESET/);
+    } finally {
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('closes a refused plain-HTTP connection whose client keeps its side open', async () => {
+    const own = ownAddress();
+    if (!own) return; // no address but loopback here: nothing is refused
+    const dir = mkdtempSync(join(tmpdir(), 'fencer-refused-'));
+    const files = ensureClusterTls(dir, null)!;
+    const server = dualProtocolServer({ cert: readFileSync(files.cert, 'utf8'), key: readFileSync(files.key, 'utf8') })(
+      (_req, res) => res.end('ok'),
+    );
+    await new Promise<void>((resolve) => server.listen(0, own, resolve));
+    const { port } = server.address() as { port: number };
+    // The client reads the 400 and the server's FIN and keeps its own side open: only the
+    // server's side of the connection tells whether it let go.
+    const refusedThenKeptOpen = async (): Promise<'closed' | 'still open'> => {
+      const verdict = new Promise<'closed' | 'still open'>((resolve) =>
+        server.once('connection', (socket: Socket) => {
+          const timer = setTimeout(() => resolve('still open'), 5000);
+          socket.once('close', () => {
+            clearTimeout(timer);
+            resolve('closed');
+          });
+        }),
+      );
+      const client = connect({ port, host: own, allowHalfOpen: true }, () =>
+        client.write('GET / HTTP/1.1\r\nhost: fencer\r\n\r\n'),
+      );
+      client.on('error', () => {});
+      client.resume();
+      try {
+        return await verdict;
+      } finally {
+        client.destroy();
+      }
+    };
+    try {
+      expect(await refusedThenKeptOpen()).toBe('closed');
+      // Broken on purpose: the server waits for a client that never closes.
+      process.env.FENCER_BREAK_GUARDS = 'refused-linger';
+      try {
+        expect(await refusedThenKeptOpen()).toBe('still open');
+      } finally {
+        delete process.env.FENCER_BREAK_GUARDS;
+      }
+    } finally {
+      server.closeAllConnections();
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('closes a connection whose client hung up mid-handshake at once, not at the handshake timeout', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fencer-half-open-'));
     const files = ensureClusterTls(dir, null)!;
@@ -363,4 +437,46 @@ function closedByServer(port: number, first: Buffer | null): Promise<'closed' | 
     socket.on('error', () => {}); // a reset is closed too
     socket.resume();
   });
+}
+
+/** This machine's first IPv4 address that is not loopback, if it has one. */
+function ownAddress(): string | undefined {
+  return Object.values(networkInterfaces())
+    .flat()
+    .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+}
+
+/**
+ * The one port in a process of its own with FENCER_BREAK_GUARDS=port-socket-error; a client
+ * connects and resets before its first byte. Its exit code and stderr.
+ */
+async function resetInBrokenServer(tls: {
+  cert: string;
+  key: string;
+}): Promise<{ code: number | null; stderr: string }> {
+  const module = pathToFileURL(join(projectRoot(), 'dist/api/dual-protocol.js')).href;
+  const script = [
+    `const { dualProtocolServer } = await import(${JSON.stringify(module)});`,
+    'const server = dualProtocolServer({ cert: process.env.CERT, key: process.env.KEY })((_q, r) => r.end("ok"));',
+    'server.on("connection", () => console.log("accepted"));',
+    'server.listen(0, "127.0.0.1", () => console.log(server.address().port));',
+    'setTimeout(() => process.exit(0), 20000);',
+  ].join('\n');
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    env: { ...process.env, FENCER_BREAK_GUARDS: 'port-socket-error', CERT: tls.cert, KEY: tls.key },
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const lines = createInterface({ input: child.stdout });
+  let socket: Socket | undefined;
+  lines.on('line', (line) => {
+    if (line === 'accepted') socket?.resetAndDestroy();
+    else {
+      socket = connect(Number(line), '127.0.0.1');
+      socket.on('error', () => {});
+    }
+  });
+  const code = await exited;
+  return { code, stderr };
 }
