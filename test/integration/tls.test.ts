@@ -25,7 +25,7 @@ import { UnreachableError } from '../../src/errors/unreachable-error.js';
 import { freePort } from '../../src/net/free-port.js';
 import { projectRoot } from '../../src/paths.js';
 import { Replica } from '../../src/replica.js';
-import { dualProtocolServer } from '../../src/api/dual-protocol.js';
+import { dualProtocolServer, type ServingCert } from '../../src/api/dual-protocol.js';
 import { ensureClusterTls } from '../../src/simulator/cluster-tls.js';
 import { Cluster } from '../../src/simulator/local-cluster.js';
 import { TEST_ISSUERS, TEST_TLS } from '../helpers/auth.js';
@@ -288,13 +288,8 @@ withOpenssl('a replica whose certificate is renewed', () => {
 
 withOpenssl('the one port over TLS', () => {
   it('survives a client that resets its connection before its first byte (and, with the guard broken, exits on it)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'fencer-reset-'));
-    const files = ensureClusterTls(dir, null)!;
-    const tls = { cert: readFileSync(files.cert, 'utf8'), key: readFileSync(files.key, 'utf8') };
-    const server = dualProtocolServer(tls)((_req, res) => res.end('ok'));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { server, port, tls, close } = await onePort();
     try {
-      const { port } = server.address() as { port: number };
       const accepted = new Promise<void>((resolve) => server.once('connection', () => resolve()));
       const socket = connect(port, '127.0.0.1');
       socket.on('error', () => {});
@@ -307,21 +302,14 @@ withOpenssl('the one port over TLS', () => {
       expect(broken.code).not.toBe(0);
       expect(broken.stderr).toMatch(/ECONNRESET/);
     } finally {
-      server.close();
-      rmSync(dir, { recursive: true, force: true });
+      close();
     }
   });
 
   it('closes a refused plain-HTTP connection whose client keeps its side open', async () => {
     const own = ownAddress();
     if (!own) return; // no address but loopback here: nothing is refused
-    const dir = mkdtempSync(join(tmpdir(), 'fencer-refused-'));
-    const files = ensureClusterTls(dir, null)!;
-    const server = dualProtocolServer({ cert: readFileSync(files.cert, 'utf8'), key: readFileSync(files.key, 'utf8') })(
-      (_req, res) => res.end('ok'),
-    );
-    await new Promise<void>((resolve) => server.listen(0, own, resolve));
-    const { port } = server.address() as { port: number };
+    const { server, port, close } = await onePort({ host: own });
     // The client reads the 400 and the server's FIN and keeps its own side open: only the
     // server's side of the connection tells whether it let go.
     const refusedThenKeptOpen = async (): Promise<'closed' | 'still open'> => {
@@ -355,20 +343,12 @@ withOpenssl('the one port over TLS', () => {
         delete process.env.FENCER_BREAK_GUARDS;
       }
     } finally {
-      server.closeAllConnections();
-      server.close();
-      rmSync(dir, { recursive: true, force: true });
+      close();
     }
   });
 
   it('closes a connection whose client hung up mid-handshake at once, not at the handshake timeout', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'fencer-half-open-'));
-    const files = ensureClusterTls(dir, null)!;
-    const server = dualProtocolServer({ cert: readFileSync(files.cert, 'utf8'), key: readFileSync(files.key, 'utf8') })(
-      (_req, res) => res.end('ok'),
-    );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as { port: number };
+    const { port, close } = await onePort();
     const begun = Buffer.from([22, 3, 1]); // a TLS record begun, the handshake never finished
     try {
       expect(await closedByServer(port, begun)).toBe('closed');
@@ -381,26 +361,16 @@ withOpenssl('the one port over TLS', () => {
         delete process.env.FENCER_BREAK_GUARDS;
       }
     } finally {
-      server.closeAllConnections();
-      server.close();
-      rmSync(dir, { recursive: true, force: true });
+      close();
     }
   });
 
   it("cuts off a client that never finishes its request's headers (Node's headersTimeout, over TLS too)", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'fencer-slow-headers-'));
-    const files = ensureClusterTls(dir, null)!;
-    const server = dualProtocolServer({
-      cert: readFileSync(files.cert, 'utf8'),
-      key: readFileSync(files.key, 'utf8'),
-      headers: { timeoutMs: 300, checkEveryMs: 100 },
-    })((_req, res) => res.end('ok'));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port, ca, close } = await onePort({ headers: { timeoutMs: 300, checkEveryMs: 100 } });
     try {
-      const { port } = server.address() as { port: number };
       const answer = await new Promise<string>((resolve, reject) => {
         let text = '';
-        const socket = tlsConnect({ host: '127.0.0.1', port, ca: readFileSync(files.ca) }, () =>
+        const socket = tlsConnect({ host: '127.0.0.1', port, ca }, () =>
           socket.write('GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n'),
         );
         socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -409,11 +379,35 @@ withOpenssl('the one port over TLS', () => {
       });
       expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     } finally {
-      server.close();
-      rmSync(dir, { recursive: true, force: true });
+      close();
     }
   });
 });
+
+/**
+ * The one port alone (no replica behind it: every request is answered "ok") on `host`, with a
+ * certificate made for it; close() ends its connections, stops it and removes the files.
+ */
+async function onePort(opts: { host?: string; headers?: ServingCert['headers'] } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'fencer-one-port-'));
+  const files = ensureClusterTls(dir, null)!;
+  const tls = { cert: readFileSync(files.cert, 'utf8'), key: readFileSync(files.key, 'utf8') };
+  const server = dualProtocolServer({ ...tls, ...(opts.headers ? { headers: opts.headers } : {}) })((_req, res) =>
+    res.end('ok'),
+  );
+  await new Promise<void>((resolve) => server.listen(0, opts.host ?? '127.0.0.1', resolve));
+  return {
+    server,
+    port: (server.address() as { port: number }).port,
+    tls,
+    ca: readFileSync(files.ca),
+    close() {
+      server.closeAllConnections();
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
 
 /**
  * A client half-closes (FIN) after sending `first` (nothing, or part of a handshake) and waits:
