@@ -66,7 +66,15 @@ export function dualProtocolServer(tls: ServingCert) {
     );
     // Node checks a request's header and body timeouts only on a server that listens, and this
     // one never does itself (the plain server owns the port): start its checks with the port's.
-    plain.on('listening', () => secure.emit('listening'));
+    // fastify sets its timeouts and limits on the server it was given, after this factory returns
+    // and before it listens: TLS connections get the same, not Node's defaults (a 5 s keep-alive).
+    plain.on('listening', () => {
+      secure.keepAliveTimeout = plain.keepAliveTimeout;
+      secure.requestTimeout = plain.requestTimeout;
+      secure.maxRequestsPerSocket = plain.maxRequestsPerSocket;
+      secure.timeout = plain.timeout;
+      secure.emit('listening');
+    });
     plain.on('close', () => secure.close());
     if (tls.files) reloadOnChange(secure, tls.files, plain);
     const onPlain = plain.listeners('connection') as Array<(socket: Socket) => void>;

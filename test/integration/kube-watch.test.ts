@@ -47,10 +47,23 @@ afterAll(async () => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
-/** A replica that does not lead: killing the leader leaves its watches open. */
+/**
+ * A replica that does not lead and answers: killing the leader leaves its watches open. (The
+ * leader a test before killed is a standby too once restarted, and may still be starting.)
+ */
 async function standby(): Promise<string> {
-  const leader = (await cluster.leader())!;
-  return cluster.replicaUrl(cluster.replicaNames.find((n) => n !== leader.name)!);
+  return eventually(
+    async () => {
+      const leader = await cluster.leader();
+      for (const name of cluster.replicaNames.filter((n) => leader && n !== leader.name)) {
+        const url = cluster.replicaUrl(name);
+        const res = await cluster.fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) }).catch(() => null);
+        if (res?.ok) return url;
+      }
+      return null;
+    },
+    { what: 'a standby that answers' },
+  );
 }
 
 async function phases(): Promise<Map<string, string>> {
@@ -157,7 +170,13 @@ describe('watch', () => {
       watcher.stdout.on('data', (d: Buffer) => (out += d.toString()));
       watcher.stderr.on('data', (d: Buffer) => (err += d.toString()));
       try {
-        await eventually(() => out.includes('NAME'), { what: `the header (kubectl said: ${err})` });
+        await eventually(
+          () => {
+            if (watcher.exitCode !== null) throw new Error(`kubectl exited ${watcher.exitCode}: ${err}`);
+            return out.includes('NAME');
+          },
+          { what: 'the header' },
+        );
         expect(await submit(cluster.replicaUrls, jobYaml('live-1', { duration: '2s' }))).toBe(201);
         await eventually(() => /^live-1\s+Running/m.test(out), {
           timeoutMs: 20_000,

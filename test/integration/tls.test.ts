@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { X509Certificate, generateKeyPairSync } from 'node:crypto';
 import { connect as tlsConnect } from 'node:tls';
 import { connect, type Socket } from 'node:net';
+import type { Server } from 'node:http';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { networkInterfaces, tmpdir } from 'node:os';
@@ -382,19 +383,55 @@ withOpenssl('the one port over TLS', () => {
       close();
     }
   });
+
+  it("gives TLS connections the keep-alive and limits fastify set on the port's server, not Node's defaults", async () => {
+    // As fastify does to the server its factory returns, before it listens.
+    const configure = (server: Server) => {
+      server.keepAliveTimeout = 72_000;
+      server.maxRequestsPerSocket = 2;
+    };
+    const { port, ca, close } = await onePort({ configure });
+    try {
+      const answer = await new Promise<string>((resolve, reject) => {
+        let text = '';
+        const request = 'GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n';
+        const socket = tlsConnect({ host: '127.0.0.1', port, ca }, () => socket.write(request + request));
+        socket.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+          // Both answered (each body is "ok"): the test does not wait for a close.
+          if (text.split('HTTP/1.1 ').length === 3 && text.endsWith('ok')) {
+            socket.destroy();
+            resolve(text);
+          }
+        });
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+      const responses = answer.split(/(?=HTTP\/1\.1 )/);
+      expect(responses).toHaveLength(2);
+      expect(responses[0]).toMatch(/keep-alive: timeout=72/i);
+      // The second request was the socket's last, and the server said so.
+      expect(responses[1]).toMatch(/connection: close/i);
+    } finally {
+      close();
+    }
+  });
 });
 
 /**
  * The one port alone (no replica behind it: every request is answered "ok") on `host`, with a
  * certificate made for it; close() ends its connections, stops it and removes the files.
  */
-async function onePort(opts: { host?: string; headers?: ServingCert['headers'] } = {}) {
+async function onePort(
+  opts: { host?: string; headers?: ServingCert['headers']; configure?: (server: Server) => void } = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), 'fencer-one-port-'));
   const files = ensureClusterTls(dir, null)!;
   const tls = { cert: readFileSync(files.cert, 'utf8'), key: readFileSync(files.key, 'utf8') };
   const server = dualProtocolServer({ ...tls, ...(opts.headers ? { headers: opts.headers } : {}) })((_req, res) =>
     res.end('ok'),
   );
+  opts.configure?.(server);
   await new Promise<void>((resolve) => server.listen(0, opts.host ?? '127.0.0.1', resolve));
   return {
     server,
