@@ -20,7 +20,7 @@ it.skipIf(unavailable !== null)(
       faults: false,
       runtime: 'process',
       nodes: 3,
-      jobsPerSecond: 5,
+      jobsPerSecond: 3,
       pace: 'whole-cluster',
       seed: 11,
       log: () => {},
