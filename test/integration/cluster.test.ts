@@ -252,7 +252,10 @@ describe('a cluster of real processes', () => {
     const moved = (
       await t.db.query('SELECT name, node, attempt, disruptions, phase FROM jobs WHERE name = ANY($1)', [onNode1])
     ).rows;
-    for (const job of moved) expect(job).toMatchObject({ phase: 'Succeeded', attempt: 1, disruptions: 1 });
+    // The kill is one disruption; on a loaded machine a moved job can meet another (a claim past its
+    // confirm timeout): disruptions never use an attempt either way.
+    for (const job of moved) expect(job).toMatchObject({ phase: 'Succeeded', attempt: 1 });
+    for (const job of moved) expect(job.disruptions).toBeGreaterThanOrEqual(1);
     for (const job of moved) expect(job.node).not.toBe('node-1');
     const died = (
       await t.db.query("SELECT count(*)::int AS n FROM history WHERE entity = 'job' AND reason = 'NodeDied'")
