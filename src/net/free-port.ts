@@ -1,7 +1,53 @@
+import { mkdirSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
-/** A TCP port on 127.0.0.1 that nothing listens on right now. */
-export function freePort(): Promise<number> {
+// A port found free is closed again before its user (a replica, a proxy, PostgreSQL) listens on
+// it, often a second later, in a child process. Another process looking for a free port in that
+// second may be given the same one by the kernel (it picks at random among ~14,000), and then two
+// clusters share a port: one process fails to listen, and the other cluster's clients reach it.
+// So every port handed out is also reserved, for as long as the process that asked lives, in a
+// directory every fencer process on the machine looks at; a port reserved by a live process is
+// never handed out again.
+const RESERVED = join(tmpdir(), 'fencer-ports');
+const mine = new Set<number>();
+
+/** A TCP port on 127.0.0.1 that nothing listens on right now and no other live process was given. */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await unboundPort();
+    if (reservePort(port)) return port;
+  }
+}
+
+/**
+ * Reserves a port for this process: false when a live process (this one included) holds it.
+ * Each reservation is a file of its own (port.pid): two processes reserving one port at once each
+ * see the other's file, and both give it up; neither takes it twice. A dead process's file is removed.
+ */
+export function reservePort(port: number): boolean {
+  if (mine.has(port)) return false;
+  const dir = RESERVED;
+  mkdirSync(dir, { recursive: true });
+  const own = `${port}.${process.pid}`;
+  writeFileSync(join(dir, own), '');
+  // The first time in a process, every dead process's reservation goes (a killed one leaves its own).
+  const sweep = mine.size === 0;
+  for (const name of readdirSync(dir)) {
+    const [held, pid] = name.split('.').map(Number);
+    if (name === own || (held !== port && !sweep)) continue;
+    if (held === port && alive(pid!)) {
+      unlink(join(dir, own));
+      return false;
+    }
+    if (!alive(pid!)) unlink(join(dir, name));
+  }
+  remember(port);
+  return true;
+}
+
+function unboundPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
@@ -12,4 +58,33 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+function remember(port: number): void {
+  if (mine.size === 0) process.once('exit', release);
+  mine.add(port);
+}
+
+/** At exit, this process's reservations go (a killed process's are taken over when next met). */
+function release(): void {
+  for (const port of mine) unlink(join(RESERVED, `${port}.${process.pid}`));
+}
+
+function unlink(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (err) {
+    // Another process removed a dead one's file first, or the directory was cleaned.
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+}
+
+function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

@@ -153,8 +153,6 @@ const REQUEST_TIMEOUT_MS = 2000;
 export class Cluster {
   private readonly members = new Map<string, Member>();
   private readonly replicaPorts = new Map<string, number>();
-  /** Every port handed out: nodes start concurrently, and freePort() may answer twice. */
-  private readonly ports = new Set<number>();
   private readonly restartTimers = new Set<NodeJS.Timeout>();
   private readonly stopListening: () => void;
   private readonly startedAt = new Date().toISOString();
@@ -488,7 +486,7 @@ export class Cluster {
     this.tls = this.credentials.tls();
     const tls = this.tls;
     const ports: number[] = [];
-    for (let i = 0; i < this.options.replicas; i++) ports.push(await this.allocatePort());
+    for (let i = 0; i < this.options.replicas; i++) ports.push(await freePort());
     const replicaName = (i: number) => `replica-${i + 1}`;
     if (this.options.pgbouncer)
       this.pgbouncer = await PgBouncer.start({
@@ -557,7 +555,7 @@ export class Cluster {
     if (single && (this.options.proxies ?? true)) {
       const routes = await Promise.all(
         [...this.replicaPorts.values()].map(async (targetPort) => ({
-          listenPort: await this.allocatePort(),
+          listenPort: await freePort(),
           targetPort,
         })),
       );
@@ -589,7 +587,7 @@ export class Cluster {
       this.credentials!.joinTokenFile('{name}'),
       ...(this.tls ? ['--ca', this.tls.ca] : []),
     ];
-    const metricsPort = await this.allocatePort();
+    const metricsPort = await freePort();
     args.push('--metrics-port', String(metricsPort));
     if (Object.keys(labels).length > 0) {
       args.push(
@@ -630,15 +628,6 @@ export class Cluster {
     const member: Member = { name, kind, spec, pid: 0, wanted: true };
     this.members.set(name, member);
     return member;
-  }
-
-  private async allocatePort(): Promise<number> {
-    for (;;) {
-      const port = await freePort();
-      if (this.ports.has(port)) continue;
-      this.ports.add(port);
-      return port;
-    }
   }
 
   private async launch(member: Member): Promise<void> {

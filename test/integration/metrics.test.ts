@@ -131,12 +131,15 @@ describe('/metrics', () => {
     }
   });
 
-  it('an agent serves its own: the run it completed, nothing running, no self-fence', async () => {
+  it('an agent serves its own: the run it completed, nothing running, each self-fence its log shows', async () => {
     const [url] = cluster.agentMetricsUrls;
     const text = await scrape(url!);
     expect(value(text, 'fencer_agent_jobs_running{node="node-1"}')).toBe(0);
     expect(value(text, 'fencer_agent_runs_total{node="node-1",reason="completed"}')).toBe(1);
-    expect(value(text, 'fencer_agent_self_fences_total{node="node-1"}') ?? 0).toBe(0);
+    // None on a quiet machine; a loaded one (files side by side) can stall the replicas past the
+    // node's fence margin, and then the count is the log's.
+    const fenced = readFileSync(cluster.processLogFile('node-1'), 'utf8').split('fencing this node').length - 1;
+    expect(value(text, 'fencer_agent_self_fences_total{node="node-1"}') ?? 0).toBe(fenced);
     expect((await adminFetch(url!.replace('/metrics', '/healthz'))).status).toBe(200);
   });
 
