@@ -78,7 +78,7 @@ describe('CronJobs on a real cluster', () => {
       what: 'every2 to fire three times',
     });
 
-    const first = (await cluster.leader())!;
+    const first = await eventually(() => cluster!.leader(), { what: 'a leader' });
     await cluster.kill(first.name);
     await leaderAfter(cluster, first.epoch);
     const afterKill = await fired(db, 'every2');
@@ -86,7 +86,7 @@ describe('CronJobs on a real cluster', () => {
       timeoutMs: 30_000,
       what: 'firing after the kill',
     });
-    const second = (await cluster.leader())!;
+    const second = await eventually(() => cluster!.leader(), { what: 'a leader' });
     await cluster.freeze(second.name);
     await leaderAfter(cluster, second.epoch);
     await new Promise((r) => setTimeout(r, DEFAULT_TIMINGS.leaseMs + 1000 - 0));

@@ -255,7 +255,7 @@ spec:
           Number(await text(page, 'epoch')) > leader.epoch && (await text(page, 'leader-name')) !== leader.name,
         { what: 'the new epoch shown', timeoutMs: 30_000 },
       );
-      const now = (await cluster.leader())!;
+      const now = await eventually(() => cluster.leader(), { what: 'a leader' });
       expect(await text(page, 'leader-name')).toBe(now.name);
       await eventually(
         async () =>

@@ -175,7 +175,7 @@ suite('a cluster of containers', () => {
   it('a paused leader (docker pause) is replaced at a higher epoch; nothing is placed twice', async () => {
     const jobs = flow('pause', 16, 50);
     await new Promise((r) => setTimeout(r, 300));
-    const before = (await cluster.leader())!;
+    const before = await eventually(() => cluster.leader(), { what: 'a leader' });
     const startedAt = Date.now();
     await cluster.freeze(before.name);
     expect(cluster.isFrozen(before.name)).toBe(true);
@@ -198,7 +198,7 @@ suite('a cluster of containers', () => {
   it('a killed leader (docker kill) is replaced at a higher epoch; every job finishes, none placed twice', async () => {
     const jobs = flow('kill', 16, 50);
     await new Promise((r) => setTimeout(r, 300));
-    const before = (await cluster.leader())!;
+    const before = await eventually(() => cluster.leader(), { what: 'a leader' });
     const startedAt = Date.now();
     await cluster.kill(before.name);
     const after = await leaderAfter(before.epoch);

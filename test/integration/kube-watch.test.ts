@@ -120,7 +120,7 @@ describe('watch', () => {
       })) as KubernetesObject;
       expect(created.metadata?.name).toBe(`inf-${i}`);
     }
-    const first = (await cluster.leader())!;
+    const first = await eventually(() => cluster.leader(), { what: 'a leader' });
     await cluster.kill(first.name);
     await leaderAfter(cluster, first.epoch);
     for (let i = 6; i < 12; i++)
@@ -147,7 +147,7 @@ describe('watch', () => {
 
   it('a resourceVersion no longer kept is 410 Gone (ERROR event, reason Expired)', async () => {
     // The leader: alive, whichever replica the test before killed.
-    const server = cluster.replicaUrl((await cluster.leader())!.name);
+    const server = cluster.replicaUrl((await eventually(() => cluster.leader(), { what: 'a leader' })).name);
     const res = await adminFetch(`${server}/apis/fencer.dev/v1/namespaces/default/jobs?watch=1&resourceVersion=1`);
     await t.db.query('DELETE FROM watch_events WHERE id <= 1');
     const again = await adminFetch(`${server}/apis/fencer.dev/v1/namespaces/default/jobs?watch=1&resourceVersion=1`);
@@ -182,7 +182,7 @@ describe('watch', () => {
           timeoutMs: 20_000,
           what: 'live-1 Running in the watch',
         });
-        const leader = (await cluster.leader())!;
+        const leader = await eventually(() => cluster.leader(), { what: 'a leader' });
         await cluster.kill(leader.name);
         await leaderAfter(cluster, leader.epoch);
         expect(await submit(cluster.replicaUrls, jobYaml('live-2', { duration: '1s' }))).toBe(201);
@@ -198,7 +198,7 @@ describe('watch', () => {
   );
 
   it('fencer get jobs -w goes on through the death of the replica it watched, from the last version it saw', async () => {
-    const leader = (await cluster.leader())!;
+    const leader = await eventually(() => cluster.leader(), { what: 'a leader' });
     const servers = [
       cluster.replicaUrl(leader.name),
       ...cluster.replicaNames.filter((n) => n !== leader.name).map((n) => cluster.replicaUrl(n)),

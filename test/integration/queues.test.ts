@@ -122,10 +122,10 @@ describe('queue limits and quotas on a real cluster', () => {
         (await t.db.query("SELECT 1 FROM jobs WHERE queue = 'limited' AND reason = 'QueueAtLimit'")).rowCount! > 0,
       { what: 'a job waiting QueueAtLimit' },
     );
-    const first = (await cluster.leader())!;
+    const first = await eventually(() => cluster.leader(), { what: 'a leader' });
     await cluster.kill(first.name);
     await leaderAfter(cluster, first.epoch);
-    const second = (await cluster.leader())!;
+    const second = await eventually(() => cluster.leader(), { what: 'a leader' });
     await cluster.freeze(second.name);
     await leaderAfter(cluster, second.epoch);
     await new Promise((r) => setTimeout(r, 1500));
@@ -171,7 +171,7 @@ describe('queue limits and quotas on a real cluster', () => {
     const { t, cluster } = await start('queues-plan-broken', { FENCER_BREAK_GUARDS: 'queue-limit-plan' });
     await applyQueue(t.db, queue('default', 'limited', { concurrencyLimit: 2 }));
     await flow(cluster, 'limited', 6, 0, { queue: 'limited' });
-    const leader = (await cluster.leader())!;
+    const leader = await eventually(() => cluster.leader(), { what: 'a leader' });
     await eventually(() => readFileSync(cluster.processLogFile(leader.name), 'utf8').includes('over its limits'), {
       what: 'the database to refuse a round past the limit',
     });

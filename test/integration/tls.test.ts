@@ -68,7 +68,7 @@ withOpenssl('a cluster over TLS', () => {
     await eventually(() => readFileSync(cluster.processLogFile('node-1'), 'utf8').includes('registered'), {
       what: 'node-1 logs that it registered',
     });
-    const nodes = await cluster.client().request<List<NodeResource>>('GET', '/api/v1/nodes');
+    const nodes = await cluster.client({ timeoutMs: 10_000 }).request<List<NodeResource>>('GET', '/api/v1/nodes');
     expect(nodes.items.map((n) => n.metadata.name)).toEqual(['node-1']);
     // The serving key is the owner's alone (the CA's key is the run's, FENCER_CA_KEY).
     expect(statSync(join(home, 'auth', 'serving-key.pem')).mode & 0o077).toBe(0);
@@ -105,7 +105,7 @@ withOpenssl('a cluster over TLS', () => {
       what: 'the intruder to fail its registration',
     });
     expect(output).toMatch(/certificate/);
-    const nodes = await cluster.client().request<List<NodeResource>>('GET', '/api/v1/nodes');
+    const nodes = await cluster.client({ timeoutMs: 10_000 }).request<List<NodeResource>>('GET', '/api/v1/nodes');
     expect(nodes.items.map((n) => n.metadata.name)).toEqual(['node-1']);
   });
 
