@@ -181,15 +181,25 @@ export function kindsFromCrd(document: unknown, file: string): KubeKind[] {
 
 /** The kinds of every CRD of `group` in `dir` (relative to the project root), in file order. */
 export function readKinds(dir = 'crds', group = 'fencer.dev'): KubeKind[] {
-  const files = readdirSync(join(projectRoot(), dir))
-    .filter((name) => /\.ya?ml$/.test(name))
-    .sort();
-  return files.flatMap((name) => {
-    const file = `${dir}/${name}`;
-    return kindsFromCrd(parse(readFileSync(join(projectRoot(), file), 'utf8')), file).filter(
-      (kind) => kind.group === group,
-    );
-  });
+  return crdKinds(dir).filter((kind) => kind.group === group);
+}
+
+const parsedDirs = new Map<string, KubeKind[]>();
+
+/** Every CRD's kinds in `dir`, parsed once per process (a replica's start paid for parsing them twice). */
+function crdKinds(dir: string): KubeKind[] {
+  let kinds = parsedDirs.get(dir);
+  if (!kinds) {
+    const files = readdirSync(join(projectRoot(), dir))
+      .filter((name) => /\.ya?ml$/.test(name))
+      .sort();
+    kinds = files.flatMap((name) => {
+      const file = `${dir}/${name}`;
+      return kindsFromCrd(parse(readFileSync(join(projectRoot(), file), 'utf8')), file);
+    });
+    parsedDirs.set(dir, kinds);
+  }
+  return kinds;
 }
 
 let cached: readonly KubeKind[] | undefined;
