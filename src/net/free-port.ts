@@ -8,16 +8,27 @@ import { join } from 'node:path';
 // second may be given the same one by the kernel (it picks at random among ~14,000), and then two
 // clusters share a port: one process fails to listen, and the other cluster's clients reach it.
 // So every port handed out is also reserved, for as long as the process that asked lives, in a
-// directory every fencer process on the machine looks at; a port reserved by a live process is
-// never handed out again.
-const RESERVED = join(tmpdir(), 'fencer-ports');
+// directory every fencer process of the user looks at (another user's could not be written); a
+// port reserved by a live process is never handed out again.
+const RESERVED = join(tmpdir(), `fencer-ports-${process.getuid?.() ?? 'user'}`);
 const mine = new Set<number>();
 
 /** A TCP port on 127.0.0.1 that nothing listens on right now and no other live process was given. */
 export async function freePort(): Promise<number> {
   for (;;) {
     const port = await unboundPort();
-    if (reservePort(port)) return port;
+    if (reserved(port)) return port;
+  }
+}
+
+/** Reserved for this process; a machine where nothing can be written there gets the port unreserved. */
+function reserved(port: number): boolean {
+  try {
+    return reservePort(port);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOSPC') return true;
+    throw err;
   }
 }
 
