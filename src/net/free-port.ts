@@ -12,13 +12,16 @@ import { join } from 'node:path';
 // port reserved by a live process is never handed out again.
 const RESERVED = join(tmpdir(), `fencer-ports-${process.getuid?.() ?? 'user'}`);
 const mine = new Set<number>();
+/** Ports offered by the kernel and found reserved before freePort gives up (the range is used up). */
+const MOST_TRIES = 1000;
 
 /** A TCP port on 127.0.0.1 that nothing listens on right now and no other live process was given. */
 export async function freePort(): Promise<number> {
-  for (;;) {
+  for (let tries = 0; tries < MOST_TRIES; tries++) {
     const port = await unboundPort();
     if (reserved(port)) return port;
   }
+  throw new Error(`no free port in ${MOST_TRIES} tries: every one the kernel offered was reserved (${RESERVED})`);
 }
 
 /** Reserved for this process; a machine where nothing can be written there gets the port unreserved. */
@@ -40,7 +43,8 @@ function reserved(port: number): boolean {
 export function reservePort(port: number): boolean {
   if (mine.has(port)) return false;
   const dir = RESERVED;
-  mkdirSync(dir, { recursive: true });
+  // The owner's alone: another user could otherwise plant or remove reservations in it.
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const own = `${port}.${process.pid}`;
   writeFileSync(join(dir, own), '');
   // The first time in a process, every dead process's reservation goes (a killed one leaves its own).

@@ -3,6 +3,8 @@
 // was found free), and a dead process's reservation is taken over.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -10,7 +12,7 @@ import { freePort, reservePort } from '../../src/net/free-port.js';
 import { projectRoot } from '../../src/paths.js';
 
 /** Another process that asks for a port and holds its reservation until killed. */
-async function holder(): Promise<{ port: number; kill: () => Promise<void> }> {
+async function holder(): Promise<{ port: number; pid: number; kill: () => Promise<void> }> {
   const module = pathToFileURL(join(projectRoot(), 'dist/net/free-port.js')).href;
   const child = spawn(
     process.execPath,
@@ -24,6 +26,7 @@ async function holder(): Promise<{ port: number; kill: () => Promise<void> }> {
   const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
   return {
     port: Number(chunk.toString().trim()),
+    pid: child.pid!,
     kill: async () => {
       child.kill('SIGKILL');
       await once(child, 'exit');
@@ -31,10 +34,16 @@ async function holder(): Promise<{ port: number; kill: () => Promise<void> }> {
   };
 }
 
+const dir = join(tmpdir(), `fencer-ports-${process.getuid?.() ?? 'user'}`);
+
 describe('freePort', () => {
   it("never hands out a port another live process was given, and takes over a dead one's", async () => {
     const other = await holder();
     expect(reservePort(other.port)).toBe(false);
+    // Given up, its own file is gone: the holder's reservation is the only one.
+    expect(readdirSync(dir).filter((name) => name.startsWith(`${other.port}.`))).toEqual([
+      `${other.port}.${other.pid}`,
+    ]);
     // Killed: its exit handler never ran, so its reservation is still there, and is taken over.
     await other.kill();
     expect(reservePort(other.port)).toBe(true);
