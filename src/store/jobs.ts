@@ -12,6 +12,7 @@ import { TERMINAL_PHASES } from '../domain/resources.js';
 import { withdrawAssignments } from './assignments.js';
 import { admitJobs } from '../fair-share/store.js';
 import { IdempotencyKeyReusedError } from '../errors/idempotency-key-reused-error.js';
+import { isBroken } from '../testing/broken-guards.js';
 import { IdempotencyKeyMismatchError } from '../errors/idempotency-key-mismatch-error.js';
 import type { IdempotencyClaim } from '../domain/idempotency.js';
 
@@ -79,7 +80,9 @@ export async function recordIdempotentName(
 
 /** Forgets at most `limit` expired Idempotency-Keys (the leader's prune pass). */
 export async function pruneIdempotencyKeys(tx: Tx, ttlMs: number, limit: number): Promise<number> {
-  return (await tx.query(sql('idempotency/prune'), [ttlMs, limit])).rowCount ?? 0;
+  // Broken on purpose (src/testing/broken-guards.ts, idempotency-prune-age): a key taken over meanwhile is deleted.
+  const statement = isBroken('idempotency-prune-age') ? 'idempotency/prune_unchecked' : 'idempotency/prune';
+  return (await tx.query(sql(statement), [ttlMs, limit])).rowCount ?? 0;
 }
 
 // Kubernetes' alphabet for generated names: no vowels (no words) and no look-alikes.

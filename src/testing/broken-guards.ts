@@ -44,6 +44,7 @@ export type BreakableGuard =
   | 'port-socket-error' // a connection on the one port has no error listener before a server owns it: a reset before its first byte crashes the replica
   | 'refused-linger' // plain HTTP refused from another address waits for the client to close: one that never does holds its descriptor
   | 'tls-half-open' // a TLS connection on the one port keeps the port's half-open sockets: a client that hangs up mid-handshake is held until Node's handshake timeout (120 s)
+  | 'idempotency-prune-age' // the prune pass deletes a key it chose as expired though its caller took it over meanwhile
   | 'watch-xmin'; // watches and list versions take events of ended transactions past a running one's (xid order)
 
 /** Whether FENCER_BREAK_GUARDS breaks this guard. */

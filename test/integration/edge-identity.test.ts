@@ -136,7 +136,8 @@ describe('an Idempotency-Key', () => {
     expect(fresh.status).toBe(201);
     expect(await reports()).toBe(before + 1);
     await t.db.query("UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE subject = 'bob'");
-    expect(await transaction(t.db, (tx) => pruneIdempotencyKeys(tx, 24 * HOUR, 100))).toBe(1);
+    // The leader's own prune pass may forget bob's key first: one of the two passes does.
+    expect(await transaction(t.db, (tx) => pruneIdempotencyKeys(tx, 24 * HOUR, 100))).toBeLessThanOrEqual(1);
     const left = (await t.db.query('SELECT subject, key FROM idempotency_keys ORDER BY subject')).rows;
     expect(left).toEqual([{ subject: 'alice', key: 'k-1' }]);
   });
